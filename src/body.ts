@@ -1,0 +1,108 @@
+/**
+ * Request bodies (JSON or passed through) and response bodies (read to the
+ * end under a byte cap, or cancelled).
+ *
+ * @module
+ */
+
+import type { ValidationIssue } from "./errors.ts";
+import { findNonJsonValues } from "./json_value.ts";
+
+/** True for the body types sent as they are, without serialisation. */
+export function isPassThrough(body: unknown): body is BodyInit {
+  return typeof body === "string" ||
+    body instanceof FormData ||
+    body instanceof URLSearchParams ||
+    body instanceof Blob ||
+    body instanceof ArrayBuffer ||
+    ArrayBuffer.isView(body) ||
+    body instanceof ReadableStream;
+}
+
+/** A request body ready for `fetch`. */
+export interface EncodedBody {
+  /** What `fetch` sends; `undefined` for no body. */
+  body: BodyInit | undefined;
+  /** True when the body was serialised to JSON here. */
+  json: boolean;
+}
+
+/**
+ * Serialises a plain value to JSON, or passes a body type through. A value
+ * JSON cannot carry gives the issues instead.
+ *
+ * @example
+ * ```ts ignore
+ * encodeBody({ a: 1 }); // { body: '{"a":1}', json: true }
+ * encodeBody(new FormData()); // { body: FormData, json: false }
+ * ```
+ */
+export function encodeBody(body: unknown): EncodedBody | ValidationIssue[] {
+  if (body === undefined || body === null) {
+    return { body: undefined, json: false };
+  }
+  if (isPassThrough(body)) return { body, json: false };
+  const issues = findNonJsonValues(body);
+  if (issues.length > 0) return issues;
+  return { body: JSON.stringify(body), json: true };
+}
+
+/** The body was over the byte cap and has been cancelled. */
+export const TOO_LARGE: unique symbol = Symbol("too-large");
+
+const decoder = new TextDecoder();
+
+/**
+ * Reads a response body as text, or `null` when it is empty by status,
+ * method or bytes. Cancels a body over `maxBodyBytes` as soon as the cap is
+ * passed, before buffering the rest. A read failure rejects.
+ */
+export async function readBody(
+  response: Response,
+  method: string,
+  maxBodyBytes: number,
+): Promise<string | null | typeof TOO_LARGE> {
+  const stream = response.body;
+  if (stream === null) return null;
+  const status = response.status;
+  if (method === "HEAD" || status === 204 || status === 205) {
+    await stream.cancel();
+    return null;
+  }
+  const declared = response.headers.get("content-length");
+  if (declared !== null && Number(declared) > maxBodyBytes) {
+    await stream.cancel();
+    return TOO_LARGE;
+  }
+  const reader = stream.getReader();
+  let first: Uint8Array | undefined;
+  let streaming: TextDecoder | undefined;
+  let text = "";
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBodyBytes) {
+        await reader.cancel();
+        return TOO_LARGE;
+      }
+      if (first === undefined && streaming === undefined) {
+        first = value;
+        continue;
+      }
+      if (streaming === undefined) {
+        streaming = new TextDecoder();
+        text = streaming.decode(first, { stream: true });
+        first = undefined;
+      }
+      text += streaming.decode(value, { stream: true });
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  if (streaming !== undefined) text += streaming.decode();
+  else if (first !== undefined) text = decoder.decode(first);
+  return size === 0 ? null : text;
+}

@@ -1,0 +1,165 @@
+/**
+ * Key casing conversion: keys only, never values.
+ *
+ * A key is split into words at `_`, `-` and before every upper-case letter,
+ * then joined in the target casing. Splitting before every upper-case letter
+ * (rather than keeping acronyms together) makes camelCase and snake_case round
+ * trip exactly: `userID` → `user_i_d` → `userID`.
+ *
+ * Keys that are not plain words (`__proto__`, `$ref`, `@id`, `a__b`, `""`)
+ * are never renamed.
+ *
+ * @module
+ */
+
+/**
+ * A key casing. `"none"` leaves every key as it is.
+ *
+ * @example Choosing a casing
+ * ```ts
+ * import type { Casing } from "@grab/grab";
+ * const casing: Casing = "camelCase";
+ * ```
+ */
+export type Casing =
+  | "none"
+  | "camelCase"
+  | "snake_case"
+  | "kebab-case"
+  | "PascalCase";
+
+const CONVERTIBLE = /^[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*$/;
+const WORD_BOUNDARY = /[-_]|(?=[A-Z])/;
+const CACHE_LIMIT = 10_000;
+const caches = new Map<Casing, Map<string, string>>();
+
+/**
+ * Converts one key to `to`.
+ *
+ * @example
+ * ```ts ignore
+ * convertKey("first_name", "camelCase"); // "firstName"
+ * convertKey("firstName", "snake_case"); // "first_name"
+ * convertKey("__proto__", "camelCase"); // "__proto__"
+ * ```
+ */
+export function convertKey(key: string, to: Casing): string {
+  if (to === "none") return key;
+  let cache = caches.get(to);
+  if (cache === undefined) {
+    cache = new Map();
+    caches.set(to, cache);
+  }
+  const hit = cache.get(key);
+  if (hit !== undefined) return hit;
+  const converted = CONVERTIBLE.test(key) ? joinWords(key, to) : key;
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(key, converted);
+  return converted;
+}
+
+function joinWords(key: string, to: Casing): string {
+  const words = key.split(WORD_BOUNDARY);
+  let out = "";
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!.toLowerCase();
+    switch (to) {
+      case "camelCase":
+        out += i === 0 ? word : capitalise(word);
+        break;
+      case "PascalCase":
+        out += capitalise(word);
+        break;
+      case "snake_case":
+        out += i === 0 ? word : "_" + word;
+        break;
+      default:
+        out += i === 0 ? word : "-" + word;
+    }
+  }
+  return out;
+}
+
+function capitalise(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}
+
+/** True for arrays and objects whose prototype is `Object.prototype` or `null`. */
+export function isPlainObject(
+  value: unknown,
+): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Sets `target[key] = value` as an own data property, even for `"__proto__"`,
+ * which a plain assignment would turn into a prototype change.
+ */
+export function setOwn(
+  target: Record<string, unknown>,
+  key: string,
+  value: unknown,
+): void {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  } else {
+    target[key] = value;
+  }
+}
+
+type Container = Record<string, unknown> | unknown[];
+
+/**
+ * Returns a deep copy of `value` with every object key converted to `to`.
+ * Only arrays and plain objects are walked; other objects (`Date`, `Blob`, …)
+ * are kept as they are. Iterative, so deep nesting cannot overflow the stack.
+ * The input is never mutated.
+ *
+ * @example
+ * ```ts ignore
+ * convertKeys({ user_name: "ada", tags: [{ tag_id: 1 }] }, "camelCase");
+ * // { userName: "ada", tags: [{ tagId: 1 }] }
+ * ```
+ */
+export function convertKeys(value: unknown, to: Casing): unknown {
+  if (to === "none" || !isContainer(value)) return value;
+  const root = emptyLike(value);
+  const stack: [Container, Container][] = [[value, root]];
+  while (stack.length > 0) {
+    const [source, target] = stack.pop()!;
+    if (Array.isArray(source)) {
+      const out = target as unknown[];
+      for (let i = 0; i < source.length; i++) {
+        out[i] = copySlot(source[i], stack);
+      }
+    } else {
+      const out = target as Record<string, unknown>;
+      for (const key of Object.keys(source)) {
+        setOwn(out, convertKey(key, to), copySlot(source[key], stack));
+      }
+    }
+  }
+  return root;
+}
+
+function isContainer(value: unknown): value is Container {
+  return Array.isArray(value) || isPlainObject(value);
+}
+
+function emptyLike(value: Container): Container {
+  return Array.isArray(value) ? new Array(value.length) : {};
+}
+
+function copySlot(value: unknown, stack: [Container, Container][]): unknown {
+  if (!isContainer(value)) return value;
+  const copy = emptyLike(value);
+  stack.push([value, copy]);
+  return copy;
+}

@@ -1,0 +1,341 @@
+/**
+ * `createGrab`: binds factory defaults and returns the grab callable, which
+ * turns options into one {@linkcode Call.send} and its outcome into a tuple.
+ *
+ * @module
+ */
+
+import { isPassThrough } from "./body.ts";
+import { Call } from "./call.ts";
+import { type Casing, convertKeys } from "./casing.ts";
+import type { Endpoint, PathParamNames, PathParamValue } from "./endpoint.ts";
+import {
+  GrabError,
+  GrabTransportError,
+  GrabValidationError,
+  httpErrorMessage,
+  safeUrl,
+  transportErrorMessage,
+  type ValidationIssue,
+} from "./errors.ts";
+import { type HeaderRecord, mergeHeaders } from "./headers.ts";
+import { combineHooks } from "./hooks.ts";
+import { findNonJsonValues } from "./json_value.ts";
+import { denormalise } from "./jsonapi/denormalise.ts";
+import {
+  errorDocumentMessage,
+  parseErrorDocument,
+} from "./jsonapi/error_document.ts";
+import { serialise } from "./jsonapi/serialise.ts";
+import { validateWrite } from "./jsonapi/validate.ts";
+import type { GrabCallOptions, GrabOptions, SendOptions } from "./options.ts";
+import { serialiseQuery } from "./query.ts";
+import {
+  type GrabResult,
+  HTTP_ERROR_META,
+  type SendOutcome,
+  type SuccessMeta,
+  type TransportMeta,
+} from "./result.ts";
+import {
+  type SchemaOutput,
+  type StandardSchema,
+  validateSchema,
+} from "./schema.ts";
+
+/**
+ * The `params` a grab of endpoint `E` needs: required and named when the
+ * literal has `:name` segments, free-form when the endpoint is not a literal.
+ * @internal
+ */
+export type ParamsFor<E extends string> = Endpoint extends E
+  ? { params?: Record<string, PathParamValue> }
+  : [PathParamNames<E>] extends [never]
+    ? { params?: Record<string, PathParamValue> }
+  : { params: Record<PathParamNames<E>, PathParamValue> };
+
+/**
+ * The options argument of a grab of endpoint `E`: required when the endpoint
+ * has path parameters.
+ * @internal
+ */
+export type GrabArgs<E extends string, Options> = Endpoint extends E
+  ? [options?: Options & ParamsFor<E>]
+  : [PathParamNames<E>] extends [never] ? [options?: Options & ParamsFor<E>]
+  : [options: Options & ParamsFor<E>];
+
+/**
+ * A grab callable: `grab(endpoint, options?)` resolves to
+ * `[data, error, meta]` and rejects only with a `GrabValidationError`.
+ * @internal
+ */
+export interface Grab {
+  /** Grab with a Standard Schema: `Data` is the schema's output. */
+  <S extends StandardSchema, const E extends Endpoint = Endpoint>(
+    endpoint: E,
+    ...options: GrabArgs<
+      E,
+      Omit<GrabCallOptions, "params" | "schema"> & { schema: S }
+    >
+  ): Promise<GrabResult<SchemaOutput<S>>>;
+  /** Grab; `Data` is the type you expect the body to have. */
+  <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
+    endpoint: E,
+    ...options: GrabArgs<E, Omit<GrabCallOptions<Body>, "params">>
+  ): Promise<GrabResult<Data>>;
+}
+
+const TRANSPORT_META: TransportMeta = Object.freeze({ statusCode: 0 });
+const CALL_CACHE_LIMIT = 1_000;
+
+/**
+ * Creates a grab callable with a base address and default options.
+ *
+ * @param baseURL The base address for relative targets; its path is kept.
+ * @param options Defaults for every grab; each call may override them.
+ * @returns The grab callable.
+ * @throws {GrabValidationError} when the base address is not an http(s) URL,
+ * holds credentials, or a static header has CR, LF or NUL.
+ *
+ * @example A first grab
+ * ```ts
+ * import createGrab from "@grab/grab";
+ * const grab = createGrab("https://api.example.com");
+ * const [user, error, meta] = await grab("GET /users/:id", { params: { id: 1 } });
+ * if (error) console.error(error.message);
+ * else console.log(meta.statusCode, user);
+ * ```
+ */
+export function createGrab(
+  baseURL?: string | URL,
+  options: GrabOptions = {},
+): Grab {
+  const factory = options;
+  let baseOrigin: string | undefined;
+  if (baseURL !== undefined) {
+    // Resolving a dummy target validates the base address once, up front.
+    baseOrigin = new Call("GET /", baseURL).url.origin;
+  }
+  const trusted = new Set<string>();
+  for (const origin of options.trustedOrigins ?? []) {
+    try {
+      trusted.add(new URL(origin).origin);
+    } catch {
+      throw new GrabValidationError(
+        "Cannot trust an origin: it is not a valid URL",
+        [{
+          path: "",
+          message: "Cannot trust an origin: it is not a valid URL",
+        }],
+      );
+    }
+  }
+  const headerSource = options.headers;
+  let staticHeaders: HeaderRecord | undefined;
+  if (headerSource !== undefined && typeof headerSource !== "function") {
+    staticHeaders = {};
+    const issues = mergeHeaders(staticHeaders, headerSource);
+    if (issues.length > 0) throw headerError(issues);
+  }
+
+  interface Entry {
+    call: Call;
+    trusted: boolean;
+  }
+  const calls = new Map<string, Entry>();
+  const entryFor = (endpoint: string): Entry => {
+    let entry = calls.get(endpoint);
+    if (entry === undefined) {
+      const call = new Call(endpoint, baseURL);
+      const origin = call.url.origin;
+      entry = {
+        call,
+        trusted: baseOrigin === undefined || origin === baseOrigin ||
+          trusted.has(origin),
+      };
+      if (calls.size >= CALL_CACHE_LIMIT) calls.clear();
+      calls.set(endpoint, entry);
+    }
+    return entry;
+  };
+
+  async function grab(
+    endpoint: string,
+    options: GrabCallOptions = {},
+  ): Promise<GrabResult<unknown>> {
+    const { call, trusted } = entryFor(endpoint);
+    const method = call.method;
+    const format = options.format ?? factory.format ?? "json";
+    const casing = options.casing ?? factory.casing ?? "none";
+    const wireCasing = options.wireCasing ?? factory.wireCasing ??
+      "snake_case";
+
+    let headers: HeadersInit | undefined = options.headers;
+    if (trusted && headerSource !== undefined) {
+      const merged: HeaderRecord = {};
+      if (staticHeaders !== undefined) {
+        Object.assign(merged, staticHeaders);
+      } else {
+        const issues = mergeHeaders(
+          merged,
+          await (headerSource as () => HeadersInit | Promise<HeadersInit>)(),
+        );
+        if (issues.length > 0) throw headerError(issues);
+      }
+      if (options.headers !== undefined) {
+        const issues = mergeHeaders(merged, options.headers);
+        if (issues.length > 0) throw headerError(issues);
+      }
+      headers = merged;
+    }
+
+    let body = options.body;
+    if (body !== undefined && body !== null && !isPassThrough(body)) {
+      if (format === "json-api") {
+        const issues = validateWrite(body, { method, casing, wireCasing });
+        if (issues.length > 0) throw bodyError(method, call.url, issues);
+        body = serialise(body, { casing, wireCasing });
+      } else if (casing !== "none") {
+        const issues = findNonJsonValues(body);
+        if (issues.length > 0) throw bodyError(method, call.url, issues);
+        body = convertKeys(body, wireCasing);
+      }
+    }
+
+    let query = options.query;
+    if (
+      query !== undefined && casing !== "none" &&
+      !(query instanceof URLSearchParams)
+    ) {
+      query = serialiseQuery(query, new URLSearchParams(), {
+        format,
+        casing: wireCasing,
+      });
+    }
+
+    const send: SendOptions = { format };
+    if (body !== undefined) send.body = body;
+    if (headers !== undefined) send.headers = headers;
+    if (query !== undefined) send.query = query;
+    if (options.params !== undefined) send.params = options.params;
+    if (options.signal !== undefined) send.signal = options.signal;
+    const timeout = options.timeout ?? factory.timeout;
+    if (timeout !== undefined) send.timeout = timeout;
+    const retry = options.retry ?? factory.retry;
+    if (retry !== undefined) send.retry = retry;
+    const hooks = combineHooks(factory.hooks, options.hooks);
+    if (hooks !== undefined) send.hooks = hooks;
+    if (factory.fetch !== undefined) send.fetch = factory.fetch;
+    const maxBodyBytes = options.maxBodyBytes ?? factory.maxBodyBytes;
+    if (maxBodyBytes !== undefined) send.maxBodyBytes = maxBodyBytes;
+    const jsonApi = options.jsonApi ?? factory.jsonApi;
+    if (jsonApi !== undefined) send.jsonApi = jsonApi;
+    const redirect = options.redirect ?? factory.redirect;
+    if (redirect !== undefined) send.redirect = redirect;
+    const credentials = options.credentials ?? factory.credentials;
+    if (credentials !== undefined) send.credentials = credentials;
+
+    const outcome = await call.send(send);
+    return toResult(
+      outcome,
+      call,
+      format === "json-api",
+      casing,
+      options.schema,
+    );
+  }
+
+  return grab as Grab;
+}
+
+async function toResult(
+  outcome: SendOutcome,
+  call: Call,
+  jsonApi: boolean,
+  casing: Casing,
+  schema: StandardSchema | undefined,
+): Promise<GrabResult<unknown>> {
+  if (!outcome.ok) return [null, outcome.error, TRANSPORT_META];
+  const { status, headers } = outcome;
+  if (status < 200 || status > 299) {
+    const errors = parseErrorDocument(outcome.body, { casing });
+    const url = safeUrl(outcome.url);
+    const message = (errors && errorDocumentMessage(errors)) ??
+      httpErrorMessage(status, outcome.statusText, call.method, url);
+    return [
+      null,
+      new GrabError(message, {
+        statusCode: status,
+        body: outcome.body,
+        headers,
+        method: call.method,
+        url,
+        errors,
+      }),
+      HTTP_ERROR_META,
+    ];
+  }
+  const meta: SuccessMeta = { statusCode: status, headers };
+  let data = outcome.body;
+  if (!outcome.empty) {
+    if (jsonApi) {
+      const document = denormalise(data, { casing });
+      if (!document.ok) {
+        return transportFailure(call, outcome.url, "parse", document.reason);
+      }
+      data = document.data;
+      if (document.meta !== undefined) meta.meta = document.meta;
+      if (document.links !== undefined) meta.links = document.links;
+    } else if (casing !== "none") {
+      data = convertKeys(data, casing);
+    }
+  }
+  if (schema !== undefined) {
+    const checked = await validateSchema(schema, data);
+    if ("issues" in checked) {
+      return transportFailure(
+        call,
+        outcome.url,
+        "schema",
+        undefined,
+        checked.issues,
+      );
+    }
+    data = checked.value;
+  }
+  return [data, null, meta];
+}
+
+function transportFailure(
+  call: Call,
+  href: string,
+  kind: "parse" | "schema",
+  detail?: string,
+  issues?: readonly unknown[],
+): GrabResult<unknown> {
+  const url = safeUrl(href);
+  const error = new GrabTransportError(
+    transportErrorMessage(kind, call.method, url, detail),
+    { kind, method: call.method, url, issues },
+  );
+  return [null, error, TRANSPORT_META];
+}
+
+function headerError(issues: ValidationIssue[]): GrabValidationError {
+  return new GrabValidationError(
+    `Cannot send the headers: ${issues.map((i) => i.message).join("; ")}`,
+    issues,
+  );
+}
+
+function bodyError(
+  method: string,
+  url: URL,
+  issues: ValidationIssue[],
+): GrabValidationError {
+  const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
+  return new GrabValidationError(
+    `Cannot send ${method} ${safeUrl(url)}: ${count} in the request body`,
+    issues,
+  );
+}

@@ -1,0 +1,127 @@
+/**
+ * The endpoint string `"<METHOD> <target>"`: run-time parsing and the
+ * compile-time `Endpoint` and path-parameter types.
+ *
+ * @module
+ */
+
+import { GrabValidationError, type ValidationIssue } from "./errors.ts";
+
+/**
+ * The HTTP methods an endpoint may name, upper case only.
+ *
+ * @example
+ * ```ts
+ * import type { HttpMethod } from "@grab/grab";
+ * const method: HttpMethod = "PATCH";
+ * ```
+ */
+export type HttpMethod =
+  | "GET"
+  | "HEAD"
+  | "POST"
+  | "PUT"
+  | "DELETE"
+  | "CONNECT"
+  | "OPTIONS"
+  | "TRACE"
+  | "PATCH";
+
+/**
+ * `"<METHOD> <target>"`: an upper-case method, one space, and a target that
+ * is absolute (`http://`, `https://`) or starts with `/`. A lower-case or
+ * unknown method, or any other target, is a compile error.
+ *
+ * @example
+ * ```ts
+ * import type { Endpoint } from "@grab/grab";
+ * const read: Endpoint = "GET /users/:id";
+ * const absolute: Endpoint = "POST https://api.example.com/upload";
+ * ```
+ */
+export type Endpoint =
+  | `${HttpMethod} /${string}`
+  | `${HttpMethod} http://${string}`
+  | `${HttpMethod} https://${string}`;
+
+type TargetOf<E extends string> = E extends `${string} ${infer T}` ? T : E;
+type PathOf<T extends string> = T extends `${infer P}?${string}` ? P
+  : T extends `${infer P}#${string}` ? P
+  : T;
+type NamesIn<P extends string> = P extends `${string}/:${infer Rest}`
+  ? Rest extends `${infer Name}/${infer Tail}` ? Name | NamesIn<`/${Tail}`>
+  : Rest
+  : never;
+
+/** The `:name` path parameters of an endpoint literal, as a union of names. */
+export type PathParamNames<E extends string> = NamesIn<PathOf<TargetOf<E>>>;
+
+/** A path parameter value; numbers are converted with `String`. */
+export type PathParamValue = string | number;
+
+/** The methods the parser knows. */
+export const HTTP_METHODS: ReadonlySet<string> = new Set<HttpMethod>([
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "DELETE",
+  "CONNECT",
+  "OPTIONS",
+  "TRACE",
+  "PATCH",
+]);
+
+/** A parsed endpoint. */
+export interface ParsedEndpoint {
+  method: HttpMethod;
+  target: string;
+  absolute: boolean;
+}
+
+const SHAPE = /^(\S+)\s+(\S+)$/;
+
+/**
+ * Parses `"<METHOD> <target>"`; white space around and between the parts is
+ * ignored. Throws {@linkcode GrabValidationError} naming what is wrong; the
+ * message never repeats the target, which may hold a query token.
+ *
+ * @example
+ * ```ts ignore
+ * parseEndpoint("  GET   /users/:id ");
+ * // { method: "GET", target: "/users/:id", absolute: false }
+ * ```
+ */
+export function parseEndpoint(text: unknown): ParsedEndpoint {
+  const issue = endpointIssue(text);
+  if (typeof issue === "string") {
+    const issues: ValidationIssue[] = [{ path: "", message: issue }];
+    throw new GrabValidationError(issue, issues);
+  }
+  return issue;
+}
+
+function endpointIssue(text: unknown): ParsedEndpoint | string {
+  if (typeof text !== "string") {
+    return `Cannot parse the endpoint: expected a string such as "GET /users", got ${typeof text}`;
+  }
+  const match = SHAPE.exec(text.trim());
+  if (match === null) {
+    return 'Cannot parse the endpoint: expected "<METHOD> <target>" such as "GET /users"';
+  }
+  const method = match[1]!;
+  const target = match[2]!;
+  if (!HTTP_METHODS.has(method)) {
+    const shown = method.length > 16 ? method.slice(0, 16) + "…" : method;
+    const hint = HTTP_METHODS.has(method.toUpperCase())
+      ? `methods are upper case, write "${method.toUpperCase()}"`
+      : "use GET, HEAD, POST, PUT, DELETE, OPTIONS or PATCH";
+    return `Cannot use the method "${shown}": ${hint}`;
+  }
+  const absolute = target.startsWith("https://") ||
+    target.startsWith("http://");
+  if (!absolute && !target.startsWith("/")) {
+    return 'Cannot use the target: expected an absolute "http://" or "https://" URL or a path starting with "/"';
+  }
+  return { method: method as HttpMethod, target, absolute };
+}

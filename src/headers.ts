@@ -1,0 +1,71 @@
+/**
+ * Header merging (case-insensitive, later sources win) with the checks the
+ * platform would otherwise apply unevenly across runtimes.
+ *
+ * @module
+ */
+
+import type { ValidationIssue } from "./errors.ts";
+
+/** Headers as a plain record with lower-case names. */
+export type HeaderRecord = Record<string, string>;
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const FORBIDDEN_VALUE = /[\r\n\0]/;
+
+/**
+ * Copies `init` into `target` (lower-case names, so a later source replaces an
+ * earlier one whatever its case) and returns the problems found. Values are
+ * never repeated in a message.
+ *
+ * @example
+ * ```ts ignore
+ * const target = {};
+ * mergeHeaders(target, { Accept: "text/plain" });
+ * mergeHeaders(target, [["accept", "application/json"]]);
+ * // target: { accept: "application/json" }
+ * ```
+ */
+export function mergeHeaders(
+  target: HeaderRecord,
+  init: HeadersInit | undefined,
+): ValidationIssue[] {
+  if (init === undefined) return [];
+  const issues: ValidationIssue[] = [];
+  const add = (value: string, name: string) => {
+    if (!TOKEN.test(name)) {
+      issues.push({
+        path: "",
+        message: "Cannot send a header: its name is not a valid HTTP token",
+      });
+    } else if (FORBIDDEN_VALUE.test(value)) {
+      issues.push({
+        path: "",
+        message:
+          `Cannot send header "${name}": its value contains CR, LF or NUL`,
+      });
+    } else {
+      target[name.toLowerCase()] = value.trim();
+    }
+  };
+  if (init instanceof Headers) {
+    init.forEach(add);
+  } else if (Array.isArray(init)) {
+    for (const pair of init) {
+      if (pair.length !== 2) {
+        issues.push({
+          path: "",
+          message: "Cannot send a header: each pair needs a name and a value",
+        });
+        continue;
+      }
+      add(String(pair[1]), String(pair[0]));
+    }
+  } else {
+    for (const name of Object.keys(init)) {
+      const value = (init as Record<string, unknown>)[name];
+      if (value !== undefined) add(String(value), name);
+    }
+  }
+  return issues;
+}

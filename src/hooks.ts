@@ -1,0 +1,107 @@
+/**
+ * Hooks around each attempt, and how factory and call hooks combine.
+ *
+ * @module
+ */
+
+import type { GrabTransportError } from "./errors.ts";
+
+/**
+ * Functions called around each attempt. Factory hooks run first, then the
+ * call's. A hook that throws is a bug in the caller's code, not a transport
+ * failure: the grab's promise rejects with that error unchanged, after the
+ * response body is cancelled and the timer cleared.
+ *
+ * @example Refreshing a token and repeating the request
+ * ```ts
+ * import createGrab, { type Hooks } from "@grab/grab";
+ * let token = "old";
+ * const refresh = async () => (token = "new");
+ * const hooks: Hooks = {
+ *   beforeRequest(request) {
+ *     request.headers.set("authorization", `Bearer ${token}`);
+ *   },
+ *   async afterResponse(request, response) {
+ *     if (response.status !== 401) return;
+ *     await response.body?.cancel();
+ *     await refresh();
+ *     const again = new Request(request);
+ *     again.headers.set("authorization", `Bearer ${token}`);
+ *     return fetch(again);
+ *   },
+ * };
+ * const grab = createGrab("https://api.example.com", { hooks });
+ * ```
+ */
+export interface Hooks {
+  /**
+   * Called before each attempt with the request about to be sent. Return a
+   * `Request` to send that one instead.
+   */
+  beforeRequest?: (
+    request: Request,
+  ) => Request | void | Promise<Request | void>;
+  /**
+   * Called with each response, before it is retried or read. Return a
+   * `Response` to use that one instead; the original body is then cancelled
+   * unless the hook read it.
+   */
+  afterResponse?: (
+    request: Request,
+    response: Response,
+  ) => Response | void | Promise<Response | void>;
+  /**
+   * Called before waiting for a retry. `attempt` is the number of the retry
+   * about to happen (1 for the first); `error` is set after a network failure,
+   * `statusCode` after a retryable status; `delay` is the wait in milliseconds.
+   */
+  beforeRetry?: (info: {
+    request: Request;
+    attempt: number;
+    error: GrabTransportError | undefined;
+    statusCode: number | undefined;
+    delay: number;
+  }) => void | Promise<void>;
+}
+
+/** The hooks of a factory and a call, factory first. */
+export function combineHooks(
+  first: Hooks | undefined,
+  second: Hooks | undefined,
+): Hooks | undefined {
+  if (first === undefined) return second;
+  if (second === undefined) return first;
+  const out: Hooks = {};
+  const beforeRequest = chain(first.beforeRequest, second.beforeRequest);
+  if (beforeRequest) {
+    out.beforeRequest = async (request) => {
+      let current = request;
+      for (const hook of beforeRequest) {
+        current = (await hook(current)) ?? current;
+      }
+      return current;
+    };
+  }
+  const afterResponse = chain(first.afterResponse, second.afterResponse);
+  if (afterResponse) {
+    out.afterResponse = async (request, response) => {
+      let current = response;
+      for (const hook of afterResponse) {
+        current = (await hook(request, current)) ?? current;
+      }
+      return current;
+    };
+  }
+  const beforeRetry = chain(first.beforeRetry, second.beforeRetry);
+  if (beforeRetry) {
+    out.beforeRetry = async (info) => {
+      for (const hook of beforeRetry) await hook(info);
+    };
+  }
+  return out;
+}
+
+function chain<T>(a: T | undefined, b: T | undefined): T[] | undefined {
+  if (a === undefined) return b === undefined ? undefined : [b];
+  return b === undefined ? [a] : [a, b];
+}

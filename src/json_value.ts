@@ -1,0 +1,129 @@
+/**
+ * Finding the values JSON cannot carry, and the JSON pointer helpers that
+ * name them in {@linkcode ValidationIssue}s.
+ *
+ * @module
+ */
+
+import type { ValidationIssue } from "./errors.ts";
+
+/** Options of {@linkcode findNonJsonValues}. */
+export interface FindNonJsonValuesOptions {
+  /**
+   * Called for every object member walked; a returned message becomes an
+   * issue at the member's path (used to check JSON:API member names).
+   */
+  check?: (key: string, path: string) => string | undefined;
+  /** Objects that already contain `value`, so a reference back to one is circular. */
+  within?: readonly object[];
+}
+
+/** `base` plus one RFC 6901 reference token: `~` becomes `~0`, `/` becomes `~1`. */
+export function joinPointer(base: string, key: string | number): string {
+  return `${base}/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`;
+}
+
+/** A short description of a value for messages: `missing`, `"x"`, `5`, `an array`. */
+export function describeValue(value: unknown): string {
+  switch (typeof value) {
+    case "undefined":
+      return "missing";
+    case "string":
+      return value === "" ? "an empty string" : JSON.stringify(value);
+    case "number":
+    case "boolean":
+      return String(value);
+    case "bigint":
+      return "a BigInt";
+    case "symbol":
+      return "a symbol";
+    case "function":
+      return "a function";
+  }
+  return value === null
+    ? "null"
+    : Array.isArray(value)
+    ? "an array"
+    : "an object";
+}
+
+/**
+ * Lists every value in `value` that JSON cannot carry: a BigInt, a function,
+ * a symbol, `NaN`, `Infinity`, `-Infinity`, or a circular reference (an
+ * object that is its own ancestor; the same object in two sibling places is
+ * fine). `undefined` is accepted, as `JSON.stringify` drops it (or writes
+ * `null` in an array). An object with a `toJSON` method (`Date`) is accepted
+ * and not walked. Iterative, so a deep value cannot overflow the stack.
+ *
+ * Each issue's `path` is a JSON pointer below `path` (default `""`).
+ *
+ * @example
+ * ```ts ignore
+ * findNonJsonValues({ total: 1n, at: new Date(), list: [NaN] });
+ * // [
+ * //   { path: "/total", message: 'Cannot serialise "/total" as JSON: value is a BigInt' },
+ * //   { path: "/list/0", message: 'Cannot serialise "/list/0" as JSON: value is NaN' },
+ * // ]
+ * ```
+ */
+export function findNonJsonValues(
+  value: unknown,
+  path = "",
+  options: FindNonJsonValuesOptions = {},
+): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const ancestors = new Set<unknown>(options.within);
+  // [value, path, member key (undefined for the root and array items), leaving]
+  const stack: [unknown, string, string | undefined, boolean][] = [
+    [value, path, undefined, false],
+  ];
+  const report = (at: string, what: string) =>
+    issues.push({
+      path: at,
+      message: `Cannot serialise ${
+        at === "" ? "the body" : `"${at}"`
+      } as JSON: value is ${what}`,
+    });
+  while (stack.length > 0) {
+    const [current, at, key, leaving] = stack.pop()!;
+    if (leaving) {
+      ancestors.delete(current);
+      continue;
+    }
+    if (key !== undefined && options.check !== undefined) {
+      const message = options.check(key, at);
+      if (message !== undefined) issues.push({ path: at, message });
+    }
+    if (typeof current === "object" && current !== null) {
+      if (typeof (current as { toJSON?: unknown }).toJSON === "function") {
+        continue;
+      }
+      if (ancestors.has(current)) {
+        report(at, "a circular reference");
+        continue;
+      }
+      ancestors.add(current);
+      stack.push([current, at, undefined, true]);
+      const record = current as Record<string, unknown>;
+      if (Array.isArray(current)) {
+        for (let i = current.length - 1; i >= 0; i--) {
+          stack.push([current[i], joinPointer(at, i), undefined, false]);
+        }
+      } else {
+        const keys = Object.keys(record);
+        for (let i = keys.length - 1; i >= 0; i--) {
+          const k = keys[i]!;
+          stack.push([record[k], joinPointer(at, k), k, false]);
+        }
+      }
+    } else if (
+      typeof current === "number" ? !Number.isFinite(current) : (
+        typeof current === "bigint" || typeof current === "function" ||
+        typeof current === "symbol"
+      )
+    ) {
+      report(at, describeValue(current));
+    }
+  }
+  return issues;
+}

@@ -1,0 +1,139 @@
+/**
+ * Reading JSON:API error documents (JSON:API 1.0 and 1.1).
+ *
+ * @module
+ */
+
+import { type Casing, convertKey, isPlainObject } from "../casing.ts";
+import type { JsonApiError, Link } from "./types.ts";
+
+/** Options of {@linkcode parseErrorDocument}. */
+export interface ParseErrorDocumentOptions {
+  /**
+   * The caller's key casing, for `field`.
+   *
+   * @default {"none"}
+   */
+  casing?: Casing;
+}
+
+const FIELD = /^\/data\/(?:attributes|relationships)\/([^/]+)/;
+
+/**
+ * Returns the errors of a JSON:API error document: a plain object whose
+ * `errors` is a non-empty array of plain objects, without `data`. Anything
+ * else gives `undefined`.
+ *
+ * Only members of the right type are copied, so no garbage flows through:
+ * `id` and `status` as strings (a finite number is turned into one, as some
+ * servers send them); `code`, `title`, `detail` strings; `links.about` and
+ * `links.type` (1.1) as a string, a link object with a string `href`, or
+ * `null`; `source.pointer`, `source.parameter` and `source.header` (1.1)
+ * strings; `meta` a plain object. `field` is the attribute or relationship
+ * name that `source.pointer` points at, JSON-pointer unescaped and converted
+ * to `casing`.
+ *
+ * @example
+ * ```ts ignore
+ * parseErrorDocument({
+ *   errors: [{
+ *     status: 422,
+ *     title: "Invalid Attribute",
+ *     detail: "First name must contain at least two characters.",
+ *     source: { pointer: "/data/attributes/first_name" },
+ *     extra: "dropped",
+ *   }],
+ * }, { casing: "camelCase" });
+ * // [{
+ * //   status: "422",
+ * //   title: "Invalid Attribute",
+ * //   detail: "First name must contain at least two characters.",
+ * //   source: { pointer: "/data/attributes/first_name" },
+ * //   field: "firstName",
+ * // }]
+ * ```
+ */
+export function parseErrorDocument(
+  body: unknown,
+  options: ParseErrorDocumentOptions = {},
+): JsonApiError[] | undefined {
+  if (!isPlainObject(body) || Object.hasOwn(body, "data")) return undefined;
+  const errors = body.errors;
+  if (
+    !Array.isArray(errors) || errors.length === 0 ||
+    !errors.every(isPlainObject)
+  ) return undefined;
+  return errors.map((error: Record<string, unknown>) =>
+    parseError(error, options.casing ?? "none")
+  );
+}
+
+function parseError(
+  error: Record<string, unknown>,
+  casing: Casing,
+): JsonApiError {
+  const out: JsonApiError = {};
+  for (const key of ["id", "status"] as const) {
+    const value = error[key];
+    if (typeof value === "string") out[key] = value;
+    else if (typeof value === "number" && Number.isFinite(value)) {
+      out[key] = String(value);
+    }
+  }
+  for (const key of ["code", "title", "detail"] as const) {
+    const value = error[key];
+    if (typeof value === "string") out[key] = value;
+  }
+  const links = error.links;
+  if (isPlainObject(links)) {
+    const kept: { about?: Link; type?: Link } = {};
+    for (const key of ["about", "type"] as const) {
+      const link = links[key];
+      if (
+        link === null || typeof link === "string" ||
+        (isPlainObject(link) && typeof link.href === "string")
+      ) kept[key] = link as Link;
+    }
+    if (Object.keys(kept).length > 0) out.links = kept;
+  }
+  const source = error.source;
+  if (isPlainObject(source)) {
+    const kept: NonNullable<JsonApiError["source"]> = {};
+    for (const key of ["pointer", "parameter", "header"] as const) {
+      const value = source[key];
+      if (typeof value === "string") kept[key] = value;
+    }
+    if (Object.keys(kept).length > 0) out.source = kept;
+    const name = kept.pointer?.match(FIELD)?.[1];
+    if (name !== undefined) {
+      out.field = convertKey(
+        name.replace(/~1/g, "/").replace(/~0/g, "~"),
+        casing,
+      );
+    }
+  }
+  if (isPlainObject(error.meta)) out.meta = error.meta;
+  return out;
+}
+
+/**
+ * The message of a JSON:API error response: each error's `detail`, or its
+ * `title` when `detail` is missing or empty, joined with `"; "`. Errors with
+ * neither are skipped; `undefined` when no error has text.
+ *
+ * @example
+ * ```ts ignore
+ * errorDocumentMessage([{ title: "Forbidden" }, { detail: "Name is taken" }, {}]);
+ * // "Forbidden; Name is taken"
+ * ```
+ */
+export function errorDocumentMessage(
+  errors: JsonApiError[],
+): string | undefined {
+  const texts: string[] = [];
+  for (const error of errors) {
+    const text = error.detail || error.title;
+    if (text) texts.push(text);
+  }
+  return texts.length > 0 ? texts.join("; ") : undefined;
+}

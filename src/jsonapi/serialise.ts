@@ -1,0 +1,216 @@
+/**
+ * Turning a write body into a JSON:API request document.
+ *
+ * @module
+ */
+
+import {
+  type Casing,
+  convertKey,
+  convertKeys,
+  isPlainObject,
+  setOwn,
+} from "../casing.ts";
+
+type Item = Record<string, unknown>;
+
+/** The three write body shapes of the contract. */
+export type BodyShape = "flat" | "wire" | "document";
+
+const WIRE_MEMBERS = new Set(["type", "id", "lid", "meta", "links"]);
+
+/**
+ * The shape of a plain-object write body: `"document"` when it has `data`
+ * and no `type`; `"wire"` when `attributes` or `relationships` is an object
+ * and every other member is `type`, `id`, `lid`, `meta` or `links`;
+ * otherwise `"flat"`.
+ */
+export function shapeOf(body: Item): BodyShape {
+  if (Object.hasOwn(body, "data") && body.type === undefined) return "document";
+  let wire = false;
+  for (const key of Object.keys(body)) {
+    if (key === "attributes" || key === "relationships") {
+      wire ||= isPlainObject(body[key]);
+    } else if (!WIRE_MEMBERS.has(key)) return "flat";
+  }
+  return wire ? "wire" : "flat";
+}
+
+/** A plain object with `type` and `id` or `lid`: a flat relationship target. */
+export function isIdentifierLike(value: unknown): value is Item {
+  return isPlainObject(value) && value.type !== undefined &&
+    (value.id !== undefined || value.lid !== undefined);
+}
+
+/** A flat field value taken for a relationship: `{ type, id }` or a non-empty array of them. */
+export function isFlatRelationship(value: unknown): boolean {
+  return isIdentifierLike(value) ||
+    (Array.isArray(value) && value.length > 0 &&
+      value.every(isIdentifierLike));
+}
+
+/** A wire relationship object `{ data?, links?, meta? }` rather than bare linkage. */
+export function isRelationshipObject(value: unknown): value is Item {
+  return isPlainObject(value) && value.type === undefined &&
+    ("data" in value || "links" in value || "meta" in value);
+}
+
+/** Options of {@linkcode serialise}. */
+export interface SerialiseOptions {
+  /** The caller's key casing. */
+  casing: Casing;
+  /** The server's key casing, used when `casing` is not `"none"`. */
+  wireCasing: Casing;
+}
+
+/**
+ * Returns the JSON:API request document for a write body that passed
+ * `validateWrite`. Never mutates the input.
+ *
+ * - A flat resource: plain values become attributes; a `{ type, id }` (or
+ *   `lid`) object, or a non-empty array of them, becomes a relationship,
+ *   reduced to `{ type, id }`. Empty `attributes`/`relationships` are left
+ *   out, `undefined` fields are skipped, and a number `id` becomes a string.
+ * - A wire-shape resource is wrapped in `{ data }`; a relationship written as
+ *   bare linkage (`null`, an identifier, an array) becomes `{ data: linkage }`
+ *   and a `{ data, links, meta }` object is sent as is.
+ * - A whole document is sent as is.
+ *
+ * When `casing` is not `"none"`, attribute and relationship names and the
+ * keys inside attribute values are converted to `wireCasing`. `type` values,
+ * `meta` and `links` are never converted.
+ *
+ * @example Flat resource, camelCase caller, snake_case server
+ * ```ts ignore
+ * serialise({
+ *   type: "blog-posts",
+ *   id: 7,
+ *   title: "Hi",
+ *   coverImage: { altText: "A cat" },
+ *   author: { type: "people", id: "9", name: "Ada" },
+ *   tags: [{ type: "tags", id: "1" }],
+ * }, { casing: "camelCase", wireCasing: "snake_case" });
+ * // { data: {
+ * //   type: "blog-posts",
+ * //   id: "7",
+ * //   attributes: { title: "Hi", cover_image: { alt_text: "A cat" } },
+ * //   relationships: {
+ * //     author: { data: { type: "people", id: "9" } },
+ * //     tags: { data: [{ type: "tags", id: "1" }] },
+ * //   },
+ * // } }
+ * ```
+ *
+ * @example Wire shape, clearing relationships
+ * ```ts ignore
+ * serialise({
+ *   type: "articles",
+ *   id: "1",
+ *   relationships: { author: null, tags: [], editor: { data: null, meta: { by: "x" } } },
+ * }, { casing: "none", wireCasing: "snake_case" });
+ * // { data: {
+ * //   type: "articles",
+ * //   id: "1",
+ * //   relationships: {
+ * //     author: { data: null },
+ * //     tags: { data: [] },
+ * //     editor: { data: null, meta: { by: "x" } },
+ * //   },
+ * // } }
+ * ```
+ *
+ * @example Whole document (relationship endpoint)
+ * ```ts ignore
+ * serialise({ data: [{ type: "tags", id: 2 }] }, { casing: "none", wireCasing: "snake_case" });
+ * // { data: [{ type: "tags", id: "2" }] }
+ * ```
+ */
+export function serialise(
+  body: unknown,
+  options: SerialiseOptions,
+): Record<string, unknown> {
+  const to = options.casing === "none" ? "none" : options.wireCasing;
+  const b = body as Item;
+  const shape = shapeOf(b);
+  if (shape === "wire") return { data: wireResource(b, to) };
+  if (shape === "document") {
+    const out = { ...b };
+    const data = b.data;
+    if (Array.isArray(data)) {
+      out.data = data.map((item: Item) =>
+        item.attributes !== undefined || item.relationships !== undefined
+          ? wireResource(item, to)
+          : identifier(item)
+      );
+    } else if (isPlainObject(data)) out.data = wireResource(data, to);
+    return out;
+  }
+  const data = reduce(b);
+  const attributes: Item = {};
+  const relationships: Item = {};
+  for (const key of Object.keys(b)) {
+    const value = b[key];
+    if (
+      key === "type" || key === "id" || key === "lid" || value === undefined
+    ) {
+      continue;
+    }
+    if (isFlatRelationship(value)) {
+      setOwn(relationships, convertKey(key, to), {
+        data: Array.isArray(value) ? value.map(reduce) : reduce(value as Item),
+      });
+    } else setOwn(attributes, convertKey(key, to), convertKeys(value, to));
+  }
+  if (Object.keys(attributes).length > 0) data.attributes = attributes;
+  if (Object.keys(relationships).length > 0) {
+    data.relationships = relationships;
+  }
+  return { data };
+}
+
+// `{ type, id?, lid? }` with a number id as a string.
+function reduce(item: Item): Item {
+  const out: Item = { type: item.type };
+  if (item.id !== undefined) out.id = String(item.id);
+  if (item.lid !== undefined) out.lid = item.lid;
+  return out;
+}
+
+function identifier(item: Item): Item {
+  return typeof item.id === "number" ? { ...item, id: String(item.id) } : item;
+}
+
+function linkage(value: unknown): unknown {
+  return Array.isArray(value)
+    ? value.map(identifier)
+    : isPlainObject(value)
+    ? identifier(value)
+    : value;
+}
+
+function wireResource(resource: Item, to: Casing): Item {
+  const out: Item = { ...resource };
+  if (typeof resource.id === "number") out.id = String(resource.id);
+  if (isPlainObject(resource.attributes)) {
+    out.attributes = convertKeys(resource.attributes, to);
+  }
+  const relationships = resource.relationships;
+  if (isPlainObject(relationships)) {
+    const converted: Item = {};
+    for (const key of Object.keys(relationships)) {
+      const value = relationships[key];
+      if (value === undefined) continue;
+      setOwn(
+        converted,
+        convertKey(key, to),
+        isRelationshipObject(value)
+          ? value.data === undefined
+            ? value
+            : { ...value, data: linkage(value.data) }
+          : { data: linkage(value) },
+      );
+    }
+    out.relationships = converted;
+  }
+  return out;
+}

@@ -1,0 +1,81 @@
+/**
+ * RFC 8288 `Link` header parsing.
+ *
+ * @module
+ */
+
+/**
+ * Parses a `Link` header into a map from relation type to URL, each target
+ * resolved against `base` (RFC 3986). A link with several relation types
+ * (`rel="next last"`) is listed under each; the first link of a type wins.
+ * Malformed parts are skipped.
+ *
+ * @example
+ * ```ts ignore
+ * parseLinkHeader('</items?page=2>; rel="next", <https://x.test/items?page=9>; rel=last', "https://x.test/items");
+ * // Map { "next" => "https://x.test/items?page=2", "last" => "https://x.test/items?page=9" }
+ * ```
+ */
+export function parseLinkHeader(
+  value: string | null,
+  base: string,
+): Map<string, string> {
+  const links = new Map<string, string>();
+  if (value === null) return links;
+  let i = 0;
+  const n = value.length;
+  while (i < n) {
+    const open = value.indexOf("<", i);
+    if (open === -1) break;
+    const close = value.indexOf(">", open + 1);
+    if (close === -1) break;
+    const target = value.slice(open + 1, close).trim();
+    i = close + 1;
+    const rels: string[] = [];
+    // Parameters until the next comma outside quotes.
+    while (i < n) {
+      while (i < n && (value[i] === " " || value[i] === "\t")) i++;
+      if (value[i] === ",") {
+        i++;
+        break;
+      }
+      if (value[i] !== ";") {
+        i++;
+        continue;
+      }
+      i++;
+      const eq = /^\s*([^=;,\s]+)\s*(=\s*)?/.exec(value.slice(i));
+      if (eq === null) continue;
+      const name = eq[1]!.toLowerCase();
+      i += eq[0].length;
+      let paramValue = "";
+      if (eq[2] !== undefined) {
+        if (value[i] === '"') {
+          i++;
+          while (i < n && value[i] !== '"') {
+            if (value[i] === "\\") i++;
+            paramValue += value[i] ?? "";
+            i++;
+          }
+          i++;
+        } else {
+          const end = /[;,]/.exec(value.slice(i));
+          const stop = end === null ? n : i + end.index;
+          paramValue = value.slice(i, stop).trim();
+          i = stop;
+        }
+      }
+      if (name === "rel" && rels.length === 0) {
+        rels.push(...paramValue.toLowerCase().split(/\s+/).filter(Boolean));
+      }
+    }
+    let resolved: string;
+    try {
+      resolved = new URL(target, base).href;
+    } catch {
+      continue;
+    }
+    for (const rel of rels) if (!links.has(rel)) links.set(rel, resolved);
+  }
+  return links;
+}

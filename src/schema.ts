@@ -1,0 +1,48 @@
+/**
+ * Standard Schema v1 (https://standardschema.dev): the interface zod,
+ * valibot and arktype implement, described here so the library has no
+ * dependency.
+ *
+ * @module
+ */
+
+/**
+ * A Standard Schema v1 validator whose output is `Output`.
+ * @internal
+ */
+export interface StandardSchema<Output = unknown> {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (
+      value: unknown,
+    ) => SchemaResult<Output> | Promise<SchemaResult<Output>>;
+    readonly types?:
+      | { readonly input: unknown; readonly output: Output }
+      | undefined;
+  };
+}
+
+/**
+ * The result of a Standard Schema validation.
+ * @internal
+ */
+export type SchemaResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | { readonly issues: readonly unknown[] };
+
+/**
+ * The output type of a Standard Schema.
+ * @internal
+ */
+export type SchemaOutput<S> = S extends StandardSchema<infer O> ? O : unknown;
+
+/** Validates `value`: the schema's output, or its issues. */
+export async function validateSchema(
+  schema: StandardSchema,
+  value: unknown,
+): Promise<{ value: unknown } | { issues: readonly unknown[] }> {
+  let result = schema["~standard"].validate(value);
+  if (result instanceof Promise) result = await result;
+  return result.issues ? { issues: result.issues } : { value: result.value };
+}

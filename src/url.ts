@@ -1,0 +1,138 @@
+/**
+ * Joining a target to the base address, and filling `:name` parameters.
+ *
+ * @module
+ */
+
+import type { ValidationIssue } from "./errors.ts";
+
+/** A resolved URL whose path may still hold `:name` segments. */
+export interface UrlTemplate {
+  /** The URL with `:name` segments unfilled. */
+  url: URL;
+  /** Path segments; `null` where a parameter goes. */
+  segments: string[];
+  /** Parameter names with their index in `segments`. */
+  params: [name: string, index: number][];
+}
+
+/**
+ * Resolves `target` against `baseURL`, keeping the base's path.
+ * Returns the issues instead when the result is not a usable http(s) URL.
+ *
+ * @example
+ * ```ts ignore
+ * joinUrl("https://api.test/v1/", "/users/:id?active=1").url.href;
+ * // "https://api.test/v1/users/:id?active=1"
+ * ```
+ */
+export function joinUrl(
+  baseURL: string | URL | undefined,
+  target: string,
+  absolute: boolean,
+): UrlTemplate | ValidationIssue[] {
+  let text = target;
+  if (!absolute) {
+    if (baseURL === undefined || baseURL === "") {
+      return [issue(
+        "Cannot resolve the relative target: no base address was given",
+      )];
+    }
+    const base = parse(baseURL);
+    if (base === undefined) {
+      return [issue("Cannot use the base address: it is not a valid URL")];
+    }
+    const problem = checkUrl(base, "base address");
+    if (problem !== undefined) return [problem];
+    text = base.origin + base.pathname.replace(/\/+$/, "") + target;
+  }
+  const url = parse(text);
+  if (url === undefined) {
+    return [issue("Cannot use the target: it is not a valid URL")];
+  }
+  const problem = checkUrl(url, "target");
+  if (problem !== undefined) return [problem];
+  url.hash = "";
+  const segments = url.pathname.split("/");
+  const params: [string, number][] = [];
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    if (segment.length > 1 && segment.charCodeAt(0) === 58 /* : */) {
+      params.push([segment.slice(1), i]);
+    }
+  }
+  return { url, segments, params };
+}
+
+/**
+ * The request URL: parameters filled with `encodeURIComponent`, `extraQuery`
+ * appended to the target's own query.
+ *
+ * @example
+ * ```ts ignore
+ * fillUrl(joinUrl("https://api.test", "/users/:id", false), { id: "a b" }, "x=1");
+ * // "https://api.test/users/a%20b?x=1"
+ * ```
+ */
+export function fillUrl(
+  template: UrlTemplate,
+  values: Readonly<Record<string, unknown>> | undefined,
+  extraQuery: string,
+): string | ValidationIssue[] {
+  const { url } = template;
+  let path = url.pathname;
+  if (template.params.length > 0) {
+    const segments = template.segments.slice();
+    const issues: ValidationIssue[] = [];
+    for (const [name, index] of template.params) {
+      const value = values?.[name];
+      if (
+        (typeof value !== "string" && typeof value !== "number") ||
+        value === ""
+      ) {
+        issues.push(issue(
+          `Cannot fill path parameter "${name}": value is ${
+            value === ""
+              ? "empty"
+              : value === undefined
+              ? "missing"
+              : typeof value
+          }`,
+        ));
+        continue;
+      }
+      segments[index] = encodeURIComponent(String(value));
+    }
+    if (issues.length > 0) return issues;
+    path = segments.join("/");
+  }
+  let search = url.search;
+  if (extraQuery !== "") {
+    search = search === "" ? "?" + extraQuery : search + "&" + extraQuery;
+  }
+  return url.origin + path + search;
+}
+
+function parse(value: string | URL): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
+
+function checkUrl(url: URL, what: string): ValidationIssue | undefined {
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return issue(`Cannot use the ${what}: only http and https are supported`);
+  }
+  if (url.username !== "" || url.password !== "") {
+    return issue(
+      `Cannot use the ${what}: it holds credentials; send them in a header`,
+    );
+  }
+  return undefined;
+}
+
+function issue(message: string): ValidationIssue {
+  return { path: "", message };
+}

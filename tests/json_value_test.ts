@@ -1,0 +1,153 @@
+import assert from "node:assert/strict";
+import {
+  describeValue,
+  findNonJsonValues,
+  joinPointer,
+} from "../src/json_value.ts";
+
+const message = (path: string, what: string) =>
+  `Cannot serialise ${
+    path === "" ? "the body" : `"${path}"`
+  } as JSON: value is ${what}`;
+
+Deno.test("findNonJsonValues()", async (t) => {
+  const cases: [string, unknown, [string, string][]][] = [
+    ["a BigInt", { total: 10n }, [["/total", "a BigInt"]]],
+    ["a function", { f() {} }, [["/f", "a function"]]],
+    ["a symbol", [Symbol("s")], [["/0", "a symbol"]]],
+    ["NaN", { a: { b: NaN } }, [["/a/b", "NaN"]]],
+    ["Infinity", [1, [Infinity]], [["/1/0", "Infinity"]]],
+    ["-Infinity", { n: -Infinity }, [["/n", "-Infinity"]]],
+    ["a non-JSON root", 1n, [["", "a BigInt"]]],
+  ];
+  for (const [name, value, expected] of cases) {
+    await t.step(`reports ${name}`, () => {
+      assert.deepEqual(
+        findNonJsonValues(value),
+        expected.map(([path, what]) => ({
+          path,
+          message: message(path, what),
+        })),
+      );
+    });
+  }
+
+  await t.step("accepts JSON values, undefined and toJSON objects", () => {
+    const value = {
+      s: "x",
+      n: -0,
+      b: false,
+      z: null,
+      u: undefined,
+      list: [undefined, 1.5, { deep: ["y"] }],
+      at: new Date(0),
+      custom: { toJSON: () => "ok", inner: 1n },
+    };
+    assert.deepEqual(findNonJsonValues(value), []);
+  });
+
+  await t.step("reports a circular reference where it closes", () => {
+    const a: Record<string, unknown> = { name: "a" };
+    const b: Record<string, unknown> = { a };
+    a.b = b;
+    const list: unknown[] = [];
+    list.push(list);
+    assert.deepEqual(findNonJsonValues({ a, list }), [
+      { path: "/a/b/a", message: message("/a/b/a", "a circular reference") },
+      { path: "/list/0", message: message("/list/0", "a circular reference") },
+    ]);
+  });
+
+  await t.step("accepts the same object in sibling places", () => {
+    const shared = { x: [1] };
+    assert.deepEqual(
+      findNonJsonValues({ a: shared, b: [shared, shared], c: { d: shared } }),
+      [],
+    );
+  });
+
+  await t.step("lists every problem in document order", () => {
+    assert.deepEqual(
+      findNonJsonValues({ a: [1n, { b: NaN }], c: Symbol(), d: { e: () => 1 } })
+        .map((issue) => issue.path),
+      ["/a/0", "/a/1/b", "/c", "/d/e"],
+    );
+  });
+
+  await t.step("escapes ~ and / in paths and prefixes the given path", () => {
+    assert.deepEqual(findNonJsonValues({ "a/b": { "c~d": 1n } }, "/x"), [
+      { path: "/x/a~1b/c~0d", message: message("/x/a~1b/c~0d", "a BigInt") },
+    ]);
+  });
+
+  await t.step("walks a value 100 000 levels deep without recursion", () => {
+    const root: unknown[] = [];
+    let current = root;
+    for (let i = 0; i < 100_000; i++) {
+      const next: unknown[] = [];
+      current.push(next);
+      current = next;
+    }
+    current.push(NaN);
+    const issues = findNonJsonValues(root);
+    assert.equal(issues.length, 1);
+    assert.equal(issues[0]!.path, "/0".repeat(100_000) + "/0");
+  });
+
+  await t.step("treats the within objects as ancestors", () => {
+    const body: Record<string, unknown> = {};
+    body.self = body;
+    assert.deepEqual(
+      findNonJsonValues(body.self, "/self", { within: [body] }),
+      [
+        { path: "/self", message: message("/self", "a circular reference") },
+      ],
+    );
+  });
+
+  await t.step("asks check about every object member, not array items", () => {
+    const seen: [string, string][] = [];
+    const issues = findNonJsonValues({ a: [{ b: 1 }], c: 2 }, "", {
+      check: (key, path) => {
+        seen.push([key, path]);
+        return key === "c" ? 'Cannot send field "c": no' : undefined;
+      },
+    });
+    assert.deepEqual(seen, [["a", "/a"], ["b", "/a/0/b"], ["c", "/c"]]);
+    assert.deepEqual(issues, [{
+      path: "/c",
+      message: 'Cannot send field "c": no',
+    }]);
+  });
+});
+
+Deno.test("joinPointer()", async (t) => {
+  await t.step("escapes ~ before / as RFC 6901 asks", () => {
+    assert.equal(joinPointer("", "a~1/b"), "/a~01~1b");
+    assert.equal(joinPointer("/x", 0), "/x/0");
+    assert.equal(joinPointer("", ""), "/");
+  });
+});
+
+Deno.test("describeValue()", async (t) => {
+  await t.step("names each kind of value", () => {
+    assert.deepEqual(
+      [undefined, null, "", "x", 5, NaN, true, 1n, Symbol(), () => 1, [], {}]
+        .map(describeValue),
+      [
+        "missing",
+        "null",
+        "an empty string",
+        '"x"',
+        "5",
+        "NaN",
+        "true",
+        "a BigInt",
+        "a symbol",
+        "a function",
+        "an array",
+        "an object",
+      ],
+    );
+  });
+});

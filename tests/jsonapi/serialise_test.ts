@@ -1,0 +1,318 @@
+import assert from "node:assert/strict";
+import type { Casing } from "../../src/casing.ts";
+import { serialise, shapeOf } from "../../src/jsonapi/serialise.ts";
+
+const NONE = { casing: "none", wireCasing: "snake_case" } as const;
+
+Deno.test("serialise()", async (t) => {
+  const pairs: [string, Record<string, unknown>, unknown][] = [
+    ["a flat resource with attributes only", {
+      type: "articles",
+      title: "JSON:API paints my bikeshed!",
+      views: 0,
+      draft: false,
+      published: null,
+      tags: [],
+    }, {
+      data: {
+        type: "articles",
+        attributes: {
+          title: "JSON:API paints my bikeshed!",
+          views: 0,
+          draft: false,
+          published: null,
+          tags: [],
+        },
+      },
+    }],
+    ["a flat resource with relationships reduced to { type, id }", {
+      type: "articles",
+      id: "1",
+      title: "Rails is Omakase",
+      author: {
+        type: "people",
+        id: "9",
+        firstName: "Dan",
+        articles: [{ type: "articles", id: "1" }],
+      },
+      comments: [
+        { type: "comments", id: "5", body: "First!" },
+        { type: "comments", lid: "new-1" },
+      ],
+    }, {
+      data: {
+        type: "articles",
+        id: "1",
+        attributes: { title: "Rails is Omakase" },
+        relationships: {
+          author: { data: { type: "people", id: "9" } },
+          comments: {
+            data: [
+              { type: "comments", id: "5" },
+              { type: "comments", lid: "new-1" },
+            ],
+          },
+        },
+      },
+    }],
+    ["a flat resource with only relationships, lid and a number id", {
+      type: "photos",
+      id: 12,
+      lid: "p1",
+      photographer: { type: "people", id: 9 },
+      skipped: undefined,
+    }, {
+      data: {
+        type: "photos",
+        id: "12",
+        lid: "p1",
+        relationships: {
+          photographer: { data: { type: "people", id: "9" } },
+        },
+      },
+    }],
+    ["a flat resource with nothing but a type", { type: "photos" }, {
+      data: { type: "photos" },
+    }],
+    ["a wire resource clearing relationships", {
+      type: "articles",
+      id: 1,
+      relationships: {
+        author: null,
+        tags: [],
+        editor: { type: "people", id: 2, meta: { role: "x" } },
+        reviewers: [{ type: "people", id: "3" }],
+        series: { data: null, meta: { reason: "ended" } },
+        related: { links: { related: "/x" } },
+        skipped: undefined,
+      },
+      links: { self: "/articles/1" },
+      meta: { first_seen: 1 },
+    }, {
+      data: {
+        type: "articles",
+        id: "1",
+        relationships: {
+          author: { data: null },
+          tags: { data: [] },
+          editor: { data: { type: "people", id: "2", meta: { role: "x" } } },
+          reviewers: { data: [{ type: "people", id: "3" }] },
+          series: { data: null, meta: { reason: "ended" } },
+          related: { links: { related: "/x" } },
+        },
+        links: { self: "/articles/1" },
+        meta: { first_seen: 1 },
+      },
+    }],
+    ["a wire resource sending an attribute that looks like linkage", {
+      type: "events",
+      attributes: { organiser: { type: "club", id: "c1" }, empty: [] },
+    }, {
+      data: {
+        type: "events",
+        attributes: { organiser: { type: "club", id: "c1" }, empty: [] },
+      },
+    }],
+    ["a to-many relationship document", {
+      data: [{ type: "tags", id: 2 }, {
+        type: "tags",
+        id: "3",
+        meta: { a: 1 },
+      }],
+    }, {
+      data: [{ type: "tags", id: "2" }, {
+        type: "tags",
+        id: "3",
+        meta: { a: 1 },
+      }],
+    }],
+    ["a to-one and an empty relationship document", { data: null }, {
+      data: null,
+    }],
+    ["a resource document with top-level meta", {
+      data: {
+        type: "photos",
+        attributes: { title: "Ember Hamster" },
+        relationships: { photographer: { type: "people", id: "9" } },
+      },
+      meta: { request_id: "r1" },
+      jsonapi: { version: "1.1" },
+    }, {
+      data: {
+        type: "photos",
+        attributes: { title: "Ember Hamster" },
+        relationships: {
+          photographer: { data: { type: "people", id: "9" } },
+        },
+      },
+      meta: { request_id: "r1" },
+      jsonapi: { version: "1.1" },
+    }],
+  ];
+  for (const [name, flat, wire] of pairs) {
+    await t.step(`serialises ${name}`, () => {
+      assert.deepEqual(serialise(flat, NONE), wire);
+    });
+  }
+
+  await t.step(
+    "converts camelCase fields to snake_case, never type or meta",
+    () => {
+      const body = {
+        type: "blog-posts",
+        id: "7",
+        firstName: "Ada",
+        coverImage: { altText: "A cat", sizes: [{ pixelWidth: 10 }] },
+        mainAuthor: { type: "blog-authors", id: "9" },
+      };
+      const options = {
+        casing: "camelCase",
+        wireCasing: "snake_case",
+      } as const;
+      assert.deepEqual(serialise(body, options), {
+        data: {
+          type: "blog-posts",
+          id: "7",
+          attributes: {
+            first_name: "Ada",
+            cover_image: { alt_text: "A cat", sizes: [{ pixel_width: 10 }] },
+          },
+          relationships: {
+            main_author: { data: { type: "blog-authors", id: "9" } },
+          },
+        },
+      });
+      const wire = {
+        type: "blog-posts",
+        attributes: { firstName: "Ada" },
+        relationships: { mainAuthor: { data: null, meta: { setBy: "x" } } },
+        meta: { requestId: 1 },
+      };
+      assert.deepEqual(serialise(wire, options), {
+        data: {
+          type: "blog-posts",
+          attributes: { first_name: "Ada" },
+          relationships: { main_author: { data: null, meta: { setBy: "x" } } },
+          meta: { requestId: 1 },
+        },
+      });
+    },
+  );
+
+  await t.step("converts snake_case fields to kebab-case", () => {
+    const options = { casing: "snake_case", wireCasing: "kebab-case" } as const;
+    assert.deepEqual(
+      serialise({
+        data: {
+          type: "line_items",
+          attributes: { unit_price: { minor_units: 5 } },
+          relationships: { parent_order: { type: "orders", id: "1" } },
+        },
+      }, options),
+      {
+        data: {
+          type: "line_items",
+          attributes: { "unit-price": { "minor-units": 5 } },
+          relationships: {
+            "parent-order": { data: { type: "orders", id: "1" } },
+          },
+        },
+      },
+    );
+  });
+
+  await t.step('converts nothing when casing is "none"', () => {
+    const body = { type: "a", firstName: "x", nested: { someKey: 1 } };
+    assert.deepEqual(
+      serialise(body, { casing: "none", wireCasing: "kebab-case" }),
+      {
+        data: {
+          type: "a",
+          attributes: { firstName: "x", nested: { someKey: 1 } },
+        },
+      },
+    );
+  });
+
+  await t.step("never mutates the input", () => {
+    const casings: Casing[] = ["none", "camelCase"];
+    const bodies = [
+      {
+        type: "a",
+        id: 1,
+        title: "x",
+        nested: { fooBar: [1] },
+        b: { type: "b", id: 2, extra: 1 },
+      },
+      {
+        type: "a",
+        id: 1,
+        attributes: { fooBar: 1 },
+        relationships: { b: null, c: { data: [{ type: "c", id: 3 }] } },
+      },
+      { data: [{ type: "t", id: 1 }], meta: { x: 1 } },
+    ];
+    for (const body of bodies) {
+      const before = structuredClone(body);
+      for (const casing of casings) {
+        serialise(body, { casing, wireCasing: "snake_case" });
+      }
+      assert.deepEqual(body, before);
+    }
+  });
+
+  await t.step("keeps a __proto__ key as an own property", () => {
+    const body = JSON.parse(
+      '{"type":"a","__proto__":{"x":1},"nested":{"__proto__":2}}',
+    );
+    const { data } = serialise(body, {
+      casing: "camelCase",
+      wireCasing: "snake_case",
+    }) as { data: { attributes: Record<string, unknown> } };
+    assert.ok(Object.hasOwn(data.attributes, "__proto__"));
+    assert.deepEqual(
+      Object.getOwnPropertyDescriptor(data.attributes, "__proto__")?.value,
+      { x: 1 },
+    );
+    assert.equal(Object.getPrototypeOf(data.attributes), Object.prototype);
+    const nested = data.attributes.nested as Record<string, unknown>;
+    assert.ok(Object.hasOwn(nested, "__proto__"));
+    const wire = JSON.parse(
+      '{"type":"a","attributes":{"__proto__":1},"relationships":{"__proto__":null}}',
+    );
+    const out = serialise(wire, {
+      casing: "camelCase",
+      wireCasing: "snake_case",
+    }) as {
+      data: { attributes: object; relationships: object };
+    };
+    assert.ok(Object.hasOwn(out.data.attributes, "__proto__"));
+    assert.ok(Object.hasOwn(out.data.relationships, "__proto__"));
+    assert.equal(
+      Object.getPrototypeOf(out.data.relationships),
+      Object.prototype,
+    );
+  });
+});
+
+Deno.test("shapeOf()", async (t) => {
+  const cases: [Record<string, unknown>, string][] = [
+    [{ type: "a", title: "x" }, "flat"],
+    [{ type: "a", id: "1" }, "flat"],
+    [{ type: "a", meta: {}, links: {} }, "flat"],
+    [{ type: "a", attributes: { t: 1 } }, "wire"],
+    [
+      { type: "a", id: "1", lid: "l", relationships: {}, meta: {}, links: {} },
+      "wire",
+    ],
+    [{ type: "a", attributes: { t: 1 }, title: "x" }, "flat"],
+    [{ type: "a", attributes: "x" }, "flat"],
+    [{ data: null }, "document"],
+    [{ type: "a", data: 1 }, "flat"],
+  ];
+  for (const [body, shape] of cases) {
+    await t.step(`takes ${JSON.stringify(body)} for ${shape}`, () => {
+      assert.equal(shapeOf(body), shape);
+    });
+  }
+});

@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import * as mod from "../mod.ts";
+
+Deno.test("mod.ts exports exactly the contract's values", () => {
+  assert.deepEqual(Object.keys(mod).sort(), [
+    "Call",
+    "GrabError",
+    "GrabTransportError",
+    "GrabValidationError",
+    "createGrab",
+    "default",
+    "isGrabHttpError",
+    "isGrabTransportError",
+    "isGrabValidationError",
+    "jsonApiOf",
+    "orThrow",
+    "paginate",
+  ]);
+  assert.equal(mod.default, mod.createGrab);
+  for (
+    const name of [
+      "Call",
+      "GrabError",
+      "GrabTransportError",
+      "GrabValidationError",
+    ] as const
+  ) {
+    assert.equal(typeof mod[name], "function");
+    assert.ok(mod[name].prototype, `${name} is a class`);
+  }
+});
+
+Deno.test("src/ uses no Deno namespace and imports nothing remote", async () => {
+  const offenders: string[] = [];
+  const files: string[] = [];
+  const walk = async (dir: URL) => {
+    for await (const entry of Deno.readDir(dir)) {
+      const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), dir);
+      if (entry.isDirectory) await walk(url);
+      else if (entry.name.endsWith(".ts")) files.push(url.pathname);
+    }
+  };
+  await walk(new URL("../src/", import.meta.url));
+  assert.ok(files.length > 10);
+  for (
+    const file of [...files, new URL("../mod.ts", import.meta.url).pathname]
+  ) {
+    const text = await Deno.readTextFile(file);
+    if (/\bDeno\./.test(text)) offenders.push(`${file}: Deno.*`);
+    if (/from\s+["'](?:npm:|jsr:|https?:)/.test(text)) {
+      offenders.push(`${file}: remote import`);
+    }
+  }
+  assert.deepEqual(offenders, []);
+});

@@ -1,0 +1,86 @@
+// Compile-time contract: checked by `deno check` (the `check` task and the
+// test run's type check). Each `@ts-expect-error` fails the check when the
+// line below it compiles.
+import assert from "node:assert/strict";
+import createGrab, {
+  type Endpoint,
+  type GrabError,
+  type GrabResult,
+  GrabTransportError,
+} from "../mod.ts";
+import { json, startServer } from "./_server.ts";
+
+// @ts-expect-error: lower-case method
+const lower: Endpoint = "get /users";
+// @ts-expect-error: unknown method
+const unknown: Endpoint = "FETCH /users";
+// @ts-expect-error: target neither absolute nor /-relative
+const bare: Endpoint = "GET users";
+// @ts-expect-error: ftp is not http(s)
+const ftp: Endpoint = "GET ftp://example.com/file";
+const good: Endpoint[] = [
+  "GET /users",
+  "PATCH https://api.example.com/users/1",
+  "DELETE http://localhost/x",
+];
+
+async function compileOnly(): Promise<void> {
+  const grab = createGrab("https://api.example.com");
+  // @ts-expect-error: options with params are required for :id
+  await grab("GET /users/:id");
+  // @ts-expect-error: missing param
+  await grab("GET /users/:id", { params: {} });
+  // @ts-expect-error: misspelt param
+  await grab("GET /users/:id", { params: { ud: 1 } });
+  // @ts-expect-error: a second param is missing
+  await grab("GET /users/:id/posts/:postId", { params: { id: 1 } });
+  await grab("GET /users/:id/posts/:postId", {
+    params: { id: 1, postId: "a" },
+  });
+  await grab("GET https://api.example.com:8080/users/:id?x=1", {
+    params: { id: 1 },
+  });
+  // @ts-expect-error: lower-case method
+  await grab("post /users");
+
+  const [data, error, meta] = await grab<{ name: string }>("GET /me");
+  if (error) {
+    const status: number | undefined = error.name === "GrabError"
+      ? error.statusCode
+      : undefined;
+    // @ts-expect-error: data is null when error is set
+    data.name;
+    return void status;
+  }
+  const name: string = data.name;
+  const code: number = meta.statusCode;
+  void name, code;
+
+  const result: GrabResult<number> = await grab<number>("GET /n");
+  if (result[1] === null) {
+    const n: number = result[0];
+    void n;
+  } else if (result[1] instanceof GrabTransportError) {
+    const zero: 0 = result[2].statusCode;
+    void zero;
+  } else {
+    const empty: GrabError = result[1];
+    void empty;
+  }
+}
+
+Deno.test("types: endpoint and narrowing", async (t) => {
+  await t.step("the compile-only function type-checks", () => {
+    assert.equal(typeof compileOnly, "function");
+    assert.deepEqual([lower, unknown, bare, ftp].length, 4);
+    assert.equal(good.length, 3);
+  });
+
+  await t.step("narrowing matches the run-time shapes", async () => {
+    await using server = startServer(() => json({ name: "Ada" }));
+    const grab = createGrab(server.url);
+    const [data, error] = await grab<{ name: string }>("GET /me");
+    if (error) assert.fail(error.message);
+    assert.equal(data.name, "Ada");
+  });
+});
