@@ -1,0 +1,110 @@
+import assert from "node:assert/strict";
+import { type Casing, convertKey, convertKeys } from "../src/casing.ts";
+
+Deno.test("convertKey()", async (t) => {
+  const cases: [string, Casing, string][] = [
+    ["first_name", "camelCase", "firstName"],
+    ["first-name", "camelCase", "firstName"],
+    ["FirstName", "camelCase", "firstName"],
+    ["firstName", "snake_case", "first_name"],
+    ["firstName", "kebab-case", "first-name"],
+    ["first_name", "PascalCase", "FirstName"],
+    ["userID", "snake_case", "user_i_d"],
+    ["user_i_d", "camelCase", "userID"],
+    ["line2", "snake_case", "line2"],
+    ["a1B", "snake_case", "a1_b"],
+    ["__proto__", "camelCase", "__proto__"],
+    ["_private", "camelCase", "_private"],
+    ["$ref", "snake_case", "$ref"],
+    ["@id", "camelCase", "@id"],
+    ["a__b", "camelCase", "a__b"],
+    ["", "camelCase", ""],
+    ["with space", "camelCase", "with space"],
+    ["anything_at_all", "none", "anything_at_all"],
+  ];
+  for (const [key, to, expected] of cases) {
+    await t.step(
+      `${JSON.stringify(key)} to ${to} is ${JSON.stringify(expected)}`,
+      () => {
+        assert.equal(convertKey(key, to), expected);
+      },
+    );
+  }
+
+  await t.step("is idempotent", () => {
+    const casings: Casing[] = [
+      "camelCase",
+      "snake_case",
+      "kebab-case",
+      "PascalCase",
+    ];
+    for (const key of ["a_b", "AB", "userID", "x-1-y", "HTMLParser", "a1B2c"]) {
+      for (const to of casings) {
+        const once = convertKey(key, to);
+        assert.equal(convertKey(once, to), once, `${key} ${to}`);
+      }
+    }
+  });
+
+  await t.step("camelCase and snake_case round-trip", () => {
+    for (const key of ["firstName", "userID", "aBC", "x"]) {
+      assert.equal(convertKey(convertKey(key, "snake_case"), "camelCase"), key);
+    }
+  });
+});
+
+Deno.test("convertKeys()", async (t) => {
+  await t.step("converts keys at every depth, never values", () => {
+    const input = {
+      user_name: "keep_me",
+      list: [{ inner_key: "some_value" }, 1, null],
+    };
+    assert.deepEqual(convertKeys(input, "camelCase"), {
+      userName: "keep_me",
+      list: [{ innerKey: "some_value" }, 1, null],
+    });
+  });
+
+  await t.step("does not mutate the input", () => {
+    const input = { a_b: { c_d: 1 } };
+    const copy = structuredClone(input);
+    convertKeys(input, "camelCase");
+    assert.deepEqual(input, copy);
+  });
+
+  await t.step("keeps __proto__ as an own data property", () => {
+    const input = JSON.parse('{"__proto__": {"polluted": true}, "a_b": 1}');
+    const out = convertKeys(input, "camelCase") as Record<string, unknown>;
+    assert.ok(Object.hasOwn(out, "__proto__"));
+    assert.equal(Object.getPrototypeOf(out), Object.prototype);
+    assert.equal(out["polluted"], undefined);
+    assert.equal(({} as Record<string, unknown>)["polluted"], undefined);
+  });
+
+  await t.step("keeps non-plain objects as they are", () => {
+    const date = new Date(0);
+    const out = convertKeys({ created_at: date }, "camelCase") as {
+      createdAt: Date;
+    };
+    assert.equal(out.createdAt, date);
+  });
+
+  await t.step("handles 10,000-deep nesting without recursion", () => {
+    let deep: unknown = { leaf_key: 1 };
+    for (let i = 0; i < 10_000; i++) deep = { next_level: deep };
+    let out = convertKeys(deep, "camelCase") as Record<string, unknown>;
+    let depth = 0;
+    while ("nextLevel" in out) {
+      out = out["nextLevel"] as Record<string, unknown>;
+      depth++;
+    }
+    assert.equal(depth, 10_000);
+    assert.deepEqual(out, { leafKey: 1 });
+  });
+
+  await t.step("returns the value itself for none and primitives", () => {
+    const input = { a_b: 1 };
+    assert.equal(convertKeys(input, "none"), input);
+    assert.equal(convertKeys("a_b", "camelCase"), "a_b");
+  });
+});

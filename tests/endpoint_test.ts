@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import { GrabValidationError } from "../mod.ts";
+import { parseEndpoint } from "../src/endpoint.ts";
+
+Deno.test("parseEndpoint()", async (t) => {
+  const good: [string, string, string, boolean][] = [
+    ["GET /users", "GET", "/users", false],
+    ["  PATCH\t/users/:id  ", "PATCH", "/users/:id", false],
+    ["DELETE https://api.test/x?y=1", "DELETE", "https://api.test/x?y=1", true],
+    ["HEAD http://localhost:8080/", "HEAD", "http://localhost:8080/", true],
+    ["OPTIONS /", "OPTIONS", "/", false],
+    ["CONNECT /tunnel", "CONNECT", "/tunnel", false],
+  ];
+  for (const [text, method, target, absolute] of good) {
+    await t.step(`parses ${JSON.stringify(text)}`, () => {
+      assert.deepEqual(parseEndpoint(text), { method, target, absolute });
+    });
+  }
+
+  const bad: [unknown, string][] = [
+    [
+      "",
+      'Cannot parse the endpoint: expected "<METHOD> <target>" such as "GET /users"',
+    ],
+    [
+      "GET",
+      'Cannot parse the endpoint: expected "<METHOD> <target>" such as "GET /users"',
+    ],
+    [
+      "GET /a /b",
+      'Cannot parse the endpoint: expected "<METHOD> <target>" such as "GET /users"',
+    ],
+    [
+      "get /a",
+      'Cannot use the method "get": methods are upper case, write "GET"',
+    ],
+    [
+      "Post /a",
+      'Cannot use the method "Post": methods are upper case, write "POST"',
+    ],
+    [
+      "PURGE /a",
+      'Cannot use the method "PURGE": use GET, HEAD, POST, PUT, DELETE, OPTIONS or PATCH',
+    ],
+    [
+      "GET a/b",
+      'Cannot use the target: expected an absolute "http://" or "https://" URL or a path starting with "/"',
+    ],
+    [
+      "GET ftp://x/y",
+      'Cannot use the target: expected an absolute "http://" or "https://" URL or a path starting with "/"',
+    ],
+    [
+      "GET HTTPS://x/y",
+      'Cannot use the target: expected an absolute "http://" or "https://" URL or a path starting with "/"',
+    ],
+    [
+      42,
+      'Cannot parse the endpoint: expected a string such as "GET /users", got number',
+    ],
+  ];
+  for (const [text, message] of bad) {
+    await t.step(`rejects ${JSON.stringify(text)}`, () => {
+      assert.throws(() => parseEndpoint(text), (error: unknown) => {
+        assert.ok(error instanceof GrabValidationError);
+        assert.deepEqual(error.issues, [{ path: "", message }]);
+        assert.equal(error.message, message);
+        return true;
+      });
+    });
+  }
+
+  await t.step("never repeats the target, which may hold a token", () => {
+    assert.throws(
+      () => parseEndpoint("get /x?token=s3cret"),
+      (error: Error) => !error.message.includes("s3cret"),
+    );
+  });
+});

@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { serialiseQuery } from "../src/query.ts";
+
+function query(
+  value: URLSearchParams | Record<string, unknown>,
+  format: "json" | "json-api",
+  casing?: "camelCase" | "snake_case" | "kebab-case",
+): string {
+  const params = serialiseQuery(
+    value,
+    new URLSearchParams(),
+    casing ? { format, casing } : { format },
+  );
+  return decodeURIComponent(params.toString());
+}
+
+Deno.test("serialiseQuery()", async (t) => {
+  await t.step("writes primitives and skips undefined and null", () => {
+    assert.equal(
+      query(
+        { a: 1, b: "x", c: true, d: undefined, e: null, f: 0, g: "" },
+        "json",
+      ),
+      "a=1&b=x&c=true&f=0&g=",
+    );
+  });
+
+  await t.step("repeats keys for arrays in JSON mode", () => {
+    assert.equal(query({ tag: ["a", null, "b"] }, "json"), "tag=a&tag=b");
+  });
+
+  await t.step("comma-joins arrays in JSON:API mode", () => {
+    assert.equal(
+      query({
+        include: ["author", "comments.author"],
+        sort: ["-created", "title"],
+      }, "json-api"),
+      "include=author,comments.author&sort=-created,title",
+    );
+  });
+
+  await t.step("uses brackets for nested objects", () => {
+    assert.equal(
+      query({
+        filter: { name: "x", tags: { any: ["a", "b"] } },
+        page: { size: 10 },
+      }, "json-api"),
+      "filter[name]=x&filter[tags][any]=a,b&page[size]=10",
+    );
+  });
+
+  await t.step("indexes objects inside arrays", () => {
+    assert.equal(
+      query({ items: [{ id: 1 }, { id: 2 }] }, "json"),
+      "items[0][id]=1&items[1][id]=2",
+    );
+  });
+
+  await t.step("writes dates as ISO strings", () => {
+    assert.equal(
+      query({ since: new Date(0) }, "json"),
+      "since=1970-01-01T00:00:00.000Z",
+    );
+  });
+
+  await t.step(
+    "converts keys at every level, not values, not fields type names",
+    () => {
+      assert.equal(
+        query(
+          {
+            pageSize: 1,
+            filter: { createdAt: "someValue" },
+            fields: { blogPosts: ["title", "createdAt"] },
+          },
+          "json-api",
+          "snake_case",
+        ),
+        "page_size=1&filter[created_at]=someValue&fields[blogPosts]=title,createdAt",
+      );
+    },
+  );
+
+  await t.step("copies URLSearchParams as they are", () => {
+    assert.equal(
+      query(new URLSearchParams("a=1&a=2&b=x"), "json-api", "snake_case"),
+      "a=1&a=2&b=x",
+    );
+  });
+
+  await t.step("round-trips through URLSearchParams", () => {
+    const params = serialiseQuery(
+      { q: "a&b=c d", "x[y]": "#" },
+      new URLSearchParams(),
+      { format: "json" },
+    );
+    const back = new URLSearchParams(params.toString());
+    assert.equal(back.get("q"), "a&b=c d");
+    assert.equal(back.get("x[y]"), "#");
+  });
+});

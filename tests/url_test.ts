@@ -1,0 +1,123 @@
+import assert from "node:assert/strict";
+import { fillUrl, joinUrl, type UrlTemplate } from "../src/url.ts";
+
+function template(
+  base: string | undefined,
+  target: string,
+): UrlTemplate {
+  const result = joinUrl(base, target, !target.startsWith("/"));
+  if (Array.isArray(result)) throw new Error(result[0]!.message);
+  return result;
+}
+
+Deno.test("joinUrl()", async (t) => {
+  const cases: [string | undefined, string, string][] = [
+    ["https://api.test", "/users", "https://api.test/users"],
+    ["https://api.test/", "/users", "https://api.test/users"],
+    ["https://api.test/v1", "/users", "https://api.test/v1/users"],
+    ["https://api.test/v1/", "/users", "https://api.test/v1/users"],
+    ["https://api.test/v1//", "/users", "https://api.test/v1/users"],
+    ["https://api.test/v1?k=1#frag", "/users", "https://api.test/v1/users"],
+    [
+      "https://api.test/v1",
+      "/users?active=1",
+      "https://api.test/v1/users?active=1",
+    ],
+    ["https://api.test/v1", "https://other.test/x", "https://other.test/x"],
+    [undefined, "http://127.0.0.1:8000/a#b", "http://127.0.0.1:8000/a"],
+  ];
+  for (const [base, target, href] of cases) {
+    await t.step(`${base} + ${target} gives ${href}`, () => {
+      assert.equal(template(base, target).url.href, href);
+    });
+  }
+
+  const bad: [string | undefined, string, string][] = [
+    [
+      undefined,
+      "/users",
+      "Cannot resolve the relative target: no base address was given",
+    ],
+    [
+      "",
+      "/users",
+      "Cannot resolve the relative target: no base address was given",
+    ],
+    [
+      "not a url",
+      "/users",
+      "Cannot use the base address: it is not a valid URL",
+    ],
+    [
+      "ftp://files.test",
+      "/x",
+      "Cannot use the base address: only http and https are supported",
+    ],
+    [
+      "https://u:p@api.test",
+      "/x",
+      "Cannot use the base address: it holds credentials; send them in a header",
+    ],
+    [
+      undefined,
+      "https://u@api.test/x",
+      "Cannot use the target: it holds credentials; send them in a header",
+    ],
+    [
+      undefined,
+      "http://[bad/x",
+      "Cannot use the target: it is not a valid URL",
+    ],
+  ];
+  for (const [base, target, message] of bad) {
+    await t.step(`rejects ${base} + ${target}`, () => {
+      const result = joinUrl(base, target, !target.startsWith("/"));
+      assert.deepEqual(result, [{ path: "", message }]);
+    });
+  }
+});
+
+Deno.test("fillUrl()", async (t) => {
+  await t.step("fills each :name with encodeURIComponent", () => {
+    const url = fillUrl(
+      template("https://api.test/v1", "/users/:id/files/:name"),
+      { id: 7, name: "a b/c?d" },
+      "",
+    );
+    assert.equal(url, "https://api.test/v1/users/7/files/a%20b%2Fc%3Fd");
+  });
+
+  await t.step("leaves a port alone", () => {
+    const url = fillUrl(template(undefined, "http://h.test:8080/x/:id"), {
+      id: 1,
+    }, "");
+    assert.equal(url, "http://h.test:8080/x/1");
+  });
+
+  await t.step("merges extra query after the target's own", () => {
+    const t1 = template("https://api.test", "/s?q=1");
+    assert.equal(fillUrl(t1, undefined, "x=2"), "https://api.test/s?q=1&x=2");
+    const t2 = template("https://api.test", "/s");
+    assert.equal(fillUrl(t2, undefined, "x=2"), "https://api.test/s?x=2");
+    assert.equal(fillUrl(t2, undefined, ""), "https://api.test/s");
+  });
+
+  await t.step("lists every missing or bad parameter", () => {
+    const result = fillUrl(
+      template("https://api.test", "/a/:one/b/:two/c/:three"),
+      { two: "", three: true } as unknown as Record<string, string>,
+      "",
+    );
+    assert.deepEqual(result, [
+      {
+        path: "",
+        message: 'Cannot fill path parameter "one": value is missing',
+      },
+      { path: "", message: 'Cannot fill path parameter "two": value is empty' },
+      {
+        path: "",
+        message: 'Cannot fill path parameter "three": value is boolean',
+      },
+    ]);
+  });
+});
