@@ -7,6 +7,7 @@
 
 import type { Casing } from "./casing.ts";
 import type { Hooks } from "./hooks.ts";
+import type { JsonApiOptions } from "./jsonapi/media_type.ts";
 import type { Format } from "./query.ts";
 import type { RetryOptions } from "./retry.ts";
 import type { StandardSchema } from "./schema.ts";
@@ -15,22 +16,6 @@ import type { StandardSchema } from "./schema.ts";
 export const DEFAULT_TIMEOUT = 30_000;
 /** Default `maxBodyBytes`: 64 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
-
-/**
- * JSON:API media type parameters and header switch.
- * @internal
- */
-export interface JsonApiOptions {
-  /** Extension URIs, sent as the `ext` media type parameter. */
-  ext?: string[];
-  /** Profile URIs, sent as the `profile` media type parameter. */
-  profile?: string[];
-  /**
-   * Set to `false` to stop the library setting `Accept` and `Content-Type`.
-   * @default {true}
-   */
-  headers?: boolean;
-}
 
 /**
  * A query: an object of primitives, arrays and nested objects, or

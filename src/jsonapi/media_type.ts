@@ -10,6 +10,7 @@ export const JSONAPI_MEDIA_TYPE = "application/vnd.api+json";
 /**
  * JSON:API options of the `jsonApi` option: media type parameters and
  * whether the library sets the `Accept` and `Content-Type` headers.
+ * @internal
  *
  * @example Asking for the Atomic Operations extension and a profile
  * ```ts

@@ -53,7 +53,9 @@ const RESERVED = new Set(["type", "id", "lid", "relationships", "links"]);
  * relationship name, and every key inside attribute values, is a valid
  * JSON:API 1.1 member name once cased to `wireCasing`; linkage is
  * `{ type, id | lid, meta? }`, an array of those or `null`; a document
- * resource has only resource members; and every value can be JSON.
+ * resource has only resource members; and every value can be JSON. The
+ * other fields of a flat relationship target (a denormalised resource sent
+ * back) are not checked, as `serialise` drops them.
  *
  * @example
  * ```ts ignore
@@ -102,33 +104,21 @@ export function validateWrite(
     }));
 
   const typeAndId = (item: Item, at: string, what: string) => {
-    const { type, id, lid } = item;
-    if (typeof type !== "string" || type === "") {
-      add(
-        joinPointer(at, "type"),
-        `Cannot send the ${what} as "type" must be a non-empty string: value is ${
-          describeValue(type)
-        }`,
-      );
-    }
-    if (
-      id !== undefined && typeof id !== "string" &&
-      !(typeof id === "number" && Number.isFinite(id))
-    ) {
-      add(
-        joinPointer(at, "id"),
-        `Cannot send the ${what} as "id" must be a string: value is ${
-          describeValue(id)
-        }`,
-      );
-    }
-    if (lid !== undefined && typeof lid !== "string") {
-      add(
-        joinPointer(at, "lid"),
-        `Cannot send the ${what} as "lid" must be a string: value is ${
-          describeValue(lid)
-        }`,
-      );
+    for (const key of ["type", "id", "lid"]) {
+      const value = item[key];
+      if (
+        key === "type"
+          ? typeof value !== "string" || value === ""
+          : value !== undefined && typeof value !== "string" &&
+            !(key === "id" && Number.isFinite(value))
+      ) {
+        add(
+          `${at}/${key}`,
+          `Cannot send the ${what} as "${key}" must be a ${
+            key === "type" ? "non-empty " : ""
+          }string: value is ${describeValue(value)}`,
+        );
+      }
     }
   };
   const resourceHead = (item: Item, at: string) => {

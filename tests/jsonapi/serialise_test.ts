@@ -6,13 +6,14 @@ const NONE = { casing: "none", wireCasing: "snake_case" } as const;
 
 Deno.test("serialise()", async (t) => {
   const pairs: [string, Record<string, unknown>, unknown][] = [
-    ["a flat resource with attributes only", {
+    ["a flat resource with attributes only (a mixed array is one)", {
       type: "articles",
       title: "JSON:API paints my bikeshed!",
       views: 0,
       draft: false,
       published: null,
       tags: [],
+      blocks: [{ type: "paragraph", id: "p1" }, { type: "image" }],
     }, {
       data: {
         type: "articles",
@@ -22,6 +23,7 @@ Deno.test("serialise()", async (t) => {
           draft: false,
           published: null,
           tags: [],
+          blocks: [{ type: "paragraph", id: "p1" }, { type: "image" }],
         },
       },
     }],

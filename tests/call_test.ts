@@ -1,0 +1,108 @@
+import assert from "node:assert/strict";
+import { Call, GrabTransportError, GrabValidationError } from "../mod.ts";
+import { json, startServer } from "./_server.ts";
+
+Deno.test("new Call()", async (t) => {
+  await t.step("exposes method and the resolved url", () => {
+    const call = new Call("PATCH /users/:id", "https://api.test/v1/");
+    assert.equal(call.method, "PATCH");
+    assert.ok(call.url instanceof URL);
+    assert.equal(call.url.href, "https://api.test/v1/users/:id");
+  });
+
+  const bad: [string, string | undefined][] = [
+    ["get /x", "https://api.test"],
+    ["GET /x", undefined],
+    ["TRACE /x", "https://api.test"],
+    ["GET https://user:pw@api.test/x", undefined],
+  ];
+  for (const [endpoint, base] of bad) {
+    await t.step(
+      `throws synchronously for ${endpoint} with base ${base}`,
+      () => {
+        assert.throws(() => new Call(endpoint, base), GrabValidationError);
+      },
+    );
+  }
+});
+
+Deno.test("Call.send()", async (t) => {
+  await using server = startServer({
+    "/json": (_request, seen) => json({ got: seen.body, q: seen.url.search }),
+    "/teapot": () =>
+      new Response("short and stout", {
+        status: 418,
+        statusText: "I'm a teapot",
+      }),
+    "/nothing": () => new Response(null, { status: 204 }),
+    "/redirect": () => Response.redirect("http://127.0.0.1/elsewhere", 302),
+  });
+
+  await t.step("resolves a 2xx with the parsed body", async () => {
+    const call = new Call("POST /json", server.url);
+    const outcome = await call.send({ body: { a: 1 }, query: { b: [1, 2] } });
+    assert.equal(outcome.ok, true);
+    if (!outcome.ok) return;
+    assert.equal(outcome.status, 200);
+    assert.equal(outcome.empty, false);
+    assert.deepEqual(outcome.body, { got: '{"a":1}', q: "?b=1&b=2" });
+    assert.equal(outcome.url, `${server.url}/json?b=1&b=2`);
+  });
+
+  await t.step("resolves a non-2xx with its text body", async () => {
+    const outcome = await new Call("GET /teapot", server.url).send();
+    assert.ok(outcome.ok);
+    assert.equal(outcome.status, 418);
+    assert.equal(outcome.statusText, "I'm a teapot");
+    assert.equal(outcome.body, "short and stout");
+  });
+
+  await t.step("marks an empty body", async () => {
+    const outcome = await new Call("DELETE /nothing", server.url).send();
+    assert.ok(outcome.ok);
+    assert.equal(outcome.empty, true);
+    assert.equal(outcome.body, null);
+  });
+
+  await t.step("comma-joins query arrays in json-api format", async () => {
+    const outcome = await new Call("GET /json", server.url).send({
+      format: "json-api",
+      query: { include: ["a", "b"] },
+    });
+    assert.ok(outcome.ok);
+    assert.deepEqual(outcome.body, { got: "", q: "?include=a%2Cb" });
+  });
+
+  await t.step(
+    "returns a transport failure, never rejects, for network errors",
+    async () => {
+      const outcome = await new Call("GET http://127.0.0.1:9/x").send({
+        retry: 0,
+      });
+      assert.equal(outcome.ok, false);
+      if (outcome.ok) return;
+      assert.ok(outcome.error instanceof GrabTransportError);
+      assert.equal(outcome.error.kind, "network");
+    },
+  );
+
+  await t.step("redirect: manual gives the 3xx itself", async () => {
+    const outcome = await new Call("GET /redirect", server.url).send({
+      redirect: "manual",
+    });
+    assert.ok(outcome.ok);
+    assert.equal(outcome.status, 302);
+    assert.equal(server.requests.at(-1)?.url.pathname, "/redirect");
+  });
+
+  await t.step("rejects with GrabValidationError before sending", async () => {
+    const before = server.requests.length;
+    const call = new Call("GET /json/:id", server.url);
+    await assert.rejects(call.send({}), GrabValidationError);
+    await assert.rejects(
+      call.send({ params: { id: 1 }, headers: { a: "\n" } }),
+      GrabValidationError,
+    );
+    assert.equal(server.requests.length, before);
+  });
+});
