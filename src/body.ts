@@ -47,6 +47,18 @@ export function encodeBody(body: unknown): EncodedBody | ValidationIssue[] {
   return { body: JSON.stringify(body), json: true };
 }
 
+/**
+ * Cancels a response body, ignoring a body that is already used or locked
+ * (a hook read it): either way nothing is left open.
+ */
+export async function cancelBody(response: Response): Promise<void> {
+  try {
+    await response.body?.cancel();
+  } catch {
+    // Used or locked by its reader; not ours to release.
+  }
+}
+
 /** The body was over the byte cap and has been cancelled. */
 export const TOO_LARGE: unique symbol = Symbol("too-large");
 
@@ -93,7 +105,9 @@ export async function readBody(
         continue;
       }
       if (streaming === undefined) {
-        streaming = new TextDecoder();
+        // Deno 2.9 drops a U+FEFF that starts any streamed chunk, not just
+        // the first: keep every BOM here and strip the leading one below.
+        streaming = new TextDecoder("utf-8", { ignoreBOM: true });
         text = streaming.decode(first, { stream: true });
         first = undefined;
       }
@@ -102,7 +116,9 @@ export async function readBody(
   } finally {
     reader.releaseLock();
   }
-  if (streaming !== undefined) text += streaming.decode();
-  else if (first !== undefined) text = decoder.decode(first);
+  if (streaming !== undefined) {
+    text += streaming.decode();
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  } else if (first !== undefined) text = decoder.decode(first);
   return size === 0 ? null : text;
 }

@@ -5,8 +5,7 @@
  * @module
  */
 
-import { encodeBody } from "./body.ts";
-import { readBody, TOO_LARGE } from "./body.ts";
+import { cancelBody, encodeBody, readBody, TOO_LARGE } from "./body.ts";
 import { type Endpoint, type HttpMethod, parseEndpoint } from "./endpoint.ts";
 import {
   GrabTransportError,
@@ -262,7 +261,11 @@ async function run(exchange: Exchange): Promise<SendOutcome> {
         });
       }
       if (!(await sleep(step.delay, controller?.signal))) {
-        return failure(exchange, state.reason ?? "abort");
+        return failure(
+          exchange,
+          state.reason ?? "abort",
+          controller?.signal.reason,
+        );
       }
     }
   } finally {
@@ -322,12 +325,18 @@ async function attemptOnce(
     try {
       replaced = await hooks.afterResponse(request!, response);
     } catch (error) {
-      await cancelQuietly(response);
+      await cancelBody(response);
       throw error;
     }
     if (replaced && replaced !== response) {
-      await cancelQuietly(response);
+      await cancelBody(response);
       response = replaced;
+    }
+    if (response.bodyUsed) {
+      // The hook's bug, not the network's: reading it again cannot work.
+      throw new TypeError(
+        "Cannot read the response: an afterResponse hook used its body; return a new Response or read a clone",
+      );
     }
   }
 
@@ -335,7 +344,7 @@ async function attemptOnce(
   if (retry !== 0 && policy.statusCodes.has(status)) {
     const delay = nextDelay(retry, response, policy, deadline);
     if (delay !== undefined) {
-      await cancelQuietly(response);
+      await cancelBody(response);
       return {
         retry: true,
         request,
@@ -426,14 +435,6 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
     }, ms);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
-}
-
-async function cancelQuietly(response: Response): Promise<void> {
-  try {
-    await response.body?.cancel();
-  } catch {
-    // A body the hook already read or locked cannot be cancelled; nothing leaks.
-  }
 }
 
 function parseLoose(text: string): unknown {

@@ -14,6 +14,7 @@ import {
   GrabTransportError,
   GrabValidationError,
   httpErrorMessage,
+  requestError,
   safeUrl,
   transportErrorMessage,
   type ValidationIssue,
@@ -193,11 +194,15 @@ export function createGrab(
     if (body !== undefined && body !== null && !isPassThrough(body)) {
       if (format === "json-api") {
         const issues = validateWrite(body, { method, casing, wireCasing });
-        if (issues.length > 0) throw bodyError(method, call.url, issues);
+        if (issues.length > 0) {
+          throw requestError(method, call.url, issues, "the request body");
+        }
         body = serialise(body, { casing, wireCasing });
       } else if (casing !== "none") {
         const issues = findNonJsonValues(body);
-        if (issues.length > 0) throw bodyError(method, call.url, issues);
+        if (issues.length > 0) {
+          throw requestError(method, call.url, issues, "the request body");
+        }
         body = convertKeys(body, wireCasing);
       }
     }
@@ -324,18 +329,6 @@ function transportFailure(
 function headerError(issues: ValidationIssue[]): GrabValidationError {
   return new GrabValidationError(
     `Cannot send the headers: ${issues.map((i) => i.message).join("; ")}`,
-    issues,
-  );
-}
-
-function bodyError(
-  method: string,
-  url: URL,
-  issues: ValidationIssue[],
-): GrabValidationError {
-  const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
-  return new GrabValidationError(
-    `Cannot send ${method} ${safeUrl(url)}: ${count} in the request body`,
     issues,
   );
 }

@@ -246,10 +246,19 @@ export function transportErrorMessage(
   }: ${method} ${url}`;
 }
 
-/** A validation error for one problem. */
-export function validationError(
-  summary: string,
+/**
+ * A validation error for a request: the summary names the method and the
+ * URL (origin and path only) and counts the problems, which carry the detail.
+ */
+export function requestError(
+  method: string,
+  url: URL | string,
   issues: ValidationIssue[],
+  where: string,
 ): GrabValidationError {
-  return new GrabValidationError(summary, issues);
+  const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
+  return new GrabValidationError(
+    `Cannot send ${method} ${safeUrl(url)}: ${count} in ${where}`,
+    issues,
+  );
 }

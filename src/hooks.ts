@@ -4,6 +4,7 @@
  * @module
  */
 
+import { cancelBody } from "./body.ts";
 import type { GrabTransportError } from "./errors.ts";
 
 /**
@@ -44,7 +45,9 @@ export interface Hooks {
   /**
    * Called with each response, before it is retried or read. Return a
    * `Response` to use that one instead; the original body is then cancelled
-   * unless the hook read it.
+   * unless the hook read it. A hook that reads the body must return a
+   * replacement (or read a `clone()`): leaving a used body rejects the grab
+   * with a `TypeError`.
    */
   afterResponse?: (
     request: Request,
@@ -84,10 +87,22 @@ export function combineHooks(
   }
   const afterResponse = chain(first.afterResponse, second.afterResponse);
   if (afterResponse) {
+    // The caller cancels the response it passed in; a replacement that a
+    // later hook replaces again, or that is left when a hook throws, is
+    // cancelled here.
     out.afterResponse = async (request, response) => {
       let current = response;
-      for (const hook of afterResponse) {
-        current = (await hook(request, current)) ?? current;
+      try {
+        for (const hook of afterResponse) {
+          const next = (await hook(request, current)) ?? current;
+          if (next !== current && current !== response) {
+            await cancelBody(current);
+          }
+          current = next;
+        }
+      } catch (error) {
+        if (current !== response) await cancelBody(current);
+        throw error;
       }
       return current;
     };

@@ -130,6 +130,13 @@ export function retryDelay(
 }
 
 /**
+ * The shape shared by the three HTTP-date formats (IMF-fixdate, RFC 850,
+ * asctime): a day name, then the date, then `hh:mm:ss`. `Date.parse` alone
+ * reads `"1.5"` or `"2024"` as dates, differently on each runtime.
+ */
+const HTTP_DATE = /^[A-Za-z]{3,9},? [\w -]+ \d\d:\d\d:\d\d/;
+
+/**
  * Milliseconds a `Retry-After` value asks for: delay-seconds or an HTTP date
  * relative to `now`. `undefined` when absent or unreadable.
  *
@@ -146,7 +153,10 @@ export function parseRetryAfter(
   if (value === null) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
+  // asctime has no zone but means GMT; Date.parse would read local time.
+  const date = HTTP_DATE.test(text)
+    ? Date.parse(text.endsWith("GMT") ? text : `${text} GMT`)
+    : NaN;
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
 }

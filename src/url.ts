@@ -10,7 +10,7 @@ import type { ValidationIssue } from "./errors.ts";
 export interface UrlTemplate {
   /** The URL with `:name` segments unfilled. */
   url: URL;
-  /** Path segments; `null` where a parameter goes. */
+  /** The path split at `/`. */
   segments: string[];
   /** Parameter names with their index in `segments`. */
   params: [name: string, index: number][];

@@ -1,0 +1,521 @@
+import assert from "node:assert/strict";
+import createGrab, { GrabError, GrabTransportError } from "../mod.ts";
+import {
+  drip,
+  type Fault,
+  firstThen,
+  garbage,
+  httpFaults,
+  hugeChunked,
+  hugeDeclared,
+  longBody,
+  neverEnds,
+  ok,
+  resetMidBody,
+  shortBody,
+  silent,
+  startFaultServer,
+} from "./_faults.ts";
+import { startServer } from "./_server.ts";
+
+const NO_WAIT = { backoff: () => 0 };
+
+/** Asserts a transport failure tuple of `kind`. */
+function assertTransport(
+  result: readonly [unknown, unknown, unknown],
+  kind: string,
+): GrabTransportError {
+  const [data, error, meta] = result;
+  assert.equal(data, null);
+  assert.ok(error instanceof GrabTransportError);
+  assert.equal(error.kind, kind);
+  assert.deepEqual(meta, { statusCode: 0 });
+  return error;
+}
+
+/** Asserts an HTTP error tuple with `status`. */
+function assertHttp(
+  result: readonly [unknown, unknown, unknown],
+  status: number,
+): GrabError {
+  const [data, error, meta] = result;
+  assert.equal(data, null);
+  assert.ok(error instanceof GrabError);
+  assert.equal(error.statusCode, status);
+  assert.deepEqual(meta, {});
+  return error;
+}
+
+Deno.test("grab() against broken framing", async (t) => {
+  const cases: {
+    name: string;
+    fault: Fault;
+    options?: { timeout?: number; maxBodyBytes?: number };
+    attempts: number;
+    check: (result: readonly [unknown, unknown, unknown]) => void;
+  }[] = [
+    {
+      name: "a 2xx body reset mid-way is a network failure, retried twice",
+      fault: resetMidBody,
+      attempts: 3,
+      check: (result) => {
+        const error = assertTransport(result, "network");
+        assert.ok(error.cause !== undefined);
+      },
+    },
+    {
+      name: "a Content-Length that says 100 for 10 bytes is a network failure",
+      fault: shortBody(),
+      attempts: 3,
+      check: (result) => assertTransport(result, "network"),
+    },
+    {
+      name: "a body reset once, then a good response, gives the data",
+      fault: firstThen(1, resetMidBody, ok({ second: true })),
+      attempts: 2,
+      check: ([data, error, meta]) => {
+        assert.equal(error, null);
+        assert.deepEqual(data, { second: true });
+        assert.equal((meta as { statusCode: number }).statusCode, 200);
+      },
+    },
+    {
+      name: "a non-2xx body cut short stays an HTTP error with a null body",
+      fault: shortBody("404 Not Found"),
+      attempts: 1,
+      check: (result) => assert.equal(assertHttp(result, 404).body, null),
+    },
+    {
+      name: "a retryable status with a broken body is retried without reading",
+      fault: firstThen(2, shortBody("503 Service Unavailable"), ok([1])),
+      attempts: 3,
+      check: ([data, error]) => {
+        assert.equal(error, null);
+        assert.deepEqual(data, [1]);
+      },
+    },
+    {
+      name: "a Content-Length of 5 with more bytes reads the 5",
+      fault: longBody,
+      attempts: 1,
+      check: ([data, error]) => {
+        assert.equal(error, null);
+        assert.deepEqual(data, [1, 2]);
+      },
+    },
+    {
+      name: "a body dripped a byte at a time is read whole",
+      fault: drip('{"slow":"but sure"}'),
+      attempts: 1,
+      check: ([data, error]) => {
+        assert.equal(error, null);
+        assert.deepEqual(data, { slow: "but sure" });
+      },
+    },
+    {
+      name: "a body that never ends times out, not retried",
+      fault: neverEnds,
+      options: { timeout: 50 },
+      attempts: 1,
+      check: (result) => assertTransport(result, "timeout"),
+    },
+    {
+      name: "a server that never answers times out, not retried",
+      fault: silent,
+      options: { timeout: 50 },
+      attempts: 1,
+      check: (result) => assertTransport(result, "timeout"),
+    },
+    {
+      name: "garbage instead of HTTP is a network failure, retried twice",
+      fault: garbage,
+      attempts: 3,
+      check: (result) => assertTransport(result, "network"),
+    },
+    {
+      name: "an endless chunked body is too-large, not retried",
+      fault: hugeChunked(),
+      options: { maxBodyBytes: 1 << 20 },
+      attempts: 1,
+      check: (result) => assertTransport(result, "too-large"),
+    },
+    {
+      name: "a declared 10 MB body over the cap is too-large, not retried",
+      fault: hugeDeclared(10 << 20),
+      options: { maxBodyBytes: 1 << 20 },
+      attempts: 1,
+      check: (result) => assertTransport(result, "too-large"),
+    },
+    {
+      name: "a 10 MB body under the default cap is read",
+      fault: hugeDeclared(10 << 20),
+      attempts: 1,
+      check: ([data, error]) => {
+        assert.equal(error, null);
+        assert.equal((data as string).length, (10 << 20) - 2);
+      },
+    },
+    {
+      name: "a finite 4 MB chunked body is read",
+      fault: hugeChunked(4 << 20),
+      options: { maxBodyBytes: Infinity },
+      attempts: 1,
+      // 64 "x…" chunks are not JSON.
+      check: (result) => assertTransport(result, "parse"),
+    },
+  ];
+  for (const { name, fault, options, attempts, check } of cases) {
+    await t.step(name, async () => {
+      await using server = startFaultServer(fault);
+      const grab = createGrab(server.url, { retry: NO_WAIT });
+      check(await grab("GET /fault", options));
+      assert.equal(server.requests.length, attempts);
+      assert.equal(server.connections, attempts);
+      assert.ok(
+        server.requests.every((line) => line === "GET /fault HTTP/1.1"),
+      );
+    });
+  }
+
+  await t.step(
+    "beforeRetry sees the body failure as a network error",
+    async () => {
+      await using server = startFaultServer(firstThen(1, resetMidBody, ok(1)));
+      const infos: { attempt: number; kind?: string; status?: number }[] = [];
+      const grab = createGrab(server.url, {
+        retry: NO_WAIT,
+        hooks: {
+          beforeRetry({ attempt, error, statusCode }) {
+            const info: { attempt: number; kind?: string; status?: number } = {
+              attempt,
+            };
+            if (error) info.kind = error.kind;
+            if (statusCode !== undefined) info.status = statusCode;
+            infos.push(info);
+          },
+        },
+      });
+      const [data] = await grab("GET /fault");
+      assert.equal(data, 1);
+      assert.deepEqual(infos, [{ attempt: 1, kind: "network" }]);
+    },
+  );
+});
+
+Deno.test("grab() retries HTTP failures", async (t) => {
+  await using server = startServer(httpFaults());
+  const grab = createGrab(server.url, { retry: NO_WAIT });
+  const seen = (path: string) =>
+    server.requests.filter((request) => request.url.pathname === path).length;
+
+  await t.step("503, 503, 503 gives 3 attempts and the last 503", async () => {
+    const error = assertHttp(await grab("GET /status/503/a"), 503);
+    assert.deepEqual(error.body, { status: 503 });
+    assert.equal(error.headers.get("content-type"), "application/json");
+    assert.equal(seen("/status/503/a"), 3);
+  });
+
+  await t.step("503 then 200 gives 2 attempts and the data", async () => {
+    const [data, error, meta] = await grab("GET /flaky/1/503/b");
+    assert.equal(error, null);
+    assert.deepEqual(data, { attempt: 2 });
+    assert.equal(meta.statusCode, 200);
+    assert.equal(seen("/flaky/1/503/b"), 2);
+  });
+
+  for (const status of [408, 429, 500, 502, 504]) {
+    await t.step(`${status} is retried by default`, async () => {
+      const [data] = await grab(`GET /flaky/2/${status}/c`);
+      assert.deepEqual(data, { attempt: 3 });
+      assert.equal(seen(`/flaky/2/${status}/c`), 3);
+    });
+  }
+
+  await t.step("a 501 or 404 is not retried", async () => {
+    assertHttp(await grab("GET /status/501/d"), 501);
+    assertHttp(await grab("GET /status/404/d"), 404);
+    assert.equal(seen("/status/501/d"), 1);
+    assert.equal(seen("/status/404/d"), 1);
+  });
+
+  await t.step("POST with a 503 is sent once", async () => {
+    assertHttp(await grab("POST /flaky/1/503/e", { body: { a: 1 } }), 503);
+    assert.equal(seen("/flaky/1/503/e"), 1);
+  });
+
+  await t.step("PATCH with a 502 is sent once", async () => {
+    assertHttp(await grab("PATCH /status/502/f", { body: {} }), 502);
+    assert.equal(seen("/status/502/f"), 1);
+  });
+
+  for (const method of ["HEAD", "PUT", "DELETE", "OPTIONS"] as const) {
+    await t.step(`${method} is retried by default`, async () => {
+      const path = `/flaky/1/503/${method}`;
+      const [data, error, meta] = await grab(`${method} ${path}` as "GET /x");
+      assert.equal(error, null);
+      assert.equal(meta.statusCode, 200);
+      assert.deepEqual(data, method === "HEAD" ? null : { attempt: 2 });
+      assert.equal(seen(path), 2);
+    });
+  }
+
+  await t.step("retry.methods can allow POST", async () => {
+    const [data] = await grab("POST /flaky/2/503/g", {
+      body: { a: 1 },
+      retry: { ...NO_WAIT, methods: ["POST"] },
+    });
+    assert.deepEqual(data, { attempt: 3 });
+    assert.equal(seen("/flaky/2/503/g"), 3);
+  });
+
+  await t.step("retry.methods can exclude GET", async () => {
+    assertHttp(
+      await grab("GET /status/503/h", { retry: { methods: ["PUT"] } }),
+      503,
+    );
+    assert.equal(seen("/status/503/h"), 1);
+  });
+
+  await t.step("retry.statusCodes replaces the retried statuses", async () => {
+    const retry = { ...NO_WAIT, statusCodes: [418] };
+    assertHttp(await grab("GET /status/418/i", { retry }), 418);
+    assert.equal(seen("/status/418/i"), 3);
+    assertHttp(await grab("GET /status/500/i", { retry }), 500);
+    assert.equal(seen("/status/500/i"), 1);
+  });
+
+  await t.step("retry.limit and a number set the retries", async () => {
+    assertHttp(
+      await grab("GET /status/504/j", { retry: { ...NO_WAIT, limit: 4 } }),
+      504,
+    );
+    assert.equal(seen("/status/504/j"), 5);
+    // A number keeps the default backoff; 408 then 200 needs one short wait.
+    const [data] = await grab("GET /flaky/1/408/j", { retry: 1 });
+    assert.deepEqual(data, { attempt: 2 });
+    assert.equal(seen("/flaky/1/408/j"), 2);
+  });
+
+  await t.step("retry: 0 sends once", async () => {
+    assertHttp(await grab("GET /flaky/1/500/k", { retry: 0 }), 500);
+    assert.equal(seen("/flaky/1/500/k"), 1);
+  });
+
+  await t.step(
+    "retry: 0 returns a 429 with Retry-After: 0 at once",
+    async () => {
+      const error = assertHttp(
+        await grab("GET /flaky/1/429/l?retry-after=0", { retry: 0 }),
+        429,
+      );
+      assert.equal(error.headers.get("retry-after"), "0");
+      assert.equal(seen("/flaky/1/429/l"), 1);
+    },
+  );
+});
+
+Deno.test("grab() honours Retry-After", async (t) => {
+  await using server = startServer(httpFaults());
+  // A backoff that would stall the suite proves Retry-After was used.
+  const grab = createGrab(server.url, {
+    retry: { backoff: () => 60_000, maxDelay: 60_000 },
+    timeout: 5_000,
+  });
+  const seen = (path: string) =>
+    server.requests.filter((request) => request.url.pathname === path).length;
+
+  await t.step("Retry-After: 0 retries at once", async () => {
+    const [data] = await grab("GET /flaky/2/429/a?retry-after=0");
+    assert.deepEqual(data, { attempt: 3 });
+    assert.equal(seen("/flaky/2/429/a"), 3);
+  });
+
+  await t.step(
+    "Retry-After as an HTTP date of now retries at once",
+    async () => {
+      const date = new Date().toUTCString();
+      const [data] = await grab("GET /flaky/1/503/b", {
+        query: { "retry-after": date },
+      });
+      assert.deepEqual(data, { attempt: 2 });
+      assert.equal(seen("/flaky/1/503/b"), 2);
+    },
+  );
+
+  await t.step(
+    "a Retry-After over maxDelay returns the 429 at once",
+    async () => {
+      const error = assertHttp(
+        await grab("GET /status/429/c?retry-after=3600", {
+          retry: { backoff: () => 0 },
+        }),
+        429,
+      );
+      assert.equal(error.headers.get("retry-after"), "3600");
+      assert.deepEqual(error.body, { status: 429 });
+      assert.equal(seen("/status/429/c"), 1);
+    },
+  );
+
+  await t.step("a Retry-After date past maxDelay returns at once", async () => {
+    const date = new Date(Date.now() + 3_600_000).toUTCString();
+    const error = assertHttp(
+      await grab("GET /status/503/d", {
+        query: { "retry-after": date },
+        retry: { backoff: () => 0, maxDelay: 1_000 },
+      }),
+      503,
+    );
+    assert.equal(error.headers.get("retry-after"), date);
+    assert.equal(seen("/status/503/d"), 1);
+  });
+
+  await t.step("a Retry-After past the timeout returns at once", async () => {
+    const error = assertHttp(
+      await grab("GET /status/502/e?retry-after=5", { timeout: 1_000 }),
+      502,
+    );
+    assert.equal(error.headers.get("retry-after"), "5");
+    assert.equal(seen("/status/502/e"), 1);
+  });
+
+  await t.step(
+    "an unreadable Retry-After falls back to the backoff",
+    async () => {
+      const [data] = await grab("GET /flaky/1/504/f?retry-after=soon", {
+        retry: { backoff: () => 0 },
+      });
+      assert.deepEqual(data, { attempt: 2 });
+      assert.equal(seen("/flaky/1/504/f"), 2);
+    },
+  );
+});
+
+Deno.test("grab() bounds retries by the timeout and the signal", async (t) => {
+  await using server = startServer(httpFaults());
+  const grab = createGrab(server.url);
+  const seen = (path: string) =>
+    server.requests.filter((request) => request.url.pathname === path).length;
+
+  await t.step("the timeout ends a retry wait: kind timeout", async () => {
+    const result = await grab("GET /status/503/a", {
+      retry: { backoff: () => 500 },
+      timeout: 100,
+    });
+    const error = assertTransport(result, "timeout");
+    assert.equal(error.method, "GET");
+    assert.equal(seen("/status/503/a"), 1);
+  });
+
+  await t.step("an abort during the first attempt is not retried", async () => {
+    await using silentServer = startFaultServer(silent);
+    const controller = new AbortController();
+    const pending = grab(`GET ${silentServer.url}/hang`, {
+      signal: controller.signal,
+      retry: NO_WAIT,
+    });
+    while (silentServer.requests.length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    controller.abort();
+    assertTransport(await pending, "abort");
+    assert.equal(silentServer.requests.length, 1);
+    assert.equal(silentServer.connections, 1);
+  });
+
+  await t.step("an abort during a retry wait is not retried", async () => {
+    const controller = new AbortController();
+    const result = await grab("GET /status/500/b", {
+      signal: controller.signal,
+      retry: { backoff: () => 10_000 },
+      hooks: { beforeRetry: () => controller.abort() },
+    });
+    assertTransport(result, "abort");
+    assert.equal(seen("/status/500/b"), 1);
+  });
+
+  await t.step("a body that never ends times out once", async () => {
+    assertTransport(
+      await grab("GET /never", { timeout: 50, retry: NO_WAIT }),
+      "timeout",
+    );
+    assert.equal(seen("/never"), 1);
+  });
+
+  await t.step("a redirect loop is a network failure, retried", async () => {
+    assertTransport(await grab("GET /loop", { retry: 0 }), "network");
+    const perAttempt = seen("/loop");
+    assert.ok(perAttempt > 1);
+    assertTransport(await grab("GET /loop", { retry: NO_WAIT }), "network");
+    assert.equal(seen("/loop"), perAttempt * 4);
+  });
+});
+
+Deno.test("grab() re-sends the body on retry", async (t) => {
+  await using server = startServer(httpFaults());
+  const grab = createGrab(server.url, { retry: NO_WAIT });
+  const sent = (path: string) =>
+    server.requests.filter((r) => r.url.pathname === path).map((r) => r.body);
+
+  const bodies: [string, () => unknown, string][] = [
+    [
+      "JSON",
+      () => ({ name: "Ada", tags: ["a"] }),
+      '{"name":"Ada","tags":["a"]}',
+    ],
+    ["a string", () => "plain text", "plain text"],
+    ["a Uint8Array", () => new TextEncoder().encode("bytes"), "bytes"],
+    [
+      "an ArrayBuffer",
+      () => new TextEncoder().encode("buffer").buffer,
+      "buffer",
+    ],
+    ["a Blob", () => new Blob(["blob"]), "blob"],
+    ["URLSearchParams", () => new URLSearchParams({ a: "1 2" }), "a=1+2"],
+  ];
+  for (const [index, [name, make, wire]] of bodies.entries()) {
+    for (const hooks of [undefined, { beforeRequest() {} }]) {
+      const how = hooks ? "with hooks" : "without hooks";
+      await t.step(
+        `${name} arrives intact on each of 3 attempts ${how}`,
+        async () => {
+          const path = `/flaky/2/503/${index}${hooks ? "h" : ""}`;
+          const options = hooks ? { body: make(), hooks } : { body: make() };
+          const [data, error] = await grab(`PUT ${path}` as "PUT /x", options);
+          assert.equal(error, null);
+          assert.deepEqual(data, { attempt: 3 });
+          assert.deepEqual(sent(path), [wire, wire, wire]);
+        },
+      );
+    }
+  }
+
+  await t.step(
+    "FormData arrives with the same fields each attempt",
+    async () => {
+      const body = new FormData();
+      body.set("name", "Ada");
+      const [data] = await grab("PUT /flaky/2/503/form", { body });
+      assert.deepEqual(data, { attempt: 3 });
+      const bodies = sent("/flaky/2/503/form");
+      assert.equal(bodies.length, 3);
+      for (const text of bodies) {
+        assert.match(
+          text,
+          /name="name"\r\n\r\nAda\r\n/,
+        );
+      }
+    },
+  );
+
+  await t.step("a ReadableStream body is sent once", async () => {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode("streamed"));
+        controller.close();
+      },
+    });
+    assertHttp(await grab("PUT /status/503/stream", { body }), 503);
+    assert.deepEqual(sent("/status/503/stream"), ["streamed"]);
+  });
+});

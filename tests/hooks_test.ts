@@ -1,0 +1,402 @@
+import assert from "node:assert/strict";
+import createGrab, { GrabTransportError, type Hooks } from "../mod.ts";
+import { silent, startFaultServer } from "./_faults.ts";
+import { closedPort, json, startServer } from "./_server.ts";
+
+const NO_WAIT = { backoff: () => 0 };
+
+/** A server whose `/private` wants `Bearer new` and whose `/flaky` fails twice. */
+function apiServer() {
+  let flaky = 0;
+  return startServer({
+    "/private": (_request, seen) =>
+      seen.headers.get("authorization") === "Bearer new"
+        ? json({ secret: 42 })
+        : json({ error: "expired" }, { status: 401 }),
+    "/flaky": () =>
+      ++flaky <= 2 ? json({ n: flaky }, { status: 503 }) : json({ n: flaky }),
+    "/echo": (_request, seen) =>
+      json({
+        method: seen.method,
+        path: seen.url.pathname,
+        headers: Object.fromEntries(seen.headers),
+        body: seen.body,
+      }),
+    "/big": () => new Response("x".repeat(256 * 1024)),
+  });
+}
+
+Deno.test("Hooks.beforeRequest", async (t) => {
+  await using server = apiServer();
+  const grab = createGrab(server.url);
+
+  await t.step("a returned Request is sent instead", async () => {
+    const [data] = await grab<{ headers: Record<string, string> }>(
+      "GET /echo",
+      {
+        hooks: {
+          beforeRequest(request) {
+            const headers = new Headers(request.headers);
+            headers.set("x-signed", "yes");
+            return new Request(request, { headers });
+          },
+        },
+      },
+    );
+    assert.equal(data?.headers["x-signed"], "yes");
+    assert.equal(data?.headers["accept"], "application/json");
+  });
+
+  await t.step("a Request to another path replaces the target", async () => {
+    const [data] = await grab<{ path: string }>("GET /private", {
+      hooks: {
+        beforeRequest: (request) =>
+          new Request(new URL("/echo", request.url), request),
+      },
+    });
+    assert.equal(data?.path, "/echo");
+  });
+
+  await t.step("headers set in place are sent", async () => {
+    const [data] = await grab("GET /private", {
+      hooks: {
+        beforeRequest(request) {
+          request.headers.set("authorization", "Bearer new");
+        },
+      },
+    });
+    assert.deepEqual(data, { secret: 42 });
+  });
+
+  await t.step("runs before each attempt with the body intact", async () => {
+    const bodies: string[] = [];
+    const [data] = await grab("PUT /flaky", {
+      body: { a: 1 },
+      retry: NO_WAIT,
+      hooks: {
+        async beforeRequest(request) {
+          bodies.push(await request.clone().text());
+        },
+      },
+    });
+    assert.deepEqual(data, { n: 3 });
+    assert.deepEqual(bodies, ['{"a":1}', '{"a":1}', '{"a":1}']);
+  });
+
+  await t.step("the timeout still applies to a replaced Request", async () => {
+    await using slow = startFaultServer(silent);
+    const [, error] = await grab(`GET ${slow.url}/`, {
+      timeout: 30,
+      hooks: { beforeRequest: (request) => new Request(request.url) },
+    });
+    assert.ok(error instanceof GrabTransportError);
+    assert.equal(error.kind, "timeout");
+  });
+});
+
+Deno.test("Hooks.afterResponse", async (t) => {
+  await using server = apiServer();
+
+  await t.step("refreshes a token on 401 and repeats with fetch", async () => {
+    let token = "old";
+    let original: Response | undefined;
+    const hooks: Hooks = {
+      beforeRequest(request) {
+        request.headers.set("authorization", `Bearer ${token}`);
+      },
+      async afterResponse(request, response) {
+        if (response.status !== 401) return;
+        original = response;
+        token = await Promise.resolve("new");
+        const again = new Request(request);
+        again.headers.set("authorization", `Bearer ${token}`);
+        return fetch(again);
+      },
+    };
+    const grab = createGrab(server.url, { hooks });
+    const before = server.requests.length;
+    const [data, error, meta] = await grab("GET /private");
+    assert.equal(error, null);
+    assert.deepEqual(data, { secret: 42 });
+    assert.equal(meta.statusCode, 200);
+    assert.deepEqual(
+      server.requests.slice(before).map((r) => r.headers.get("authorization")),
+      ["Bearer old", "Bearer new"],
+    );
+    // The 401's body was cancelled by the library, not left open.
+    assert.equal(original?.bodyUsed, true);
+  });
+
+  await t.step("a replacement Response is read like the original", async () => {
+    const grab = createGrab(server.url);
+    const [data, error, meta] = await grab("GET /big", {
+      hooks: {
+        afterResponse: () => new Response('{"swapped":true}', { status: 201 }),
+      },
+    });
+    assert.equal(error, null);
+    assert.deepEqual(data, { swapped: true });
+    assert.equal(meta.statusCode, 201);
+  });
+
+  await t.step("a replacement with a retryable status is retried", async () => {
+    let calls = 0;
+    const grab = createGrab(server.url, { retry: NO_WAIT });
+    const [data] = await grab("GET /echo", {
+      hooks: {
+        afterResponse: () =>
+          ++calls < 3 ? new Response(null, { status: 503 }) : undefined,
+      },
+    });
+    assert.equal(calls, 3);
+    assert.equal((data as { path: string }).path, "/echo");
+  });
+
+  await t.step(
+    "a hook that uses the body and returns nothing rejects",
+    async () => {
+      const grab = createGrab(server.url, { retry: NO_WAIT });
+      const before = server.requests.length;
+      let text = "";
+      await assert.rejects(
+        grab("GET /echo", {
+          hooks: {
+            async afterResponse(_request, response) {
+              text = await response.text();
+            },
+          },
+        }),
+        (error) =>
+          error instanceof TypeError &&
+          error.message.startsWith("Cannot read the response"),
+      );
+      assert.match(text, /"path":"\/echo"/);
+      // Not mistaken for a network failure and retried.
+      assert.equal(server.requests.length, before + 1);
+    },
+  );
+
+  await t.step("a hook may read a clone and return nothing", async () => {
+    const grab = createGrab(server.url);
+    let text = "";
+    const [data] = await grab<{ path: string }>("GET /echo", {
+      hooks: {
+        async afterResponse(_request, response) {
+          text = await response.clone().text();
+        },
+      },
+    });
+    assert.equal(data?.path, "/echo");
+    assert.equal(JSON.parse(text).path, "/echo");
+  });
+});
+
+Deno.test("Hooks.beforeRetry", async (t) => {
+  await using server = apiServer();
+
+  await t.step("gets attempt numbers, status and delay", async () => {
+    const infos: unknown[] = [];
+    const grab = createGrab(server.url, {
+      retry: { backoff: (attempt) => attempt - 1 },
+    });
+    const [data] = await grab("GET /flaky", {
+      hooks: {
+        beforeRetry({ request, attempt, error, statusCode, delay }) {
+          infos.push({ url: request.url, attempt, error, statusCode, delay });
+        },
+      },
+    });
+    assert.deepEqual(data, { n: 3 });
+    const url = `${server.url}/flaky`;
+    assert.deepEqual(infos, [
+      { url, attempt: 1, error: undefined, statusCode: 503, delay: 0 },
+      { url, attempt: 2, error: undefined, statusCode: 503, delay: 1 },
+    ]);
+  });
+
+  await t.step("gets the network error of a failed attempt", async () => {
+    const infos: { attempt: number; kind: string | undefined }[] = [];
+    const grab = createGrab(undefined, { retry: { ...NO_WAIT, limit: 3 } });
+    const [, error] = await grab(`GET http://127.0.0.1:${closedPort()}/`, {
+      hooks: {
+        beforeRetry({ attempt, error, statusCode }) {
+          assert.equal(statusCode, undefined);
+          infos.push({ attempt, kind: error?.kind });
+        },
+      },
+    });
+    assert.ok(error instanceof GrabTransportError);
+    assert.equal(error.kind, "network");
+    assert.deepEqual(infos, [
+      { attempt: 1, kind: "network" },
+      { attempt: 2, kind: "network" },
+      { attempt: 3, kind: "network" },
+    ]);
+  });
+
+  await t.step("is not called without a retry", async () => {
+    let called = false;
+    const grab = createGrab(server.url);
+    await grab("POST /flaky", {
+      retry: NO_WAIT,
+      hooks: { beforeRetry: () => void (called = true) },
+    });
+    assert.equal(called, false);
+  });
+});
+
+Deno.test("combineHooks()", async (t) => {
+  await using server = apiServer();
+
+  await t.step("factory hooks run before call hooks", async () => {
+    const log: string[] = [];
+    const hooks = (who: string): Hooks => ({
+      beforeRequest: () => void log.push(`${who} beforeRequest`),
+      afterResponse: () => void log.push(`${who} afterResponse`),
+      beforeRetry: () => void log.push(`${who} beforeRetry`),
+    });
+    const grab = createGrab(server.url, {
+      retry: { ...NO_WAIT, limit: 1 },
+      hooks: hooks("factory"),
+    });
+    await grab("GET /flaky", { hooks: hooks("call") });
+    assert.deepEqual(log, [
+      "factory beforeRequest",
+      "call beforeRequest",
+      "factory afterResponse",
+      "call afterResponse",
+      "factory beforeRetry",
+      "call beforeRetry",
+      "factory beforeRequest",
+      "call beforeRequest",
+      "factory afterResponse",
+      "call afterResponse",
+    ]);
+  });
+
+  await t.step("each hook gets what the one before returned", async () => {
+    const grab = createGrab(server.url, {
+      hooks: {
+        beforeRequest(request) {
+          const headers = new Headers(request.headers);
+          headers.set("x-factory", "1");
+          return new Request(request, { headers });
+        },
+        afterResponse: () => new Response('"factory"'),
+      },
+    });
+    let seenHeader: string | null = null;
+    let seenBody = "";
+    const [data] = await grab("GET /echo", {
+      hooks: {
+        beforeRequest(request) {
+          seenHeader = request.headers.get("x-factory");
+        },
+        async afterResponse(_request, response) {
+          seenBody = await response.text();
+          return new Response('"call"');
+        },
+      },
+    });
+    assert.equal(seenHeader, "1");
+    assert.equal(seenBody, '"factory"');
+    assert.equal(data, "call");
+  });
+
+  await t.step("a response replaced twice leaks neither body", async () => {
+    const grab = createGrab(server.url, {
+      hooks: { afterResponse: () => fetch(`${server.url}/big`) },
+    });
+    const [data] = await grab("GET /big", {
+      hooks: { afterResponse: () => fetch(`${server.url}/echo`) },
+    });
+    assert.equal((data as { path: string }).path, "/echo");
+  });
+
+  await t.step("a call hook throwing after a factory replacement", async () => {
+    const thrown = new Error("call hook");
+    const grab = createGrab(server.url, {
+      hooks: { afterResponse: () => fetch(`${server.url}/big`) },
+    });
+    const rejection = grab("GET /big", {
+      hooks: {
+        afterResponse() {
+          throw thrown;
+        },
+      },
+    });
+    await assert.rejects(rejection, (error) => error === thrown);
+  });
+});
+
+Deno.test("Hooks that throw", async (t) => {
+  await using server = apiServer();
+  const cases: [string, (error: Error) => Hooks, string][] = [
+    ["beforeRequest", (error) => ({
+      beforeRequest() {
+        throw error;
+      },
+    }), "/big"],
+    ["afterResponse", (error) => ({
+      afterResponse() {
+        throw error;
+      },
+    }), "/big"],
+    ["an async afterResponse", (error) => ({
+      afterResponse: () => Promise.reject(error),
+    }), "/big"],
+    ["beforeRetry", (error) => ({
+      beforeRetry() {
+        throw error;
+      },
+    }), "/flaky"],
+  ];
+  for (const [name, make, path] of cases) {
+    await t.step(`${name} rejects the grab with the same error`, async () => {
+      const thrown = new Error(`${name} failed`);
+      // The default 30 s timeout is running: the sanitizers catch a timer or
+      // a response body left behind.
+      const grab = createGrab(server.url, {
+        retry: NO_WAIT,
+        hooks: make(thrown),
+      });
+      await assert.rejects(
+        grab(`GET ${path}` as "GET /x"),
+        (error) => error === thrown,
+      );
+    });
+  }
+
+  await t.step(
+    "a user signal's listener is removed after a throw",
+    async () => {
+      const controller = new AbortController();
+      const signal = controller.signal;
+      let listeners = 0;
+      const add = signal.addEventListener.bind(signal);
+      const remove = signal.removeEventListener.bind(signal);
+      signal.addEventListener = (...args: Parameters<typeof add>) => {
+        listeners++;
+        add(...args);
+      };
+      signal.removeEventListener = (...args: Parameters<typeof remove>) => {
+        listeners--;
+        remove(...args);
+      };
+      const thrown = new TypeError("bad hook");
+      const grab = createGrab(server.url);
+      await assert.rejects(
+        grab("GET /echo", {
+          signal,
+          hooks: {
+            afterResponse() {
+              throw thrown;
+            },
+          },
+        }),
+        (error) => error === thrown,
+      );
+      assert.equal(listeners, 0);
+    },
+  );
+});

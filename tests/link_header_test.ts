@@ -1,0 +1,128 @@
+import assert from "node:assert/strict";
+import { parseLinkHeader } from "../src/link_header.ts";
+
+const BASE = "https://api.test/v1/items?page=1";
+
+Deno.test("parseLinkHeader()", async (t) => {
+  const cases: [string, string | null, Record<string, string>][] = [
+    ["no header", null, {}],
+    ["an empty header", "", {}],
+    [
+      "a relative target, resolved against the base",
+      '<?page=2>; rel="next"',
+      { next: "https://api.test/v1/items?page=2" },
+    ],
+    [
+      "a path-relative target",
+      '<items?page=2>; rel="next"',
+      { next: "https://api.test/v1/items?page=2" },
+    ],
+    [
+      "a root-relative target",
+      "</v2/items?page=2>; rel=next",
+      { next: "https://api.test/v2/items?page=2" },
+    ],
+    [
+      "a dot-segment target (RFC 3986)",
+      '<../other?page=2>; rel="next"',
+      { next: "https://api.test/other?page=2" },
+    ],
+    [
+      "an absolute target",
+      '<https://cdn.test/items?page=2>; rel="next"',
+      { next: "https://cdn.test/items?page=2" },
+    ],
+    [
+      "several link values in one header",
+      '<?page=1>; rel="first", <?page=2>; rel="next", <?page=9>; rel="last"',
+      {
+        first: "https://api.test/v1/items?page=1",
+        next: "https://api.test/v1/items?page=2",
+        last: "https://api.test/v1/items?page=9",
+      },
+    ],
+    [
+      "two headers joined by Headers.get",
+      new Headers([
+        ["link", '<?page=2>; rel="next"'],
+        ["link", '<?page=9>; rel="last"'],
+      ]).get("link"),
+      {
+        next: "https://api.test/v1/items?page=2",
+        last: "https://api.test/v1/items?page=9",
+      },
+    ],
+    [
+      "several relation types in one rel",
+      '<?page=2>; rel="next last"',
+      {
+        next: "https://api.test/v1/items?page=2",
+        last: "https://api.test/v1/items?page=2",
+      },
+    ],
+    [
+      "commas and semicolons inside quoted parameters",
+      '<?page=0>; title="a, b; c"; rel="prev", <?page=2>; title="x;y,z"; rel="next"',
+      {
+        prev: "https://api.test/v1/items?page=0",
+        next: "https://api.test/v1/items?page=2",
+      },
+    ],
+    [
+      "a quoted parameter holding a <target> and rel=next",
+      '<?page=0>; title="<?page=5>; rel=next", <?page=2>; rel=next',
+      { next: "https://api.test/v1/items?page=2" },
+    ],
+    [
+      "an escaped quote inside a quoted parameter",
+      '<?page=0>; title="say \\"hi\\", ok"; rel=prev, <?page=2>; rel=next',
+      {
+        prev: "https://api.test/v1/items?page=0",
+        next: "https://api.test/v1/items?page=2",
+      },
+    ],
+    [
+      "upper-case names and values, no spaces",
+      "<?page=2>;REL=NEXT;type=x",
+      { next: "https://api.test/v1/items?page=2" },
+    ],
+    [
+      "extra white space and tabs",
+      '  <?page=2> \t;\t rel = "next" ,  <?page=9>;rel=last  ',
+      {
+        next: "https://api.test/v1/items?page=2",
+        last: "https://api.test/v1/items?page=9",
+      },
+    ],
+    [
+      "the first link of a relation wins",
+      "<?page=2>; rel=next, <?page=3>; rel=next",
+      { next: "https://api.test/v1/items?page=2" },
+    ],
+    [
+      "only the first rel parameter counts",
+      "<?page=2>; rel=next; rel=last",
+      { next: "https://api.test/v1/items?page=2" },
+    ],
+    [
+      "a link without rel is skipped",
+      '<?page=2>; title="no rel", <?page=3>; rel=next',
+      { next: "https://api.test/v1/items?page=3" },
+    ],
+    [
+      "a target that does not resolve is skipped",
+      "<http://[bad>; rel=next, <?page=3>; rel=last",
+      { last: "https://api.test/v1/items?page=3" },
+    ],
+    ["a target without a closing >", '<?page=2; rel="next"', {}],
+    ["text that is not a link", "not a link header", {}],
+  ];
+  for (const [name, value, expected] of cases) {
+    await t.step(name, () => {
+      assert.deepEqual(
+        Object.fromEntries(parseLinkHeader(value, BASE)),
+        expected,
+      );
+    });
+  }
+});

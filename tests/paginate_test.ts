@@ -1,0 +1,299 @@
+import assert from "node:assert/strict";
+import createGrab, { GrabError, GrabTransportError, paginate } from "../mod.ts";
+import { json, startServer } from "./_server.ts";
+
+const JSON_API = { "content-type": "application/vnd.api+json" };
+
+/** A JSON:API page of one article. */
+function articlePage(n: number, next: unknown): Response {
+  const links: Record<string, unknown> = { self: `/articles?page=${n}` };
+  if (next !== undefined) links["next"] = next;
+  return json({
+    data: [{ type: "articles", id: String(n), attributes: { title: `A${n}` } }],
+    links,
+    meta: { page: n },
+  }, { headers: JSON_API });
+}
+
+/** A JSON page with an optional `Link` header (or several). */
+function linkPage(n: number, ...link: string[]): Response {
+  const headers = new Headers({ "content-type": "application/json" });
+  for (const value of link) headers.append("link", value);
+  return new Response(JSON.stringify([n]), { headers });
+}
+
+const page = (url: URL) => Number(url.searchParams.get("page") ?? "1");
+
+function pagingServer() {
+  return startServer({
+    // links.next as a relative string; 3 pages.
+    "/jsonapi/string": (_request, { url }) => {
+      const n = page(url);
+      return articlePage(n, n < 3 ? `/jsonapi/string?page=${n + 1}` : null);
+    },
+    // links.next as a link object with an absolute href; 3 pages.
+    "/jsonapi/object": (_request, { url }) => {
+      const n = page(url);
+      return articlePage(
+        n,
+        n < 3
+          ? { href: `${url.origin}/jsonapi/object?page=${n + 1}`, meta: {} }
+          : undefined,
+      );
+    },
+    // Every page links to itself.
+    "/jsonapi/self": (_request, { url }) => articlePage(1, url.href),
+    // Page 3 links back to page 1 as the first request sent it.
+    "/jsonapi/cycle": (_request, { url }) => {
+      const n = page(url);
+      return articlePage(n, `/jsonapi/cycle?page=${n === 3 ? 1 : n + 1}`);
+    },
+    // Page 2 fails.
+    "/jsonapi/broken": (_request, { url }) => {
+      const n = page(url);
+      if (n === 2) {
+        return json({ errors: [{ title: "Boom" }] }, { status: 500 });
+      }
+      return articlePage(n, `/jsonapi/broken?page=${n + 1}`);
+    },
+    // An endless list.
+    "/jsonapi/endless": (_request, { url }) =>
+      articlePage(page(url), `/jsonapi/endless?page=${page(url) + 1}`),
+    // Link header, relative next; 3 pages.
+    "/link/relative": (_request, { url }) => {
+      const n = page(url);
+      return n < 3
+        ? linkPage(n, `<?page=${n + 1}>; rel="next", <?page=3>; rel="last"`)
+        : linkPage(n, `<?page=1>; rel="first"`);
+    },
+    // Link header, absolute next, first and next in two headers, rel="next last".
+    "/link/absolute": (_request, { url }) => {
+      const n = page(url);
+      if (n === 1) {
+        return linkPage(
+          1,
+          `<${url.origin}/link/absolute?page=1>; rel="first"`,
+          `<${url.origin}/link/absolute?page=2>; title="a, b; c"; rel="next last"`,
+        );
+      }
+      return linkPage(n);
+    },
+    // A Link header whose next is the page itself.
+    "/link/self": () => linkPage(1, '</link/self>; rel="next"'),
+    // Page 2 is not JSON.
+    "/link/unparseable": (_request, { url }) =>
+      page(url) === 1
+        ? linkPage(1, '<?page=2>; rel="next"')
+        : new Response("<html>", { headers: { "content-type": "text/html" } }),
+  });
+}
+
+Deno.test("paginate()", async (t) => {
+  await using server = pagingServer();
+  const jsonApi = createGrab(server.url, { format: "json-api", retry: 0 });
+  const plain = createGrab(server.url, { retry: 0 });
+  const requested = (path: string) =>
+    server.requests
+      .filter((request) => request.url.pathname === path)
+      .map((request) => request.url.search);
+
+  await t.step("follows JSON:API links.next given as a string", async () => {
+    const titles: string[] = [];
+    const pages: unknown[] = [];
+    for await (
+      const [data, meta] of paginate<{ title: string }[]>(
+        jsonApi,
+        "GET /jsonapi/string",
+      )
+    ) {
+      titles.push(...data.map((article) => article.title));
+      pages.push(meta.meta?.["page"]);
+      assert.equal(meta.statusCode, 200);
+    }
+    assert.deepEqual(titles, ["A1", "A2", "A3"]);
+    assert.deepEqual(pages, [1, 2, 3]);
+    assert.deepEqual(requested("/jsonapi/string"), ["", "?page=2", "?page=3"]);
+  });
+
+  await t.step(
+    "follows JSON:API links.next given as a link object",
+    async () => {
+      const ids: string[] = [];
+      for await (
+        const [data] of paginate<{ id: string }[]>(
+          jsonApi,
+          "GET /jsonapi/object",
+        )
+      ) {
+        ids.push(...data.map((article) => article.id));
+      }
+      assert.deepEqual(ids, ["1", "2", "3"]);
+      assert.deepEqual(requested("/jsonapi/object"), [
+        "",
+        "?page=2",
+        "?page=3",
+      ]);
+    },
+  );
+
+  await t.step(
+    "the first request uses the query, later ones the link",
+    async () => {
+      const before = requested("/jsonapi/string").length;
+      let count = 0;
+      for await (
+        const _ of paginate(jsonApi, "GET /jsonapi/string", {
+          query: { page: 2, filter: { tag: "deno" } },
+        })
+      ) count++;
+      assert.equal(count, 2);
+      assert.deepEqual(requested("/jsonapi/string").slice(before), [
+        "?page=2&filter%5Btag%5D=deno",
+        "?page=3",
+      ]);
+    },
+  );
+
+  await t.step("stops after limit pages", async () => {
+    let count = 0;
+    for await (
+      const _ of paginate(jsonApi, "GET /jsonapi/endless", { limit: 4 })
+    ) count++;
+    assert.equal(count, 4);
+    assert.deepEqual(requested("/jsonapi/endless"), [
+      "",
+      "?page=2",
+      "?page=3",
+      "?page=4",
+    ]);
+  });
+
+  await t.step("limit 0 sends nothing", async () => {
+    for await (
+      const _ of paginate(jsonApi, "GET /jsonapi/endless", { limit: 0 })
+    ) {
+      assert.fail("yielded a page");
+    }
+    assert.equal(requested("/jsonapi/endless").length, 4);
+  });
+
+  await t.step("stops at a page that links to itself", async () => {
+    let count = 0;
+    for await (const _ of paginate(jsonApi, "GET /jsonapi/self")) count++;
+    assert.equal(count, 1);
+    assert.equal(requested("/jsonapi/self").length, 1);
+  });
+
+  await t.step("stops at a link back to the first page", async () => {
+    let count = 0;
+    for await (
+      const _ of paginate(jsonApi, "GET /jsonapi/cycle", { query: { page: 1 } })
+    ) count++;
+    assert.equal(count, 3);
+    assert.deepEqual(requested("/jsonapi/cycle"), [
+      "?page=1",
+      "?page=2",
+      "?page=3",
+    ]);
+  });
+
+  await t.step(
+    "a link back to a first page sent without the query is followed once",
+    async () => {
+      // "/jsonapi/cycle" and "/jsonapi/cycle?page=1" are different links: page 1
+      // is fetched again, and its next link, already followed, ends the walk.
+      const before = requested("/jsonapi/cycle").length;
+      const ids: string[] = [];
+      for await (
+        const [data] of paginate<{ id: string }[]>(
+          jsonApi,
+          "GET /jsonapi/cycle",
+        )
+      ) {
+        ids.push(data[0]!.id);
+      }
+      assert.deepEqual(ids, ["1", "2", "3", "1"]);
+      assert.deepEqual(requested("/jsonapi/cycle").slice(before), [
+        "",
+        "?page=2",
+        "?page=3",
+        "?page=1",
+      ]);
+    },
+  );
+
+  await t.step("throws the first failure as a GrabError", async () => {
+    const seen: unknown[] = [];
+    await assert.rejects(
+      async () => {
+        for await (const [data] of paginate(jsonApi, "GET /jsonapi/broken")) {
+          seen.push(data);
+        }
+      },
+      (error) =>
+        error instanceof GrabError && error.statusCode === 500 &&
+        error.message === "Boom",
+    );
+    assert.equal(seen.length, 1);
+    assert.deepEqual(requested("/jsonapi/broken"), ["", "?page=2"]);
+  });
+
+  await t.step("follows a relative Link header in JSON mode", async () => {
+    const pages: unknown[] = [];
+    for await (const [data] of paginate(plain, "GET /link/relative")) {
+      pages.push(data);
+    }
+    assert.deepEqual(pages, [[1], [2], [3]]);
+    assert.deepEqual(requested("/link/relative"), ["", "?page=2", "?page=3"]);
+  });
+
+  await t.step("follows an absolute next from two Link headers", async () => {
+    const pages: unknown[] = [];
+    for await (const [data, meta] of paginate(plain, "GET /link/absolute")) {
+      pages.push(data);
+      assert.ok(meta.headers instanceof Headers);
+    }
+    assert.deepEqual(pages, [[1], [2]]);
+    assert.deepEqual(requested("/link/absolute"), ["", "?page=2"]);
+  });
+
+  await t.step("stops at a Link header naming the page itself", async () => {
+    let count = 0;
+    for await (const _ of paginate(plain, "GET /link/self")) count++;
+    assert.equal(count, 1);
+    assert.equal(requested("/link/self").length, 1);
+  });
+
+  await t.step("throws a transport failure", async () => {
+    await assert.rejects(
+      async () => {
+        for await (const _ of paginate(plain, "GET /link/unparseable")) {
+          // Drain.
+        }
+      },
+      (error) => error instanceof GrabTransportError && error.kind === "parse",
+    );
+    assert.deepEqual(requested("/link/unparseable"), ["", "?page=2"]);
+  });
+
+  await t.step("keeps the caller's afterResponse hook", async () => {
+    const statuses: number[] = [];
+    let count = 0;
+    for await (
+      const _ of paginate(plain, "GET /link/relative", {
+        hooks: {
+          afterResponse: (_request, response) =>
+            void statuses.push(response.status),
+        },
+      })
+    ) count++;
+    assert.equal(count, 3);
+    assert.deepEqual(statuses, [200, 200, 200]);
+  });
+
+  await t.step("a page the caller stops reading sends no more", async () => {
+    const before = requested("/jsonapi/endless").length;
+    for await (const _ of paginate(jsonApi, "GET /jsonapi/endless")) break;
+    assert.equal(requested("/jsonapi/endless").length, before + 1);
+  });
+});
