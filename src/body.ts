@@ -120,5 +120,6 @@ export async function readBody(
     text += streaming.decode();
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   } else if (first !== undefined) text = decoder.decode(first);
-  return size === 0 ? null : text;
+  // A body of only a byte order mark is as empty as no bytes at all.
+  return size === 0 || text === "" ? null : text;
 }

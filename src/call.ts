@@ -309,13 +309,19 @@ async function attemptOnce(
     };
   };
 
+  // afterResponse gets the request unsent, so it can build a repeat of it
+  // (a token refresh) even when the request has a body.
+  const sent = request !== undefined && hooks?.afterResponse &&
+      request.body !== null
+    ? request.clone()
+    : request;
   let response: Response;
   try {
-    response = await (request === undefined
+    response = await (sent === undefined
       ? exchange.fetch(href, init)
       : controller === undefined
-      ? exchange.fetch(request)
-      : exchange.fetch(request, { signal: controller.signal }));
+      ? exchange.fetch(sent)
+      : exchange.fetch(sent, { signal: controller.signal }));
   } catch (cause) {
     return networkFailure(cause);
   }

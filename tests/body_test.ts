@@ -97,6 +97,11 @@ Deno.test("readBody()", async (t) => {
     );
   });
 
+  await t.step("a body of only a BOM is empty", async () => {
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
+    assert.equal(await readBody(new Response(bom), "GET", Infinity), null);
+  });
+
   await t.step("a BOM later in the body is kept", async () => {
     const body = "[1]\uFEFF";
     const { stream } = trackedBody(bytewise(body));

@@ -127,6 +127,36 @@ Deno.test("Hooks.afterResponse", async (t) => {
     assert.equal(original?.bodyUsed, true);
   });
 
+  await t.step("repeats a POST with its body after a refresh", async () => {
+    let token = "old";
+    const grab = createGrab(server.url, {
+      hooks: {
+        beforeRequest(request) {
+          request.headers.set("authorization", `Bearer ${token}`);
+        },
+        async afterResponse(request, response) {
+          if (response.status !== 401) return;
+          await response.body?.cancel();
+          token = "new";
+          const again = new Request(request);
+          again.headers.set("authorization", `Bearer ${token}`);
+          return fetch(again);
+        },
+      },
+    });
+    const before = server.requests.length;
+    const [data, error] = await grab("POST /private", {
+      body: { note: "keep" },
+    });
+    assert.equal(error, null);
+    assert.deepEqual(data, { secret: 42 });
+    const seen = server.requests.slice(before);
+    assert.deepEqual(seen.map((r) => r.body), [
+      '{"note":"keep"}',
+      '{"note":"keep"}',
+    ]);
+  });
+
   await t.step("a replacement Response is read like the original", async () => {
     const grab = createGrab(server.url);
     const [data, error, meta] = await grab("GET /big", {
