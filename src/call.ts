@@ -10,6 +10,7 @@ import { type Endpoint, type HttpMethod, parseEndpoint } from "./endpoint.ts";
 import {
   GrabTransportError,
   GrabValidationError,
+  redactCause,
   safeUrl,
   type TransportErrorKind,
   transportErrorMessage,
@@ -409,7 +410,7 @@ function failure(
     ok: false,
     error: new GrabTransportError(
       transportErrorMessage(kind, method, url),
-      { kind, method, url, cause },
+      { kind, method, url, cause: redactCause(cause, exchange.href) },
     ),
   };
 }

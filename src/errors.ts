@@ -262,3 +262,29 @@ export function requestError(
     issues,
   );
 }
+
+/**
+ * The platform's error may quote the request URL, query string included
+ * (Deno's "error sending request for url (…?token=…)"). When the URL has a
+ * query, returns a copy of `cause` (and of its own causes) with every
+ * occurrence of the query replaced by `?…`; otherwise `cause` itself.
+ */
+export function redactCause(cause: unknown, href: string): unknown {
+  const at = href.indexOf("?");
+  if (at === -1 || !(cause instanceof Error)) return cause;
+  const query = href.slice(at);
+  const hide = (text: string) => text.split(query).join("?…");
+  const copy = (error: Error, depth: number): Error => {
+    const inner = error.cause instanceof Error && depth < 8
+      ? copy(error.cause, depth + 1)
+      : error.cause;
+    const clean = new Error(
+      hide(error.message),
+      inner === undefined ? undefined : { cause: inner },
+    );
+    clean.name = error.name;
+    if (error.stack !== undefined) clean.stack = hide(error.stack);
+    return clean;
+  };
+  return copy(cause, 0);
+}

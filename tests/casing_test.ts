@@ -1,3 +1,4 @@
+// deno-lint-ignore-file camelcase -- these tests are about snake_case keys
 import assert from "node:assert/strict";
 import { type Casing, convertKey, convertKeys } from "../src/casing.ts";
 

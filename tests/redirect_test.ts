@@ -1,0 +1,156 @@
+/**
+ * Redirects, which `fetch` follows on grab's behalf: what crosses an origin,
+ * how a loop ends, and the `redirect` option's `"manual"` and `"error"`.
+ *
+ * Two fixture servers on 127.0.0.1 with different ports are different
+ * origins, which is all a cross-origin redirect needs.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import createGrab, { GrabError, GrabTransportError } from "../mod.ts";
+import { json, startServer } from "./_server.ts";
+
+const NO_RETRY = { limit: 0, backoff: () => 0 };
+const SECRET = "Bearer redirect-secret-7f3a";
+
+Deno.test("createGrab() redirects", async (t) => {
+  await using target = startServer({
+    "/landing": (_request, seen) =>
+      json({ method: seen.method, body: seen.body }),
+  });
+  await using origin = startServer({
+    "/away/:status": (_request, seen) =>
+      new Response(null, {
+        status: Number(seen.url.pathname.split("/")[2]),
+        headers: { location: `${target.url}/landing` },
+      }),
+    "/here": () =>
+      new Response(null, { status: 302, headers: { location: "/landing" } }),
+    "/landing": () => json({ same: true }),
+    "/loop": () =>
+      new Response(null, { status: 302, headers: { location: "/loop" } }),
+  });
+  const secretHeaders = {
+    Authorization: SECRET,
+    Cookie: "session=cookie-secret",
+    "Proxy-Authorization": "Basic proxy-secret",
+    "X-Api-Key": "kept-on-redirect",
+    "X-Trace": "trace-1",
+  };
+  const grab = createGrab(origin.url, {
+    headers: secretHeaders,
+    retry: NO_RETRY,
+    timeout: 10_000,
+  });
+
+  await t.step(
+    "a cross-origin redirect drops Authorization, Cookie and Proxy-Authorization but keeps other headers",
+    async () => {
+      const before = target.requests.length;
+      const [data, error] = await grab("GET /away/:status", {
+        params: { status: 302 },
+      });
+      assert.equal(error, null);
+      assert.deepEqual(data, { method: "GET", body: "" });
+      assert.equal(target.requests.length, before + 1);
+      const seen = target.requests.at(-1)!.headers;
+      assert.equal(seen.get("authorization"), null);
+      assert.equal(seen.get("cookie"), null);
+      assert.equal(seen.get("proxy-authorization"), null);
+      // Other headers survive the hop: a caller with a secret in a custom
+      // header must set redirect: "manual".
+      assert.equal(seen.get("x-api-key"), "kept-on-redirect");
+      assert.equal(seen.get("x-trace"), "trace-1");
+    },
+  );
+
+  await t.step("a same-origin redirect keeps Authorization", async () => {
+    const [data, error] = await grab("GET /here");
+    assert.equal(error, null);
+    assert.deepEqual(data, { same: true });
+    const seen = origin.requests.at(-1)!;
+    assert.equal(seen.url.pathname, "/landing");
+    assert.equal(seen.headers.get("authorization"), SECRET);
+  });
+
+  await t.step("a 303 after POST becomes a GET without the body", async () => {
+    const [data, error] = await grab("POST /away/:status", {
+      params: { status: 303 },
+      body: { note: "x" },
+    });
+    assert.equal(error, null);
+    assert.deepEqual(data, { method: "GET", body: "" });
+  });
+
+  await t.step("a 307 after POST keeps the method and the body", async () => {
+    const [data, error] = await grab("POST /away/:status", {
+      params: { status: 307 },
+      body: { note: "x" },
+    });
+    assert.equal(error, null);
+    assert.deepEqual(data, { method: "POST", body: '{"note":"x"}' });
+  });
+
+  await t.step(
+    "a redirect loop ends in a network error after fetch's 20 redirects",
+    async () => {
+      const before = origin.requests.length;
+      const [data, error, meta] = await grab("GET /loop");
+      assert.equal(data, null);
+      assert.ok(error instanceof GrabTransportError);
+      assert.equal(error.kind, "network");
+      assert.deepEqual(meta, { statusCode: 0 });
+      // The first request and the 20 redirects fetch follows.
+      assert.equal(origin.requests.length - before, 21);
+      assert.doesNotMatch(error.message, /redirect-secret/);
+    },
+  );
+
+  await t.step(
+    'redirect: "manual" gives the 3xx as a GrabError with Location',
+    async () => {
+      const before = target.requests.length;
+      const [data, error, meta] = await grab("GET /away/:status", {
+        params: { status: 302 },
+        redirect: "manual",
+      });
+      assert.equal(data, null);
+      assert.ok(error instanceof GrabError);
+      assert.equal(error.statusCode, 302);
+      assert.equal(error.headers.get("location"), `${target.url}/landing`);
+      assert.equal(error.body, null);
+      assert.deepEqual(meta, {});
+      assert.equal(target.requests.length, before);
+    },
+  );
+
+  await t.step('redirect: "error" gives a network error', async () => {
+    const before = target.requests.length;
+    const [data, error, meta] = await grab("GET /away/:status", {
+      params: { status: 301 },
+      redirect: "error",
+    });
+    assert.equal(data, null);
+    assert.ok(error instanceof GrabTransportError);
+    assert.equal(error.kind, "network");
+    assert.deepEqual(meta, { statusCode: 0 });
+    assert.equal(target.requests.length, before);
+  });
+
+  await t.step(
+    'a factory redirect: "manual" applies to every grab',
+    async () => {
+      const manual = createGrab(origin.url, {
+        redirect: "manual",
+        retry: NO_RETRY,
+        timeout: 10_000,
+      });
+      const [, error] = await manual("GET /here");
+      assert.ok(error instanceof GrabError);
+      assert.equal(error.statusCode, 302);
+      assert.equal(error.headers.get("location"), "/landing");
+    },
+  );
+});
