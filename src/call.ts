@@ -288,7 +288,9 @@ async function attemptOnce(
   retry: number,
   deadline: number,
 ): Promise<SendOutcome | Retry> {
-  const { href, init, hooks, policy } = exchange;
+  // Called as a plain function: browsers and workerd refuse a fetch whose
+  // `this` is another object ("Illegal invocation").
+  const { href, init, hooks, policy, fetch } = exchange;
   let request: Request | undefined;
   if (hooks !== undefined) {
     request = new Request(href, init);
@@ -319,10 +321,10 @@ async function attemptOnce(
   let response: Response;
   try {
     response = await (sent === undefined
-      ? exchange.fetch(href, init)
+      ? fetch(href, init)
       : controller === undefined
-      ? exchange.fetch(sent)
-      : exchange.fetch(sent, { signal: controller.signal }));
+      ? fetch(sent)
+      : fetch(sent, { signal: controller.signal }));
   } catch (cause) {
     return networkFailure(cause);
   }

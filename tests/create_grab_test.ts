@@ -618,9 +618,9 @@ Deno.test("createGrab() response safety", async (t) => {
       assert.ok(transport instanceof GrabTransportError);
       assert.ok(!String(transport).includes("hunter2"));
       assert.ok(!JSON.stringify(transport).includes("hunter2"));
-    // The platform's own error, kept as the cause, quotes the URL: redacted.
-    assert.ok(transport.cause instanceof Error);
-    assert.ok(!Deno.inspect(transport).includes("hunter2"));
+      // The platform's own error, kept as the cause, quotes the URL: redacted.
+      assert.ok(transport.cause instanceof Error);
+      assert.ok(!Deno.inspect(transport).includes("hunter2"));
     },
   );
 });
