@@ -25,10 +25,39 @@ export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 export type QueryInit = URLSearchParams | Record<string, unknown>;
 
 /**
- * Options shared by a factory and a call.
- * @internal
+ * Defaults for every grab of a factory.
+ *
+ * @example An authenticated JSON:API client
+ * ```ts
+ * import createGrab, { type GrabOptions } from "@grab/grab";
+ * const options: GrabOptions = {
+ *   format: "json-api",
+ *   casing: "camelCase",
+ *   headers: async () => ({ authorization: `Bearer ${await Promise.resolve("t")}` }),
+ *   timeout: 10_000,
+ * };
+ * const grab = createGrab("https://api.example.com/v1", options);
+ * ```
  */
-export interface SharedOptions {
+export interface GrabOptions {
+  /**
+   * Headers for every request: a `HeadersInit`, or a function (sync or async)
+   * called per request, for tokens. With a base address they are sent only
+   * to its origin and to `trustedOrigins`.
+   */
+  headers?: HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
+  /**
+   * Further origins (`"https://cdn.example.com"`) that receive the factory's
+   * headers.
+   * @default {[]}
+   */
+  trustedOrigins?: string[];
+  /**
+   * The `fetch` to use.
+   * @default {globalThis.fetch}
+   */
+  fetch?: (input: Request | string, init?: RequestInit) => Promise<Response>;
+
   /**
    * `"json"`, or `"json-api"` for JSON:API documents: validated and
    * serialised writes, denormalised reads, parsed error documents.
@@ -87,42 +116,9 @@ export interface SharedOptions {
 }
 
 /**
- * Defaults for every grab of a factory.
- *
- * @example An authenticated JSON:API client
- * ```ts
- * import createGrab, { type GrabOptions } from "@grab/grab";
- * const options: GrabOptions = {
- *   format: "json-api",
- *   casing: "camelCase",
- *   headers: async () => ({ authorization: `Bearer ${await Promise.resolve("t")}` }),
- *   timeout: 10_000,
- * };
- * const grab = createGrab("https://api.example.com/v1", options);
- * ```
- */
-export interface GrabOptions extends SharedOptions {
-  /**
-   * Headers for every request: a `HeadersInit`, or a function (sync or async)
-   * called per request, for tokens. With a base address they are sent only
-   * to its origin and to `trustedOrigins`.
-   */
-  headers?: HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
-  /**
-   * Further origins (`"https://cdn.example.com"`) that receive the factory's
-   * headers.
-   * @default {[]}
-   */
-  trustedOrigins?: string[];
-  /**
-   * The `fetch` to use.
-   * @default {globalThis.fetch}
-   */
-  fetch?: (input: Request | string, init?: RequestInit) => Promise<Response>;
-}
-
-/**
- * Options of one grab; each field overrides the factory's.
+ * Options of one grab; each field overrides the factory's. Besides its own
+ * fields it takes every {@linkcode GrabOptions} field but `headers` (here a
+ * plain `HeadersInit`), `trustedOrigins` and `fetch`.
  *
  * @typeParam Body The type of `body`.
  *
@@ -137,7 +133,8 @@ export interface GrabOptions extends SharedOptions {
  * const [issues, error] = await grab("GET /issues", options);
  * ```
  */
-export interface GrabCallOptions<Body = unknown> extends SharedOptions {
+export interface GrabCallOptions<Body = unknown>
+  extends Omit<GrabOptions, "headers" | "trustedOrigins" | "fetch"> {
   /**
    * A plain object or array is sent as JSON (in JSON:API mode, as a resource
    * document); `string`, `FormData`, `URLSearchParams`, `Blob`,
