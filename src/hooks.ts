@@ -38,6 +38,15 @@ export interface Hooks {
   /**
    * Called before each attempt with the request about to be sent. Return a
    * `Request` to send that one instead.
+   * @default {undefined}
+   *
+   * @example A request ID on every attempt
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com", {
+   *   hooks: { beforeRequest: (request) => request.headers.set("x-request-id", crypto.randomUUID()) },
+   * });
+   * ```
    */
   beforeRequest?: (
     request: Request,
@@ -48,6 +57,16 @@ export interface Hooks {
    * unless the hook read it. A hook that reads the body must return a
    * replacement (or read a `clone()`): leaving a used body rejects the grab
    * with a `TypeError`.
+   * @default {undefined}
+   *
+   * @example Warning about deprecated endpoints
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const warnIfDeprecated = (request: Request, response: Response) => {
+   *   if (response.headers.has("deprecation")) console.warn(`${request.url} is deprecated`);
+   * };
+   * const grab = createGrab("https://api.example.com", { hooks: { afterResponse: warnIfDeprecated } });
+   * ```
    */
   afterResponse?: (
     request: Request,
@@ -57,6 +76,15 @@ export interface Hooks {
    * Called before waiting for a retry. `attempt` is the number of the retry
    * about to happen (1 for the first); `error` is set after a network failure,
    * `statusCode` after a retryable status; `delay` is the wait in milliseconds.
+   * @default {undefined}
+   *
+   * @example Logging each retry
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com", {
+   *   hooks: { beforeRetry: ({ attempt, delay }) => console.warn(`Retry ${attempt} in ${delay} ms`) },
+   * });
+   * ```
    */
   beforeRetry?: (info: {
     request: Request;

@@ -44,17 +44,46 @@ export interface GrabOptions {
    * Headers for every request: a `HeadersInit`, or a function (sync or async)
    * called per request, for tokens. With a base address they are sent only
    * to its origin and to `trustedOrigins`.
+   * @default {{}}
+   *
+   * @example A fresh token on every request
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const getToken = () => Promise.resolve("secret");
+   * const grab = createGrab("https://api.example.com", {
+   *   headers: async () => ({ authorization: `Bearer ${await getToken()}` }),
+   * });
+   * ```
    */
   headers?: HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
   /**
    * Further origins (`"https://cdn.example.com"`) that receive the factory's
    * headers.
    * @default {[]}
+   *
+   * @example Sending the token to a second origin
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com", {
+   *   headers: { authorization: "Bearer secret" },
+   *   trustedOrigins: ["https://uploads.example.com"],
+   * });
+   * ```
    */
   trustedOrigins?: string[];
   /**
    * The `fetch` to use.
    * @default {globalThis.fetch}
+   *
+   * @example Logging every request
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const logged: typeof fetch = (input, init) => {
+   *   console.debug(init?.method ?? "GET", String(input));
+   *   return fetch(input, init);
+   * };
+   * const grab = createGrab("https://api.example.com", { fetch: logged });
+   * ```
    */
   fetch?: (input: Request | string, init?: RequestInit) => Promise<Response>;
 
@@ -62,55 +91,136 @@ export interface GrabOptions {
    * `"json"`, or `"json-api"` for JSON:API documents: validated and
    * serialised writes, denormalised reads, parsed error documents.
    * @default {"json"}
+   *
+   * @example Reading a JSON:API collection
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com/v1", { format: "json-api" });
+   * // Each article comes back flat, its included author in place.
+   * const [articles] = await grab("GET /articles", { query: { include: "author" } });
+   * ```
    */
   format?: Format;
   /**
    * The caller-side key casing. Response keys are converted to it and request
    * keys from it to `wireCasing`. Keys only, never values.
    * @default {"none"}
+   *
+   * @example camelCase keys from a snake_case API
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com", { casing: "camelCase" });
+   * // `{ "created_at": "2024-05-01" }` on the wire reads as `{ createdAt: "2024-05-01" }`.
+   * const [user] = await grab("GET /users/:id", { params: { id: 7 } });
+   * ```
    */
   casing?: Casing;
   /**
    * The server's key casing, used for request bodies and query keys when
    * `casing` is not `"none"`.
    * @default {"snake_case"}
+   *
+   * @example A kebab-case server
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com", {
+   *   casing: "camelCase",
+   *   wireCasing: "kebab-case", // `{ firstName }` is sent as `{ "first-name" }`
+   * });
+   * ```
    */
   wireCasing?: Casing;
   /**
    * Milliseconds for the whole grab, retries' waits included; `false` for
    * none. A timeout gives a transport error of kind `"timeout"`.
    * @default {30000}
+   *
+   * @example A 5 s limit, lifted for one slow report
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com", { timeout: 5_000 });
+   * const [report] = await grab("GET /reports/:id", { params: { id: 1 }, timeout: false });
+   * ```
    */
   timeout?: number | false;
   /**
    * Retries of idempotent requests after a network failure or a 408, 429,
    * 500, 502, 503 or 504: a count, or a {@linkcode RetryOptions}.
    * @default {2}
+   *
+   * @example Four retries for a flaky upstream
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com", { retry: 4 });
+   * ```
    */
   retry?: number | RetryOptions;
-  /** Functions called around each attempt; see {@linkcode Hooks}. */
+  /**
+   * Functions called around each attempt; see {@linkcode Hooks}.
+   * @default {undefined}
+   *
+   * @example A request ID on every attempt
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com", {
+   *   hooks: { beforeRequest: (request) => request.headers.set("x-request-id", crypto.randomUUID()) },
+   * });
+   * ```
+   */
   hooks?: Hooks;
   /**
    * Response bodies over this many bytes are cancelled while streaming and
    * give a transport error of kind `"too-large"`. `Infinity` disables.
    * @default {67108864}
+   *
+   * @example A 1 MiB cap
+   * ```ts
+   * import createGrab, { isGrabTransportError } from "@grab/grab";
+   * const grab = createGrab("https://api.example.com", { maxBodyBytes: 1024 * 1024 });
+   * const [, error] = await grab("GET /export");
+   * if (isGrabTransportError(error) && error.kind === "too-large") console.warn("Export too large");
+   * ```
    */
   maxBodyBytes?: number;
   /**
    * JSON:API media type parameters (`ext`, `profile`), and `headers: false`
    * to stop the library setting `Accept` and `Content-Type`.
    * @default {{ headers: true }}
+   *
+   * @example Asking for the Atomic Operations extension
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com/v1", {
+   *   format: "json-api",
+   *   jsonApi: { ext: ["https://jsonapi.org/ext/atomic"] },
+   * });
+   * ```
    */
   jsonApi?: JsonApiOptions;
   /**
    * What `fetch` does on a redirect. Use `"manual"` to handle redirects
    * yourself, for example when other headers than `Authorization` are secret.
    * @default {"follow"}
+   *
+   * @example Handling redirects yourself
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com", {
+   *   headers: { "x-api-key": "secret" },
+   *   redirect: "manual",
+   * });
+   * ```
    */
   redirect?: RequestRedirect;
   /**
    * Whether browsers send cookies and HTTP authentication.
    * @default {"same-origin"}
+   *
+   * @example Sending cookies to an API on another origin
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com", { credentials: "include" });
+   * ```
    */
   credentials?: RequestCredentials;
 }
@@ -139,23 +249,89 @@ export interface GrabCallOptions<Body = unknown>
    * A plain object or array is sent as JSON (in JSON:API mode, as a resource
    * document); `string`, `FormData`, `URLSearchParams`, `Blob`,
    * `ArrayBuffer`, typed arrays and `ReadableStream` are sent as they are.
+   * @default {undefined}
+   *
+   * @example Creating a note
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com");
+   * const [note, error] = await grab("POST /notes", { body: { text: "Buy milk" } });
+   * ```
    */
   body?: Body;
-  /** Headers of this call, merged over the factory's (call wins). */
+  /**
+   * Headers of this call, merged over the factory's (call wins).
+   * @default {{}}
+   *
+   * @example A header for one request
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com");
+   * const [page] = await grab("GET /pages/:slug", {
+   *   params: { slug: "about" },
+   *   headers: { "accept-language": "en-GB" },
+   * });
+   * ```
+   */
   headers?: HeadersInit;
   /**
    * Query parameters, merged with any in the target. Nested objects use
    * brackets (`page[size]=10`); arrays are comma-joined in JSON:API mode and
    * repeated keys in JSON mode; `undefined` and `null` are skipped.
+   * @default {undefined}
+   *
+   * @example Filtering and paginating
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com");
+   * // ?state=open&labels=bug&labels=ui&page%5Bsize%5D=10
+   * const [issues] = await grab("GET /issues", {
+   *   query: { state: "open", labels: ["bug", "ui"], page: { size: 10 } },
+   * });
+   * ```
    */
   query?: QueryInit;
-  /** Values for the endpoint's `:name` segments. */
+  /**
+   * Values for the endpoint's `:name` segments.
+   * @default {undefined}
+   *
+   * @example Filling two path parameters
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com");
+   * const [post] = await grab("GET /users/:userId/posts/:postId", {
+   *   params: { userId: 7, postId: "hello-world" },
+   * });
+   * ```
+   */
   params?: Record<string, string | number>;
-  /** Aborting it gives a transport error of kind `"abort"`. */
+  /**
+   * Aborting it gives a transport error of kind `"abort"`.
+   * @default {undefined}
+   *
+   * @example Cancelling a search the user has moved on from
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com");
+   * const controller = new AbortController();
+   * const pending = grab("GET /search", { query: { q: "deno" }, signal: controller.signal });
+   * controller.abort(); // `pending` resolves with a transport error of kind "abort"
+   * ```
+   */
   signal?: AbortSignal;
   /**
    * A Standard Schema v1 validator (zod, valibot, arktype) for the response
    * data; a failure gives a transport error of kind `"schema"`.
+   * @default {undefined}
+   *
+   * @example Typing and checking the data (with zod: `schema: z.object(…)`)
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com");
+   * const validate = (value: unknown) => ({ value: value as { id: number; name: string } });
+   * const schema = { "~standard": { version: 1, vendor: "example", validate } } as const;
+   * const [user] = await grab("GET /users/:id", { params: { id: 7 }, schema });
+   * ```
    */
   schema?: StandardSchema;
 }
@@ -163,7 +339,7 @@ export interface GrabCallOptions<Body = unknown>
 /**
  * Options of {@linkcode Call.send}: one exchange, every option resolved.
  *
- * @example
+ * @example A single read without retries
  * ```ts
  * import { Call, type SendOptions } from "@grab/grab";
  * const options: SendOptions = { params: { id: 1 }, timeout: 5_000, retry: 0 };
@@ -171,50 +347,175 @@ export interface GrabCallOptions<Body = unknown>
  * ```
  */
 export interface SendOptions {
-  /** A plain value (sent as JSON) or a body type sent as is. */
+  /**
+   * A plain value (sent as JSON) or a body type sent as is.
+   * @default {undefined}
+   *
+   * @example Sending a JSON body
+   * ```ts
+   * import { Call } from "@grab/grab";
+   * const call = new Call("POST https://api.example.com/notes");
+   * const outcome = await call.send({ body: { text: "Buy milk" } });
+   * ```
+   */
   body?: unknown;
-  /** Request headers. */
+  /**
+   * Request headers.
+   * @default {{}}
+   *
+   * @example Authenticating one exchange
+   * ```ts
+   * import { Call } from "@grab/grab";
+   * const call = new Call("GET https://api.example.com/me");
+   * const outcome = await call.send({ headers: { authorization: "Bearer secret" } });
+   * ```
+   */
   headers?: HeadersInit;
-  /** Query parameters, merged with any in the target. */
+  /**
+   * Query parameters, merged with any in the target.
+   * @default {undefined}
+   *
+   * @example Filtering a list
+   * ```ts
+   * import { Call } from "@grab/grab";
+   * const call = new Call("GET https://api.example.com/issues");
+   * const outcome = await call.send({ query: { state: "open", page: { size: 10 } } });
+   * ```
+   */
   query?: QueryInit;
-  /** Values for the endpoint's `:name` segments. */
+  /**
+   * Values for the endpoint's `:name` segments.
+   * @default {undefined}
+   *
+   * @example One call, many users
+   * ```ts
+   * import { Call } from "@grab/grab";
+   * const call = new Call("GET https://api.example.com/users/:id");
+   * const outcomes = await Promise.all([1, 2, 3].map((id) => call.send({ params: { id } })));
+   * ```
+   */
   params?: Record<string, string | number>;
-  /** Aborting it gives a transport error of kind `"abort"`. */
+  /**
+   * Aborting it gives a transport error of kind `"abort"`.
+   * @default {undefined}
+   *
+   * @example Cancelling an exchange
+   * ```ts
+   * import { Call } from "@grab/grab";
+   * const controller = new AbortController();
+   * const pending = new Call("GET https://api.example.com/search").send({ signal: controller.signal });
+   * controller.abort(); // `pending` resolves with a transport error of kind "abort"
+   * ```
+   */
   signal?: AbortSignal;
   /**
    * Milliseconds for the exchange, retries included; `false` for none.
    * @default {30000}
+   *
+   * @example A 5 s limit
+   * ```ts
+   * import { Call } from "@grab/grab";
+   * const outcome = await new Call("GET https://api.example.com/health").send({ timeout: 5_000 });
+   * ```
    */
   timeout?: number | false;
   /**
    * Retry count or policy.
    * @default {2}
+   *
+   * @example Retrying only a 503, up to three times
+   * ```ts
+   * import { Call } from "@grab/grab";
+   * const call = new Call("GET https://api.example.com/status");
+   * const outcome = await call.send({ retry: { limit: 3, statusCodes: [503] } });
+   * ```
    */
   retry?: number | RetryOptions;
-  /** Hooks around each attempt. */
+  /**
+   * Hooks around each attempt.
+   * @default {undefined}
+   *
+   * @example Logging retries
+   * ```ts
+   * import { Call } from "@grab/grab";
+   * const call = new Call("GET https://api.example.com/status");
+   * const outcome = await call.send({
+   *   hooks: { beforeRetry: ({ attempt, delay }) => console.warn(`Retry ${attempt} in ${delay} ms`) },
+   * });
+   * ```
+   */
   hooks?: Hooks;
   /**
    * The `fetch` to use.
    * @default {globalThis.fetch}
+   *
+   * @example A stub `fetch` for tests
+   * ```ts
+   * import { Call } from "@grab/grab";
+   * const stub = () => Promise.resolve(Response.json({ id: 7, name: "Ada" }));
+   * const outcome = await new Call("GET https://api.example.com/users/7").send({ fetch: stub });
+   * ```
    */
   fetch?: (input: Request | string, init?: RequestInit) => Promise<Response>;
   /**
    * Sets the JSON:API media types, and comma-joins query arrays.
    * @default {"json"}
+   *
+   * @example A JSON:API read
+   * ```ts
+   * import { Call } from "@grab/grab";
+   * const call = new Call("GET https://api.example.com/v1/articles");
+   * const outcome = await call.send({ format: "json-api", query: { include: ["author", "tags"] } });
+   * ```
    */
   format?: Format;
   /**
    * Byte cap on the response body.
    * @default {67108864}
+   *
+   * @example A 1 MiB cap
+   * ```ts
+   * import { Call } from "@grab/grab";
+   * const call = new Call("GET https://api.example.com/export");
+   * const outcome = await call.send({ maxBodyBytes: 1024 * 1024 });
+   * ```
    */
   maxBodyBytes?: number;
-  /** JSON:API media type parameters. */
+  /**
+   * JSON:API media type parameters.
+   * @default {{ headers: true }}
+   *
+   * @example Asking for a profile
+   * ```ts
+   * import { Call } from "@grab/grab";
+   * const call = new Call("GET https://api.example.com/v1/articles");
+   * const jsonApi = { profile: ["https://example.com/profiles/timestamps"] };
+   * const outcome = await call.send({ format: "json-api", jsonApi });
+   * ```
+   */
   jsonApi?: JsonApiOptions;
   /**
    * Redirect mode for `fetch`.
    * @default {"follow"}
+   *
+   * @example Refusing redirects
+   * ```ts
+   * import { Call } from "@grab/grab";
+   * const call = new Call("GET https://api.example.com/files/1");
+   * const outcome = await call.send({ redirect: "error" });
+   * ```
    */
   redirect?: RequestRedirect;
-  /** Credentials mode for `fetch` in browsers. */
+  /**
+   * Credentials mode for `fetch` in browsers.
+   * @default {"same-origin"}
+   *
+   * @example Sending cookies cross-origin
+   * ```ts
+   * import { Call } from "@grab/grab";
+   * const call = new Call("GET https://api.example.com/me");
+   * const outcome = await call.send({ credentials: "include" });
+   * ```
+   */
   credentials?: RequestCredentials;
 }

@@ -7,7 +7,16 @@
 
 import { type Casing, convertKey, isPlainObject } from "./casing.ts";
 
-/** `"json"` or `"json-api"`: how bodies and queries are written and read. */
+/**
+ * `"json"` or `"json-api"`: how bodies and queries are written and read.
+ *
+ * @example Choosing a format
+ * ```ts
+ * import createGrab, { type Format } from "@grab/grab";
+ * const format: Format = "json-api";
+ * const grab = createGrab("https://api.example.com/v1", { format });
+ * ```
+ */
 export type Format = "json" | "json-api";
 
 /** Options of {@linkcode serialiseQuery}. */

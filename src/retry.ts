@@ -21,29 +21,65 @@ export interface RetryOptions {
   /**
    * Retries after the first attempt.
    * @default {2}
+   *
+   * @example Up to five retries
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com", { retry: { limit: 5 } });
+   * ```
    */
   limit?: number;
   /**
    * Methods that are retried. POST and PATCH are not idempotent, so they are
    * left out unless named here.
    * @default {["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]}
+   *
+   * @example Also retrying POST, for an API with idempotency keys
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com", {
+   *   headers: () => ({ "idempotency-key": crypto.randomUUID() }),
+   *   retry: { methods: ["GET", "PUT", "DELETE", "POST"] },
+   * });
+   * ```
    */
   methods?: readonly HttpMethod[];
   /**
    * Response statuses that are retried. Network failures are always retried.
    * @default {[408, 429, 500, 502, 503, 504]}
+   *
+   * @example Retrying only rate limiting and maintenance
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com", { retry: { statusCodes: [429, 503] } });
+   * ```
    */
   statusCodes?: readonly number[];
   /**
    * Milliseconds to wait before retry number `attempt` (1 for the first
    * retry). Without it: exponential backoff from 300 ms with full jitter.
    * The result is clamped to `maxDelay`.
+   * @default {(attempt) => Math.random() * Math.min(maxDelay, 300 * 2 ** (attempt - 1))}
+   *
+   * @example A linear backoff: 1 s, 2 s, 3 s
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com", {
+   *   retry: { limit: 3, backoff: (attempt) => attempt * 1_000 },
+   * });
+   * ```
    */
   backoff?: (attempt: number) => number;
   /**
    * The longest wait between attempts. A `Retry-After` asking for more is not
    * honoured: the last failure is returned at once, headers included.
    * @default {10000}
+   *
+   * @example Waiting up to a minute for a `Retry-After`
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com", { retry: { maxDelay: 60_000 } });
+   * ```
    */
   maxDelay?: number;
 }

@@ -26,12 +26,30 @@ export interface JsonApiOptions {
    * Extension URIs, sent as the media type's `ext` parameter (JSON:API 1.1).
    *
    * @default {[]}
+   *
+   * @example Using the Atomic Operations extension
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com/v1", {
+   *   format: "json-api",
+   *   jsonApi: { ext: ["https://jsonapi.org/ext/atomic"] },
+   * });
+   * ```
    */
   ext?: string[];
   /**
    * Profile URIs, sent as the media type's `profile` parameter (JSON:API 1.1).
    *
    * @default {[]}
+   *
+   * @example Applying a timestamps profile
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com/v1", {
+   *   format: "json-api",
+   *   jsonApi: { profile: ["https://example.com/profiles/timestamps"] },
+   * });
+   * ```
    */
   profile?: string[];
   /**
@@ -40,6 +58,16 @@ export interface JsonApiOptions {
    * the caller. Headers the caller sets always win.
    *
    * @default {true}
+   *
+   * @example Setting the media type headers yourself
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com/v1", {
+   *   format: "json-api",
+   *   jsonApi: { headers: false },
+   *   headers: { accept: "application/vnd.api+json, application/json" },
+   * });
+   * ```
    */
   headers?: boolean;
 }
