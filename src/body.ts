@@ -27,6 +27,8 @@ export interface EncodedBody {
   json: boolean;
 }
 
+const NO_BODY: EncodedBody = Object.freeze({ body: undefined, json: false });
+
 /**
  * Serialises a plain value to JSON, or passes a body type through. A value
  * JSON cannot carry gives the issues instead.
@@ -38,9 +40,7 @@ export interface EncodedBody {
  * ```
  */
 export function encodeBody(body: unknown): EncodedBody | ValidationIssue[] {
-  if (body === undefined || body === null) {
-    return { body: undefined, json: false };
-  }
+  if (body === undefined || body === null) return NO_BODY;
   if (isPassThrough(body)) return { body, json: false };
   const issues = findNonJsonValues(body);
   if (issues.length > 0) return issues;
@@ -74,18 +74,33 @@ export async function readBody(
   method: string,
   maxBodyBytes: number,
 ): Promise<string | null | typeof TOO_LARGE> {
-  const stream = response.body;
-  if (stream === null) return null;
+  // Reading `response.body` makes a JavaScript stream and loses the
+  // platform's fast path, so it is touched only where a stream is needed.
   const status = response.status;
   if (method === "HEAD" || status === 204 || status === 205) {
-    await stream.cancel();
+    await response.body?.cancel();
     return null;
   }
-  const declared = response.headers.get("content-length");
+  const headers = response.headers;
+  const declared = headers.get("content-length");
   if (declared !== null && Number(declared) > maxBodyBytes) {
-    await stream.cancel();
+    await response.body?.cancel();
     return TOO_LARGE;
   }
+  // The platform's own reader is far faster than a JavaScript stream loop.
+  // It is safe when the body cannot outgrow the cap: no cap, or a declared
+  // length (HTTP/1.1 framing stops there) of an uncompressed body whose
+  // headers are all visible (a browser hides Content-Encoding cross-origin).
+  if (
+    maxBodyBytes === Infinity ||
+    (declared !== null && headers.get("content-encoding") === null &&
+      response.type !== "cors" && response.type !== "opaque")
+  ) {
+    const text = await response.text();
+    return text === "" ? null : text;
+  }
+  const stream = response.body;
+  if (stream === null) return null;
   const reader = stream.getReader();
   let first: Uint8Array | undefined;
   let streaming: TextDecoder | undefined;

@@ -11,6 +11,7 @@ import {
   GrabTransportError,
   GrabValidationError,
   redactCause,
+  requestError,
   safeUrl,
   type TransportErrorKind,
   transportErrorMessage,
@@ -111,28 +112,31 @@ export class Call {
   #prepare(options: SendOptions): Exchange {
     const method = this.method;
     const format = options.format ?? "json";
-    const issues: ValidationIssue[] = [];
+    let issues = NO_ISSUES;
     const query = options.query === undefined ? "" : serialiseQuery(
       options.query,
       new URLSearchParams(),
       { format },
     ).toString();
     const href = fillUrl(this.#template, options.params, query);
-    if (Array.isArray(href)) issues.push(...href);
+    if (typeof href !== "string") issues = issues.concat(href);
     const headers: HeaderRecord = {};
-    issues.push(...mergeHeaders(headers, options.headers));
+    const headerIssues = mergeHeaders(headers, options.headers);
+    if (headerIssues.length > 0) issues = issues.concat(headerIssues);
     const encoded = encodeBody(options.body);
     if (Array.isArray(encoded)) {
-      issues.push(...encoded);
+      issues = issues.concat(encoded);
     } else if (
       encoded.body !== undefined && (method === "GET" || method === "HEAD")
     ) {
-      issues.push({
+      issues = issues.concat({
         path: "",
         message: `Cannot send a body with ${method}: fetch does not allow it`,
       });
     }
-    if (issues.length > 0 || Array.isArray(href) || Array.isArray(encoded)) {
+    if (
+      issues.length > 0 || typeof href !== "string" || Array.isArray(encoded)
+    ) {
       throw invalid(method, this.url, issues);
     }
     const jsonApi = format === "json-api";
@@ -169,6 +173,8 @@ export class Call {
   }
 }
 
+const NO_ISSUES: ValidationIssue[] = [];
+
 /** Everything one exchange needs, decided before the first attempt. */
 interface Exchange {
   method: HttpMethod;
@@ -188,13 +194,9 @@ function invalid(
   url: URL | undefined,
   issues: ValidationIssue[],
 ): GrabValidationError {
-  const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
-  const summary = url === undefined
-    ? issues[0]?.message ?? "Cannot send the request"
-    : `Cannot send ${method} ${safeUrl(url)}: ${count} in the request (${
-      issues.map((issue) => issue.message).join("; ")
-    })`;
-  return new GrabValidationError(summary, issues);
+  return url === undefined
+    ? new GrabValidationError(issues[0]!.message, issues)
+    : requestError(method, url, issues, "the request");
 }
 
 /** Why our own controller aborted, once it has. */

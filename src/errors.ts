@@ -257,8 +257,9 @@ export function requestError(
   where: string,
 ): GrabValidationError {
   const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
+  const detail = issues.map((issue) => issue.message).join("; ");
   return new GrabValidationError(
-    `Cannot send ${method} ${safeUrl(url)}: ${count} in ${where}`,
+    `Cannot send ${method} ${safeUrl(url)}: ${count} in ${where} (${detail})`,
     issues,
   );
 }

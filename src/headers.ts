@@ -12,6 +12,7 @@ export type HeaderRecord = Record<string, string>;
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const FORBIDDEN_VALUE = /[\r\n\0]/;
+const NONE: ValidationIssue[] = [];
 
 /**
  * Copies `init` into `target` (lower-case names, so a later source replaces an
@@ -30,16 +31,16 @@ export function mergeHeaders(
   target: HeaderRecord,
   init: HeadersInit | undefined,
 ): ValidationIssue[] {
-  if (init === undefined) return [];
-  const issues: ValidationIssue[] = [];
+  if (init === undefined) return NONE;
+  let issues = NONE;
   const add = (value: string, name: string) => {
     if (!TOKEN.test(name)) {
-      issues.push({
+      issues = issues.concat({
         path: "",
         message: "Cannot send a header: its name is not a valid HTTP token",
       });
     } else if (FORBIDDEN_VALUE.test(value)) {
-      issues.push({
+      issues = issues.concat({
         path: "",
         message:
           `Cannot send header "${name}": its value contains CR, LF or NUL`,
@@ -53,7 +54,7 @@ export function mergeHeaders(
   } else if (Array.isArray(init)) {
     for (const pair of init) {
       if (pair.length !== 2) {
-        issues.push({
+        issues = issues.concat({
           path: "",
           message: "Cannot send a header: each pair needs a name and a value",
         });

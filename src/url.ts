@@ -14,6 +14,12 @@ export interface UrlTemplate {
   segments: string[];
   /** Parameter names with their index in `segments`. */
   params: [name: string, index: number][];
+  /** The origin, read once: URL getters are not free. */
+  origin: string;
+  /** `origin + pathname`. */
+  base: string;
+  /** The target's own query, `""` or starting with `?`. */
+  search: string;
 }
 
 /**
@@ -61,7 +67,14 @@ export function joinUrl(
       params.push([segment.slice(1), i]);
     }
   }
-  return { url, segments, params };
+  return {
+    url,
+    segments,
+    params,
+    origin: url.origin,
+    base: url.origin + url.pathname,
+    search: url.search,
+  };
 }
 
 /**
@@ -79,18 +92,17 @@ export function fillUrl(
   values: Readonly<Record<string, unknown>> | undefined,
   extraQuery: string,
 ): string | ValidationIssue[] {
-  const { url } = template;
-  let path = url.pathname;
+  let target = template.base;
   if (template.params.length > 0) {
     const segments = template.segments.slice();
-    const issues: ValidationIssue[] = [];
+    let issues: ValidationIssue[] | undefined;
     for (const [name, index] of template.params) {
       const value = values?.[name];
       if (
         (typeof value !== "string" && typeof value !== "number") ||
         value === ""
       ) {
-        issues.push(issue(
+        (issues ??= []).push(issue(
           `Cannot fill path parameter "${name}": value is ${
             value === ""
               ? "empty"
@@ -103,14 +115,14 @@ export function fillUrl(
       }
       segments[index] = encodeURIComponent(String(value));
     }
-    if (issues.length > 0) return issues;
-    path = segments.join("/");
+    if (issues !== undefined) return issues;
+    target = template.origin + segments.join("/");
   }
-  let search = url.search;
+  let search = template.search;
   if (extraQuery !== "") {
     search = search === "" ? "?" + extraQuery : search + "&" + extraQuery;
   }
-  return url.origin + path + search;
+  return target + search;
 }
 
 function parse(value: string | URL): URL | undefined {

@@ -6,13 +6,7 @@
  * @module
  */
 
-import {
-  type Casing,
-  convertKey,
-  convertKeys,
-  isPlainObject,
-  setOwn,
-} from "../casing.ts";
+import { type Casing, convertKey, convertKeys, setOwn } from "../casing.ts";
 
 /** Options for {@linkcode denormalise}. */
 export interface DenormaliseOptions {
@@ -59,24 +53,40 @@ type Wire = Record<string, unknown>;
 type Flat = Record<string, unknown>;
 type Index = Map<string, Map<string, Flat>>;
 
-// Where jsonApiOf finds a flat object's wire source, one registry per casing
-// so that nothing but the source has to be stored per resource. The info is
-// built on first use and then kept in `infos`.
-const sources: Record<Casing, WeakMap<object, Wire>> = {
-  "none": new WeakMap(),
-  "camelCase": new WeakMap(),
-  "snake_case": new WeakMap(),
-  "kebab-case": new WeakMap(),
-  "PascalCase": new WeakMap(),
-};
-const CASINGS: readonly Casing[] = [
-  "none",
-  "camelCase",
-  "snake_case",
-  "kebab-case",
-  "PascalCase",
-];
+// Returns the object it is given as `this`, so that a subclass can add its
+// private fields to any object.
+class Base {
+  constructor(target: object) {
+    return target;
+  }
+}
+
+// A flat object's link to its wire source, from which jsonApiOf builds the
+// info on first use. Private fields work like a WeakMap keyed by the object
+// (nothing outside this class can see them: no own property, no symbol, not
+// in Object.keys, Reflect.ownKeys, JSON.stringify or structuredClone), but
+// cost a fraction of a WeakMap entry to add and to collect.
+class Source extends Base {
+  #wire: Wire;
+  #casing: Casing;
+
+  constructor(flat: Flat, wire: Wire, casing: Casing) {
+    super(flat);
+    this.#wire = wire;
+    this.#casing = casing;
+  }
+
+  static info(target: object): JsonApiInfo | undefined {
+    if (!(#wire in target)) return undefined;
+    const source = target as Source;
+    return infoOf(source.#wire, source.#casing);
+  }
+}
+
+// The info built for each flat object so far, so that jsonApiOf gives the same
+// object every time.
 const infos = new WeakMap<object, JsonApiInfo>();
+const EMPTY = {};
 
 /**
  * Turns a JSON:API success document into flat data.
@@ -152,7 +162,20 @@ export function denormalise(
   document: unknown,
   options?: DenormaliseOptions,
 ): DenormaliseResult {
-  if (!isPlainObject(document) || Array.isArray(document)) {
+  try {
+    return denormaliseDocument(document, options?.casing ?? "none");
+  } catch {
+    // Only a hostile object (a throwing getter or proxy) gets here: a parsed
+    // JSON text never does.
+    return fail("the document could not be read");
+  }
+}
+
+function denormaliseDocument(
+  document: unknown,
+  casing: Casing,
+): DenormaliseResult {
+  if (!isRecord(document)) {
     return fail("the document is not an object");
   }
   const doc = document as Wire;
@@ -189,14 +212,13 @@ export function denormalise(
     ? []
     : [primary];
   const primaryCount = wires.length;
-  const all: unknown[] = included === undefined || included.length === 0
-    ? wires
-    : wires.concat(included);
-  const total = all.length;
+  const rest: unknown[] = included ?? [];
+  const total = primaryCount + rest.length;
 
-  const casing = options?.casing ?? "none";
   const convert = casing !== "none";
-  const registry = sources[casing];
+  // for...in allocates nothing, unlike Object.keys; it needs an own-key
+  // check only when something made Object.prototype keys enumerable.
+  const inherited = hasEnumerableInheritedKeys();
   const byId: Index = new Map();
   const byLid: Index = new Map();
   // targets[i]: the flat object that wire i fills, or null for a repeat.
@@ -207,7 +229,7 @@ export function denormalise(
   // Pass 1: check each resource, create its flat object with attributes,
   // and index it by type + id and by type + lid.
   for (let i = 0; i < total; i++) {
-    const wire = all[i];
+    const wire = i < primaryCount ? wires[i] : rest[i - primaryCount];
     if (!isRecord(wire)) {
       return fail(`${pointerOf(i, primaryCount, many)} is not an object`);
     }
@@ -239,7 +261,15 @@ export function denormalise(
     }
 
     let flat: Flat | undefined;
-    if (id !== undefined) flat = byId.get(type)?.get(id);
+    let ids: Map<string, Flat> | undefined;
+    if (id !== undefined) {
+      ids = byId.get(type);
+      if (ids === undefined) {
+        ids = new Map();
+        byId.set(type, ids);
+      }
+      flat = ids.get(id);
+    }
     if (flat === undefined && lid !== undefined) {
       flat = byLid.get(type)?.get(lid);
     }
@@ -251,17 +281,21 @@ export function denormalise(
       }
     } else {
       if (id !== undefined) {
-        flat = lid !== undefined ? { type, id, lid } : { type, id };
-        addTo(byId, type, id, flat);
+        // Starting from {} leaves room for a few fields inside the object.
+        flat = {};
+        flat.type = type;
+        flat.id = id;
+        if (lid !== undefined) flat.lid = lid;
+        ids!.set(id, flat);
       } else {
         flat = lid !== undefined ? { type, lid } : { type };
       }
       if (lid !== undefined) addTo(byLid, type, lid, flat);
       if (attributes !== undefined) {
-        copyAttributes(attributes, flat, convert, casing);
+        copyAttributes(attributes, flat, casing, inherited);
       }
       targets[i] = flat;
-      registry.set(flat, wire);
+      new Source(flat, wire, casing);
     }
     if (i < primaryCount) {
       if (many) (data as unknown[])[i] = flat;
@@ -271,11 +305,13 @@ export function denormalise(
 
   // Pass 2: resolve every relationship's data to flat objects.
   for (let i = 0; i < total; i++) {
-    const relationships = (all[i] as Wire).relationships;
+    const wire = (i < primaryCount ? wires[i] : rest[i - primaryCount]) as Wire;
+    const relationships = wire.relationships;
     if (relationships === undefined) continue;
     const rels = relationships as Wire;
     const flat = targets[i]!;
-    for (const name of Object.keys(rels)) {
+    for (const name in rels) {
+      if (inherited && !Object.hasOwn(rels, name)) continue;
       const rel = rels[name];
       if (!isRecord(rel)) {
         return fail(
@@ -293,7 +329,7 @@ export function denormalise(
         const length = linkage.length;
         const list: unknown[] = new Array(length);
         for (let j = 0; j < length; j++) {
-          const related = resolve(linkage[j], byId, byLid, registry);
+          const related = resolve(linkage[j], byId, byLid, casing);
           if (related === undefined) {
             return fail(
               `${pointerOf(i, primaryCount, many)}/relationships/${
@@ -305,7 +341,7 @@ export function denormalise(
         }
         value = list;
       } else {
-        value = resolve(linkage, byId, byLid, registry);
+        value = resolve(linkage, byId, byLid, casing);
         if (value === undefined) {
           return fail(
             `${pointerOf(i, primaryCount, many)}/relationships/${
@@ -373,18 +409,12 @@ export function denormalise(
  * ```
  */
 export function jsonApiOf(resource: object): JsonApiInfo | undefined {
-  const known = infos.get(resource);
-  if (known !== undefined) return known;
-  for (const casing of CASINGS) {
-    const registry = sources[casing];
-    const wire = registry.get(resource);
-    if (wire === undefined) continue;
-    const info = infoOf(wire, casing);
-    infos.set(resource, info);
-    registry.delete(resource);
-    return info;
+  let info = infos.get(resource);
+  if (info === undefined) {
+    info = Source.info(resource);
+    if (info !== undefined) infos.set(resource, info);
   }
-  return undefined;
+  return info;
 }
 
 function infoOf(wire: Wire, casing: Casing): JsonApiInfo {
@@ -412,23 +442,23 @@ function resolve(
   linkage: unknown,
   byId: Index,
   byLid: Index,
-  registry: WeakMap<object, Wire>,
+  casing: Casing,
 ): Flat | undefined {
   if (!isRecord(linkage)) return undefined;
   const type = linkage.type;
   if (typeof type !== "string" || type === "") return undefined;
   const id = linkage.id;
   const lid = linkage.lid;
+  if (lid !== undefined && typeof lid !== "string") return undefined;
   let found: Flat | undefined;
   if (typeof id === "string") {
     found = byId.get(type)?.get(id);
     if (found !== undefined) return found;
     if (lid !== undefined) {
-      if (typeof lid !== "string") return undefined;
       found = byLid.get(type)?.get(lid);
       if (found !== undefined) return found;
     }
-  } else if (id !== undefined || typeof lid !== "string") {
+  } else if (id !== undefined || lid === undefined) {
     return undefined;
   } else {
     found = byLid.get(type)?.get(lid);
@@ -444,17 +474,19 @@ function resolve(
   if (typeof lid === "string") {
     addTo(byLid, type, lid, flat);
   }
-  if (isRecord(linkage.meta)) registry.set(flat, linkage);
+  if (isRecord(linkage.meta)) new Source(flat, linkage, casing);
   return flat;
 }
 
 function copyAttributes(
   attributes: Wire,
   flat: Flat,
-  convert: boolean,
   casing: Casing,
+  inherited: boolean,
 ): void {
-  for (const name of Object.keys(attributes)) {
+  const convert = casing !== "none";
+  for (const name in attributes) {
+    if (inherited && !Object.hasOwn(attributes, name)) continue;
     let key = name;
     let value = attributes[name];
     if (convert) {
@@ -470,6 +502,11 @@ function copyAttributes(
   }
 }
 
+function hasEnumerableInheritedKeys(): boolean {
+  for (const _ in EMPTY) return true;
+  return false;
+}
+
 function addTo(index: Index, type: string, key: string, flat: Flat): void {
   let byKey = index.get(type);
   if (byKey === undefined) {
@@ -479,8 +516,12 @@ function addTo(index: Index, type: string, key: string, flat: Flat): void {
   byKey.set(key, flat);
 }
 
+// A plain object that is not an array: isPlainObject without the array case,
+// in one call on the hot path.
 function isRecord(value: unknown): value is Wire {
-  return isPlainObject(value) && !Array.isArray(value);
+  if (typeof value !== "object" || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
 
 function pointerOf(index: number, primaryCount: number, many: boolean): string {
