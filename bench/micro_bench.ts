@@ -24,9 +24,9 @@ const query = {
   filter: { status: "open", createdAt: "2026" },
 };
 const snakeBody = {
-  user_name: "ada",
-  home_address: { street_name: "x", post_code: "y" },
-  tag_list: [{ tag_id: 1 }, { tag_id: 2 }],
+  "user_name": "ada",
+  "home_address": { "street_name": "x", "post_code": "y" },
+  "tag_list": [{ "tag_id": 1 }, { "tag_id": 2 }],
 };
 const documentText = JSON.stringify(compoundDocument(1_000));
 

@@ -1,0 +1,175 @@
+/**
+ * The HTTP client comparison: raw `fetch` + `res.json()`, grab, ky, ofetch and
+ * wretch, each with its defaults, over loopback (sequential and 64 in flight)
+ * and in process (a fake `fetch` that returns a ready `Response`).
+ *
+ * @module
+ */
+
+import ky from "npm:ky@2.1.0";
+import { ofetch } from "npm:ofetch@1.5.1";
+import wretch from "npm:wretch@3.0.9";
+import { createGrab } from "../mod.ts";
+import { BODY_OBJECT, BODY_TEXT } from "./_server.ts";
+import { median, rotate, settle } from "./_stats.ts";
+
+/** A `fetch` replacement. */
+export type FetchLike = (
+  input: Request | string | URL,
+  init?: RequestInit,
+) => Promise<Response>;
+
+/** One client under test: one GET of `/item`, resolving to the parsed body. */
+export interface Client {
+  /** The name in the tables. */
+  name: string;
+  /** Performs one GET and resolves to the parsed JSON body. */
+  get: () => Promise<unknown>;
+}
+
+/** The clients, in table order; `raw` first. */
+export const CLIENT_NAMES = ["raw", "grab", "ky", "ofetch", "wretch"] as const;
+
+/**
+ * Builds every client for `base`. With `fetchImpl`, each client is given it
+ * instead of the global `fetch` (grab's `fetch` option, ky's `fetch`,
+ * ofetch's global `fetch`, wretch's `fetchPolyfill`).
+ */
+export function makeClients(base: string, fetchImpl?: FetchLike): Client[] {
+  const url = `${base}/item`;
+  const doFetch: FetchLike = fetchImpl ?? ((input, init) => fetch(input, init));
+  const grab = createGrab(base, fetchImpl ? { fetch: fetchImpl } : {});
+  const kyApi = ky.create(
+    fetchImpl ? { baseUrl: base, fetch: fetchImpl } : { baseUrl: base },
+  );
+  const ofetchApi = ofetch.create(
+    { baseURL: base },
+    fetchImpl ? { fetch: fetchImpl } : {},
+  );
+  const wretchApi = fetchImpl
+    ? wretch(base).fetchPolyfill(fetchImpl)
+    : wretch(base);
+  return [
+    {
+      name: "raw",
+      get: async () => {
+        const res = await doFetch(url);
+        return await res.json();
+      },
+    },
+    {
+      name: "grab",
+      get: async () => {
+        const [data, error] = await grab("GET /item");
+        if (error) throw error;
+        return data;
+      },
+    },
+    { name: "ky", get: () => kyApi.get("item").json() },
+    { name: "ofetch", get: () => ofetchApi("/item") },
+    { name: "wretch", get: () => wretchApi.get("/item").json() },
+  ];
+}
+
+/** Throws unless every client reads the expected body. */
+export async function checkClients(clients: readonly Client[]): Promise<void> {
+  const expected = JSON.stringify(BODY_OBJECT);
+  for (const client of clients) {
+    const got = JSON.stringify(await client.get());
+    if (got !== expected) {
+      throw new Error(`${client.name} read ${got.slice(0, 80)}`);
+    }
+  }
+}
+
+/** `total` GETs with at most `inFlight` at a time; resolves to milliseconds. */
+export async function timeGets(
+  client: Client,
+  total: number,
+  inFlight: number,
+): Promise<number> {
+  let started = 0;
+  const worker = async () => {
+    while (started < total) {
+      started++;
+      await client.get();
+    }
+  };
+  const t0 = performance.now();
+  const workers = [];
+  for (let w = 0; w < Math.min(inFlight, total); w++) workers.push(worker());
+  await Promise.all(workers);
+  return performance.now() - t0;
+}
+
+/** The medians and paired ratios of one interleaved measurement. */
+export interface Comparison {
+  /** Median milliseconds per client over the rounds. */
+  medianMs: Record<string, number>;
+  /** Median over rounds of (client time / raw time in the same round). */
+  ratioToRaw: Record<string, number>;
+  /** Rounds measured (the warm-up round is not counted). */
+  rounds: number;
+}
+
+/**
+ * Runs `measure` for every client in `rounds` interleaved rounds after one
+ * warm-up round. Each round runs every client once, in an order rotated by
+ * one place per round.
+ */
+export async function compare(
+  clients: readonly Client[],
+  rounds: number,
+  measure: (client: Client) => Promise<number>,
+  onRound?: (round: number) => void,
+): Promise<Comparison> {
+  const times: Record<string, number[]> = {};
+  const ratios: Record<string, number[]> = {};
+  for (const c of clients) {
+    times[c.name] = [];
+    ratios[c.name] = [];
+  }
+  for (const c of clients) await measure(c); // warm-up
+  for (let r = 0; r < rounds; r++) {
+    const got: Record<string, number> = {};
+    for (const c of rotate(clients, r)) {
+      await settle();
+      got[c.name] = await measure(c);
+    }
+    for (const c of clients) {
+      times[c.name]!.push(got[c.name]!);
+      ratios[c.name]!.push(got[c.name]! / got["raw"]!);
+    }
+    onRound?.(r + 1);
+  }
+  const medianMs: Record<string, number> = {};
+  const ratioToRaw: Record<string, number> = {};
+  for (const c of clients) {
+    medianMs[c.name] = median(times[c.name]!);
+    ratioToRaw[c.name] = median(ratios[c.name]!);
+  }
+  return { medianMs, ratioToRaw, rounds };
+}
+
+// The same headers as the loopback server sends.
+const JSON_HEADERS = {
+  "content-type": "application/json",
+  "content-length": String(new TextEncoder().encode(BODY_TEXT).byteLength),
+};
+
+/**
+ * A fake `fetch` that resolves at once to a ready JSON `Response`, with the
+ * loopback server's headers (`content-type`, `content-length`).
+ */
+export const fakeFetch: FetchLike = (): Promise<Response> =>
+  Promise.resolve(new Response(BODY_TEXT, { headers: JSON_HEADERS }));
+
+/** Times `iterations` sequential calls of `client.get`; milliseconds. */
+export async function timeCalls(
+  client: Client,
+  iterations: number,
+): Promise<number> {
+  const t0 = performance.now();
+  for (let i = 0; i < iterations; i++) await client.get();
+  return performance.now() - t0;
+}

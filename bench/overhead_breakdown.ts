@@ -1,0 +1,140 @@
+// deno-lint-ignore-file no-console
+/**
+ * Where grab's time goes compared with raw `fetch` + `res.json()`: each
+ * variant adds one of the things grab does, in process (fake `fetch`) and
+ * over loopback. Interleaved rounds, medians, ratios to raw.
+ *
+ * Run: deno task bench:breakdown
+ *
+ * @module
+ */
+
+import { Call, createGrab } from "../mod.ts";
+import { readBody } from "../src/body.ts";
+import { type Client, compare, fakeFetch, type FetchLike } from "./_http.ts";
+import { startServer } from "./_spawn.ts";
+import { table } from "./_stats.ts";
+
+const CAP = 64 * 1024 * 1024;
+const ROUNDS = 7;
+
+function variants(base: string, doFetch: FetchLike): Client[] {
+  const url = `${base}/item`;
+  const isFake = doFetch === fakeFetch;
+  const grabOptions = isFake ? { fetch: doFetch } : {};
+  const grab = createGrab(base, grabOptions);
+  const lean = createGrab(base, { ...grabOptions, timeout: false, retry: 0 });
+  const call = new Call("GET /item", base);
+  const sendFetch = isFake ? { fetch: doFetch } : {};
+  return [
+    {
+      name: "raw: fetch + res.json()",
+      get: async () => (await doFetch(url)).json(),
+    },
+    {
+      name: "+ res.text() + JSON.parse",
+      get: async () => JSON.parse(await (await doFetch(url)).text()),
+    },
+    {
+      name: "+ readBody() (reader loop) + JSON.parse",
+      get: async () => {
+        const text = await readBody(await doFetch(url), "GET", CAP);
+        return JSON.parse(text as string);
+      },
+    },
+    {
+      name: "+ headers record {accept}",
+      get: async () =>
+        (await doFetch(url, {
+          method: "GET",
+          headers: { accept: "application/json" },
+        })).json(),
+    },
+    {
+      name: "+ AbortController, setTimeout 30 s, signal",
+      get: async () => {
+        const controller = new AbortController();
+        const timer = setTimeout(() => controller.abort(), 30_000);
+        try {
+          return await (await doFetch(url, { signal: controller.signal }))
+            .json();
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+    },
+    {
+      name: "Call.send() defaults",
+      get: () => call.send(sendFetch),
+    },
+    {
+      name: "Call.send() timeout false, retry 0",
+      get: () => call.send({ ...sendFetch, timeout: false, retry: 0 }),
+    },
+    {
+      name: "grab defaults",
+      get: async () => (await grab("GET /item"))[0],
+    },
+    {
+      name: "grab timeout false, retry 0",
+      get: async () => (await lean("GET /item"))[0],
+    },
+  ];
+}
+
+async function loop(client: Client, n: number, inFlight: number) {
+  let started = 0;
+  const worker = async () => {
+    while (started < n) {
+      started++;
+      await client.get();
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return performance.now() - t0;
+}
+
+async function report(title: string, clients: Client[], n: number, k = 1) {
+  // compare() keys ratios on a client named "raw".
+  const named = clients.map((c, i) => ({
+    name: i === 0 ? "raw" : c.name,
+    get: c.get,
+  }));
+  const result = await compare(named, ROUNDS, (c) => loop(c, n, k));
+  console.log(`\n### ${title}\n`);
+  console.log(table(
+    ["variant", "median µs/call", "time ÷ raw"],
+    clients.map((c, i) => {
+      const key = i === 0 ? "raw" : c.name;
+      return [
+        c.name,
+        (result.medianMs[key]! * 1000 / n).toFixed(2),
+        `${result.ratioToRaw[key]!.toFixed(2)}×`,
+      ];
+    }),
+  ));
+}
+
+await report(
+  "In process (fake fetch), 10,000 sequential calls",
+  variants("http://127.0.0.1:9", fakeFetch),
+  10_000,
+);
+const server = await startServer();
+try {
+  const realFetch: FetchLike = (input, init) => fetch(input, init);
+  await report(
+    "Loopback, 3,000 sequential GETs",
+    variants(server.base, realFetch),
+    3_000,
+  );
+  await report(
+    "Loopback, 10,000 GETs, 64 in flight",
+    variants(server.base, realFetch),
+    10_000,
+    64,
+  );
+} finally {
+  await server.stop();
+}
