@@ -1,0 +1,792 @@
+import assert from "node:assert/strict";
+import { denormalise, jsonApiOf } from "../../src/jsonapi/denormalise.ts";
+
+type Flat = Record<string, unknown>;
+
+const PAIRS = [
+  "compound",
+  "sparse_fieldsets",
+  "relationship_to_one",
+  "relationship_to_many",
+  "empty_to_one",
+  "empty_to_many",
+  "empty_relationships",
+  "relationships_without_data",
+  "meta_only",
+  "lid",
+  "single_resource",
+  "duplicates",
+];
+
+async function readFixture(name: string): Promise<unknown> {
+  return JSON.parse(
+    await Deno.readTextFile(
+      new URL(`../_fixtures/jsonapi/${name}.json`, import.meta.url),
+    ),
+  );
+}
+
+// The data of a document that must denormalise; fails the test otherwise.
+function dataOf(
+  document: unknown,
+  casing?: "camelCase" | "PascalCase",
+): unknown {
+  const result = denormalise(
+    document,
+    casing === undefined ? undefined : { casing },
+  );
+  if (!result.ok) assert.fail(`expected ok, got: ${result.reason}`);
+  return result.data;
+}
+
+function flat(value: unknown): Flat {
+  assert.ok(typeof value === "object" && value !== null);
+  return value as Flat;
+}
+
+Deno.test("denormalise()", async (t) => {
+  await t.step("replays every wire fixture to its flat fixture", async () => {
+    for (const name of PAIRS) {
+      const wire = await readFixture(`${name}.wire`);
+      const expected = await readFixture(`${name}.flat`);
+      assert.deepEqual(dataOf(wire), expected, name);
+    }
+  });
+
+  await t.step("returns the document's meta and links as sent", async () => {
+    const wire = await readFixture("compound.wire") as Flat;
+    const result = denormalise(wire);
+    assert.ok(result.ok);
+    assert.equal(result.links, wire.links);
+    assert.equal("meta" in result, false);
+
+    const metaOnly = await readFixture("meta_only.wire") as Flat;
+    const second = denormalise(metaOnly);
+    assert.ok(second.ok);
+    assert.equal(second.data, null);
+    assert.equal(second.meta, metaOnly.meta);
+    assert.equal("links" in second, false);
+  });
+
+  await t.step(
+    "gives one object per type and id, shared everywhere",
+    async () => {
+      const articles = dataOf(await readFixture("compound.wire")) as Flat[];
+      const article = flat(articles[0]);
+      const comments = article.comments as Flat[];
+      assert.equal(flat(comments[1]).author, article.author);
+      assert.notEqual(flat(comments[0]).author, article.author);
+
+      const sparse = dataOf(
+        await readFixture("sparse_fieldsets.wire"),
+      ) as Flat[];
+      assert.equal(flat(sparse[0]).author, flat(sparse[1]).author);
+    },
+  );
+
+  await t.step("ends a cycle and shares identity around it", async () => {
+    const article = flat(dataOf(await readFixture("cycle.wire")));
+    const author = flat(article.author);
+    assert.equal(author.name, "Dan Gebhardt");
+    assert.equal(author["favourite-article"], article);
+    assert.equal(flat(author["favourite-article"]).author, author);
+  });
+
+  await t.step("keeps the first occurrence and the length of data", () => {
+    const data = dataOf({
+      data: [
+        { type: "people", id: "9", attributes: { name: "Dan" } },
+        { type: "people", id: "9", attributes: { name: "Daniel", age: 40 } },
+      ],
+      included: [
+        { type: "people", id: "9", attributes: { name: "D." } },
+        { type: "people", id: "7", attributes: { name: "Ada" } },
+        { type: "people", id: "7", attributes: { name: "Augusta" } },
+      ],
+    }) as Flat[];
+    assert.equal(data.length, 2);
+    assert.equal(data[0], data[1]);
+    assert.deepEqual(data[0], { type: "people", id: "9", name: "Dan" });
+
+    const article = flat(dataOf({
+      data: {
+        type: "articles",
+        id: "1",
+        relationships: { author: { data: { type: "people", id: "7" } } },
+      },
+      included: [
+        { type: "people", id: "7", attributes: { name: "Ada" } },
+        { type: "people", id: "7", attributes: { name: "Augusta" } },
+      ],
+    }));
+    assert.deepEqual(article.author, { type: "people", id: "7", name: "Ada" });
+  });
+
+  await t.step(
+    "gives an identifier-only object for a resource not included",
+    () => {
+      const article = flat(dataOf({
+        data: {
+          type: "articles",
+          id: "1",
+          attributes: { title: "Hi" },
+          relationships: {
+            author: { data: { type: "people", id: "2" } },
+            editor: { data: { type: "people", id: "2" } },
+            draft: { data: { type: "drafts", lid: "d-1" } },
+          },
+        },
+      }));
+      assert.deepEqual(article.author, { type: "people", id: "2" });
+      assert.equal(article.editor, article.author);
+      assert.deepEqual(article.draft, { type: "drafts", lid: "d-1" });
+    },
+  );
+
+  await t.step("resolves a relationship from primary data", () => {
+    const data = dataOf({
+      data: [
+        {
+          type: "people",
+          id: "1",
+          attributes: { name: "Ada" },
+          relationships: { friend: { data: { type: "people", id: "2" } } },
+        },
+        {
+          type: "people",
+          id: "2",
+          attributes: { name: "Charles" },
+          relationships: { friends: { data: [{ type: "people", id: "1" }] } },
+        },
+      ],
+    }) as Flat[];
+    const [ada, charles] = [flat(data[0]), flat(data[1])];
+    assert.equal(ada.friend, charles);
+    assert.deepEqual(charles.friends, [ada]);
+    assert.equal((charles.friends as unknown[])[0], ada);
+    assert.equal(charles.name, "Charles");
+  });
+
+  await t.step("converts names and nested keys to the caller casing", () => {
+    const nested = { "page_links": [{ "next_page": "/2" }] };
+    const document = {
+      links: { self_link: "/blog-posts/1" },
+      meta: { total_count: 1 },
+      data: {
+        type: "blog-posts",
+        id: "1",
+        attributes: {
+          first_line: "Hi",
+          reading_stats: { word_count: 2, per_page: [{ page_no: 1 }] },
+          nested,
+        },
+        relationships: {
+          main_author: { data: { type: "blog-authors", id: "user_9" } },
+        },
+        meta: { edit_count: 3 },
+      },
+      included: [{
+        type: "blog-authors",
+        id: "user_9",
+        attributes: { display_name: "Dan" },
+      }],
+    };
+    const result = denormalise(document, { casing: "camelCase" });
+    assert.ok(result.ok);
+    assert.deepEqual(result.data, {
+      type: "blog-posts",
+      id: "1",
+      firstLine: "Hi",
+      readingStats: { wordCount: 2, perPage: [{ pageNo: 1 }] },
+      nested: { pageLinks: [{ nextPage: "/2" }] },
+      mainAuthor: { type: "blog-authors", id: "user_9", displayName: "Dan" },
+    });
+    assert.equal(result.meta, document.meta);
+    assert.deepEqual(result.meta, { total_count: 1 });
+    assert.deepEqual(result.links, { self_link: "/blog-posts/1" });
+    assert.deepEqual(jsonApiOf(flat(result.data))?.meta, { edit_count: 3 });
+    // The document itself is left as it was.
+    assert.deepEqual(nested, { page_links: [{ next_page: "/2" }] });
+  });
+
+  await t.step("keeps names as sent without casing", () => {
+    const data = flat(dataOf({
+      data: {
+        type: "articles",
+        id: "1",
+        attributes: { first_name: "Ada", "last-name": "Lovelace" },
+      },
+    }));
+    assert.deepEqual(Object.keys(data), [
+      "type",
+      "id",
+      "first_name",
+      "last-name",
+    ]);
+  });
+
+  await t.step("keeps __proto__ as an own data property", () => {
+    const document = JSON.parse(`{
+      "data": {
+        "type": "articles",
+        "id": "1",
+        "attributes": {
+          "__proto__": { "polluted": true },
+          "nested": { "__proto__": { "polluted": true } }
+        },
+        "relationships": {
+          "__proto__": { "data": { "type": "people", "id": "1" } }
+        }
+      }
+    }`);
+    const check = (casing: "camelCase" | undefined) => {
+      const data = flat(dataOf(document, casing));
+      assert.equal(Object.getPrototypeOf(data), Object.prototype);
+      assert.deepEqual(
+        Object.getOwnPropertyDescriptor(data, "__proto__")?.value,
+        { type: "people", id: "1" },
+      );
+      assert.equal((data as { polluted?: unknown }).polluted, undefined);
+      const nested = flat(data.nested);
+      assert.equal(Object.getPrototypeOf(nested), Object.prototype);
+      assert.deepEqual(
+        Object.getOwnPropertyDescriptor(nested, "__proto__")?.value,
+        { polluted: true },
+      );
+      assert.equal((nested as { polluted?: unknown }).polluted, undefined);
+      const attributeOnly = flat(dataOf(
+        JSON.parse(
+          `{ "data": { "type": "a", "id": "1", "attributes": { "__proto__": { "polluted": true } } } }`,
+        ),
+        casing,
+      ));
+      assert.equal(Object.getPrototypeOf(attributeOnly), Object.prototype);
+      assert.deepEqual(
+        Object.getOwnPropertyDescriptor(attributeOnly, "__proto__")?.value,
+        { polluted: true },
+      );
+      assert.equal(
+        (attributeOnly as { polluted?: unknown }).polluted,
+        undefined,
+      );
+      assert.equal(({} as { polluted?: unknown }).polluted, undefined);
+    };
+    check(undefined);
+    check("camelCase");
+    // Deno's Object.prototype.__proto__ setter never changes a prototype;
+    // the standard one (Node, Bun, browsers) does. Check under that one too.
+    const original = Object.getOwnPropertyDescriptor(
+      Object.prototype,
+      "__proto__",
+    );
+    Object.defineProperty(Object.prototype, "__proto__", {
+      configurable: true,
+      get(this: object) {
+        return Object.getPrototypeOf(this);
+      },
+      set(this: object, value: unknown) {
+        if (typeof value === "object") Object.setPrototypeOf(this, value);
+      },
+    });
+    try {
+      const probe: Record<string, unknown> = {};
+      probe["__proto__"] = { polluted: true };
+      assert.equal(probe.polluted, true, "the standard setter is in place");
+      check(undefined);
+      check("camelCase");
+    } finally {
+      if (original === undefined) {
+        delete (Object.prototype as { __proto__?: unknown }).__proto__;
+      } else Object.defineProperty(Object.prototype, "__proto__", original);
+    }
+  });
+
+  await t.step(
+    "copies only own members when Object.prototype is polluted",
+    () => {
+      Object.defineProperty(Object.prototype, "injected", {
+        configurable: true,
+        enumerable: true,
+        writable: true,
+        value: { data: { type: "people", id: "1" } },
+      });
+      try {
+        const data = flat(dataOf({
+          data: {
+            type: "articles",
+            id: "1",
+            attributes: { title: "Hi" },
+            relationships: { author: { data: null } },
+          },
+        }));
+        assert.deepEqual(Object.keys(data), ["type", "id", "title", "author"]);
+      } finally {
+        delete (Object.prototype as { injected?: unknown }).injected;
+      }
+    },
+  );
+
+  await t.step(
+    "skips fields named type, id or lid, before and after casing",
+    () => {
+      const data = dataOf({
+        data: {
+          type: "articles",
+          id: "1",
+          attributes: { type: "x", id: "2", lid: "3", title: "Hi" },
+          relationships: { id: { data: { type: "people", id: "9" } } },
+        },
+      });
+      assert.deepEqual(data, { type: "articles", id: "1", title: "Hi" });
+      const pascal = dataOf(
+        {
+          data: {
+            type: "articles",
+            id: "1",
+            attributes: { type: "x", id: "2", lid: "3", title: "Hi" },
+          },
+        },
+        "PascalCase",
+      );
+      assert.deepEqual(pascal, { type: "articles", id: "1", Title: "Hi" });
+      const camel = dataOf(
+        {
+          data: {
+            type: "articles",
+            id: "1",
+            attributes: { Type: "x", Id: "2", title: "Hi" },
+            relationships: { Lid: { data: null } },
+          },
+        },
+        "camelCase",
+      );
+      assert.deepEqual(camel, { type: "articles", id: "1", title: "Hi" });
+    },
+  );
+
+  await t.step("adds no keys to a resource beyond its fields", async () => {
+    const articles = dataOf(await readFixture("compound.wire")) as Flat[];
+    const article = flat(articles[0]);
+    assert.deepEqual(Reflect.ownKeys(article), [
+      "type",
+      "id",
+      "title",
+      "author",
+      "comments",
+    ]);
+    assert.deepEqual(Object.getOwnPropertySymbols(flat(article.author)), []);
+    assert.equal(Object.getPrototypeOf(article), Object.prototype);
+    assert.equal(
+      JSON.stringify(article.author),
+      `{"type":"people","id":"9","firstName":"Dan","lastName":"Gebhardt","twitter":"dgeb"}`,
+    );
+    const withLid = flat(dataOf({
+      data: { type: "a", id: "1", lid: "l", attributes: { x: 1 } },
+    }));
+    assert.deepEqual(Reflect.ownKeys(withLid), ["type", "id", "lid", "x"]);
+  });
+
+  const invalid: [string, unknown][] = [
+    ["undefined", undefined],
+    ["null", null],
+    ["a string", "data"],
+    ["a number", 1],
+    ["an array", [{ type: "a", id: "1" }]],
+    ["a Date", new Date(0)],
+    ["an object with neither data nor meta", { links: { self: "/" } }],
+    ["an errors document", { errors: [{ status: "404" }] }],
+    ["errors beside data", { data: null, errors: [] }],
+    ["data that is a string", { data: "1" }],
+    ["data that is a number", { data: 1 }],
+    ["data that is true", { data: true }],
+    ["meta that is not an object", { meta: "x" }],
+    ["meta that is an array", { data: null, meta: [] }],
+    ["links that is not an object", { data: null, links: "x" }],
+    ["included that is not an array", { data: null, included: {} }],
+    ["a resource without type", { data: { id: "1" } }],
+    ["a resource with an empty type", { data: { type: "", id: "1" } }],
+    ["a resource with a numeric type", { data: { type: 1, id: "1" } }],
+    ["a resource with a numeric id", { data: { type: "a", id: 1 } }],
+    ["a resource with a null id", { data: { type: "a", id: null } }],
+    ["a resource with a numeric lid", { data: { type: "a", lid: 1 } }],
+    ["a data entry that is not an object", {
+      data: [{ type: "a", id: "1" }, 2],
+    }],
+    ["a data entry that is null", { data: [null] }],
+    ["a data entry that is an array", { data: [[]] }],
+    ["an included entry that is a string", { data: null, included: ["x"] }],
+    ["an included resource without type", {
+      data: [],
+      included: [{ id: "1" }],
+    }],
+    ["attributes that is an array", {
+      data: { type: "a", id: "1", attributes: [] },
+    }],
+    ["attributes that is a string", {
+      data: { type: "a", id: "1", attributes: "x" },
+    }],
+    ["relationships that is an array", {
+      data: { type: "a", id: "1", relationships: [] },
+    }],
+    ["a relationship that is not an object", {
+      data: { type: "a", id: "1", relationships: { b: "x" } },
+    }],
+    ["a relationship that is null", {
+      data: { type: "a", id: "1", relationships: { b: null } },
+    }],
+    ["linkage that is a string", {
+      data: { type: "a", id: "1", relationships: { b: { data: "x" } } },
+    }],
+    ["linkage without type", {
+      data: { type: "a", id: "1", relationships: { b: { data: { id: "2" } } } },
+    }],
+    ["linkage without id or lid", {
+      data: {
+        type: "a",
+        id: "1",
+        relationships: { b: { data: { type: "b" } } },
+      },
+    }],
+    ["linkage with a numeric id", {
+      data: {
+        type: "a",
+        id: "1",
+        relationships: { b: { data: { type: "b", id: 2 } } },
+      },
+    }],
+    ["linkage with a string id and a numeric lid", {
+      data: {
+        type: "a",
+        id: "1",
+        relationships: { b: { data: { type: "b", id: "2", lid: 3 } } },
+      },
+    }],
+    ["to-many linkage with a bad entry", {
+      data: {
+        type: "a",
+        id: "1",
+        relationships: { b: { data: [{ type: "b", id: "2" }, null] } },
+      },
+    }],
+    ["a bad relationship on a repeated resource", {
+      data: [
+        { type: "a", id: "1" },
+        { type: "a", id: "1", relationships: { b: { data: 5 } } },
+      ],
+    }],
+    ["a bad relationship in included", {
+      data: null,
+      included: [{ type: "a", id: "1", relationships: { b: { data: 5 } } }],
+    }],
+  ];
+  for (const [name, input] of invalid) {
+    await t.step(`refuses ${name}`, () => {
+      const result = denormalise(input);
+      assert.equal(result.ok, false, name);
+      assert.ok(!result.ok && typeof result.reason === "string");
+      assert.ok(!result.ok && result.reason.length > 0);
+      assert.equal(Object.keys(result).length, 2);
+    });
+  }
+
+  await t.step("refuses a document whose getters throw", () => {
+    const hostile = {
+      get data(): unknown {
+        throw new Error("boom");
+      },
+    };
+    const proxy = new Proxy({}, {
+      getPrototypeOf() {
+        throw new Error("boom");
+      },
+    });
+    for (
+      const input of [hostile, proxy, {
+        data: {
+          type: "a",
+          get id() {
+            throw new Error("boom");
+          },
+        },
+      }]
+    ) {
+      assert.deepEqual(denormalise(input), {
+        ok: false,
+        reason: "the document could not be read",
+      });
+    }
+  });
+
+  await t.step("says where the document is wrong", () => {
+    const cases: [unknown, string][] = [
+      [[], "the document is not an object"],
+      [{ errors: [] }, "the document has an errors member"],
+      [{ links: {} }, "the document has no data or meta member"],
+      [{ data: 1 }, "/data is not a resource object, an array or null"],
+      [{ data: null, included: 1 }, "/included is not an array"],
+      [
+        { data: [{ type: "a" }, { type: "" }] },
+        "/data/1/type is not a non-empty string",
+      ],
+      [
+        { data: { type: "a", id: 1 } },
+        "/data/id is not a string",
+      ],
+      [
+        { data: [], included: [{ type: "a", id: "1", attributes: [] }] },
+        "/included/0/attributes is not an object",
+      ],
+      [
+        { data: { type: "a", relationships: { "x/y~": { data: 1 } } } },
+        "/data/relationships/x~1y~0/data is not a resource identifier, an array or null",
+      ],
+      [
+        {
+          data: { type: "a", relationships: { b: { data: [{ type: "b" }] } } },
+        },
+        "/data/relationships/b/data/0 is not a resource identifier",
+      ],
+    ];
+    for (const [input, reason] of cases) {
+      assert.deepEqual(denormalise(input), { ok: false, reason });
+    }
+  });
+
+  await t.step(
+    "accepts data null, data [] and primary resources without id",
+    () => {
+      assert.deepEqual(denormalise({ data: null }), { ok: true, data: null });
+      assert.deepEqual(denormalise({ data: [] }), { ok: true, data: [] });
+      assert.deepEqual(denormalise({ data: { type: "drafts" } }), {
+        ok: true,
+        data: { type: "drafts" },
+      });
+      assert.deepEqual(
+        denormalise({ data: null, meta: { total: 0 }, links: { self: "/" } }),
+        { ok: true, data: null, meta: { total: 0 }, links: { self: "/" } },
+      );
+      const two = dataOf({
+        data: [{ type: "drafts" }, { type: "drafts" }],
+      }) as [
+        Flat,
+        Flat,
+      ];
+      assert.notEqual(two[0], two[1]);
+    },
+  );
+
+  await t.step("finishes a 1,000-deep relationship chain", () => {
+    const depth = 1_000;
+    const included = [];
+    for (let i = 1; i <= depth; i++) {
+      included.push({
+        type: "nodes",
+        id: String(i),
+        relationships: {
+          next: {
+            data: i < depth ? { type: "nodes", id: String(i + 1) } : null,
+          },
+        },
+      });
+    }
+    const document = {
+      data: {
+        type: "nodes",
+        id: "0",
+        relationships: { next: { data: { type: "nodes", id: "1" } } },
+      },
+      included,
+    };
+    let node: Flat | null = flat(dataOf(document, "camelCase"));
+    let count = 0;
+    while (node !== null) {
+      count++;
+      node = node.next as Flat | null;
+    }
+    assert.equal(count, depth + 1);
+  });
+
+  await t.step("finishes deeply nested attribute values", () => {
+    let value: Record<string, unknown> = { "leaf_value": true };
+    for (let i = 0; i < 10_000; i++) value = { inner_value: value };
+    const data = flat(dataOf(
+      { data: { type: "a", id: "1", attributes: { deep_value: value } } },
+      "camelCase",
+    ));
+    let node = flat(data.deepValue);
+    let depth = 0;
+    while (node.innerValue !== undefined) {
+      node = flat(node.innerValue);
+      depth++;
+    }
+    assert.equal(depth, 10_000);
+    assert.equal(node.leafValue, true);
+  });
+
+  await t.step("finishes 100,000 included resources", () => {
+    const count = 100_000;
+    const identifiers = [];
+    const included = [];
+    for (let i = 0; i < count; i++) {
+      identifiers.push({ type: "items", id: String(i) });
+      included.push({ type: "items", id: String(i), attributes: { n: i } });
+    }
+    const list = dataOf({
+      data: {
+        type: "lists",
+        id: "1",
+        relationships: { items: { data: identifiers } },
+      },
+      included,
+    }) as Flat;
+    const items = list.items as Flat[];
+    assert.equal(items.length, count);
+    assert.deepEqual(items[count - 1], {
+      type: "items",
+      id: String(count - 1),
+      n: count - 1,
+    });
+  });
+
+  await t.step("never changes the document", async () => {
+    const wire = await readFixture("compound.wire");
+    const copy = structuredClone(wire);
+    denormalise(wire, { casing: "camelCase" });
+    denormalise(wire);
+    assert.deepEqual(wire, copy);
+  });
+});
+
+Deno.test("jsonApiOf()", async (t) => {
+  await t.step("gives a resource's links and meta as sent", async () => {
+    const wire = await readFixture("single_resource.wire") as {
+      data: { links?: unknown; meta: unknown };
+    };
+    const article = flat(dataOf(wire));
+    const info = jsonApiOf(article);
+    assert.ok(info !== undefined);
+    assert.equal(info.meta, wire.data.meta);
+    assert.deepEqual(info.meta, { revision: 3 });
+    assert.equal("links" in info, false);
+    assert.deepEqual(Object.keys(info.relationships), ["author"]);
+    assert.deepEqual(info.relationships.author, {});
+  });
+
+  await t.step(
+    "gives each relationship's links and meta, data-less ones included",
+    async () => {
+      const article = flat(
+        dataOf(await readFixture("relationships_without_data.wire")),
+      );
+      assert.deepEqual(jsonApiOf(article), {
+        links: { self: "http://example.com/articles/1" },
+        relationships: {
+          author: {
+            links: {
+              self: "http://example.com/articles/1/relationships/author",
+              related: "http://example.com/articles/1/author",
+            },
+          },
+          comments: {
+            links: { related: "http://example.com/articles/1/comments" },
+            meta: { count: 12 },
+          },
+        },
+      });
+      assert.equal("comments" in article, false);
+    },
+  );
+
+  await t.step("gives included resources their own links", async () => {
+    const articles = dataOf(await readFixture("compound.wire")) as Flat[];
+    const article = flat(articles[0]);
+    assert.deepEqual(jsonApiOf(flat(article.author))?.links, {
+      self: "http://example.com/people/9",
+    });
+    const comments = article.comments as Flat[];
+    assert.deepEqual(jsonApiOf(flat(comments[0]))?.links, {
+      self: "http://example.com/comments/5",
+    });
+    assert.deepEqual(
+      jsonApiOf(article)?.relationships.comments?.links?.related,
+      "http://example.com/articles/1/comments",
+    );
+  });
+
+  await t.step("names relationships in the caller casing", () => {
+    const document = {
+      data: {
+        type: "blog-posts",
+        id: "1",
+        relationships: {
+          main_author: {
+            links: { related_link: "/blog-posts/1/main_author" },
+            meta: { is_primary: true },
+          },
+        },
+      },
+    };
+    const info = jsonApiOf(flat(dataOf(document, "camelCase")));
+    assert.deepEqual(info?.relationships, {
+      mainAuthor: {
+        links: { related_link: "/blog-posts/1/main_author" },
+        meta: { is_primary: true },
+      },
+    });
+  });
+
+  await t.step(
+    "gives the first occurrence's links for a repeated resource",
+    () => {
+      const data = dataOf({
+        data: [{ type: "a", id: "1", links: { self: "/first" } }],
+        included: [{ type: "a", id: "1", links: { self: "/second" } }],
+      }) as Flat[];
+      assert.deepEqual(jsonApiOf(flat(data[0]))?.links, { self: "/first" });
+    },
+  );
+
+  await t.step("gives an identifier's meta for a resource not included", () => {
+    const article = flat(dataOf({
+      data: {
+        type: "articles",
+        id: "1",
+        relationships: {
+          author: { data: { type: "people", id: "2", meta: { role: "lead" } } },
+          editor: { data: { type: "people", id: "3" } },
+        },
+      },
+    }));
+    assert.deepEqual(article.author, { type: "people", id: "2" });
+    assert.deepEqual(jsonApiOf(flat(article.author)), {
+      meta: { role: "lead" },
+      relationships: {},
+    });
+    assert.equal(jsonApiOf(flat(article.editor)), undefined);
+  });
+
+  await t.step("gives the same info object every time", async () => {
+    const article = flat(dataOf(await readFixture("single_resource.wire")));
+    const first = jsonApiOf(article);
+    assert.ok(first !== undefined);
+    assert.equal(jsonApiOf(article), first);
+  });
+
+  await t.step(
+    "gives an entry to every resource, even one without links or meta",
+    () => {
+      const resource = flat(dataOf({ data: { type: "a", id: "1" } }));
+      assert.deepEqual(jsonApiOf(resource), { relationships: {} });
+    },
+  );
+
+  await t.step("returns undefined for an object it did not denormalise", () => {
+    assert.equal(jsonApiOf({}), undefined);
+    assert.equal(jsonApiOf({ type: "articles", id: "1" }), undefined);
+    assert.equal(jsonApiOf([]), undefined);
+    const wire = { data: { type: "a", id: "1", links: { self: "/a/1" } } };
+    denormalise(wire);
+    assert.equal(jsonApiOf(wire.data), undefined);
+    assert.equal(jsonApiOf(structuredClone(dataOf(wire) as object)), undefined);
+  });
+});
