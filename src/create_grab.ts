@@ -241,25 +241,20 @@ export function createGrab(
     if (credentials !== undefined) send.credentials = credentials;
 
     const outcome = await call.send(send);
-    return toResult(
-      outcome,
-      call,
-      format === "json-api",
-      casing,
-      options.schema,
-    );
+    const result = toResult(outcome, call, format === "json-api", casing);
+    if (options.schema === undefined || result[1] !== null) return result;
+    return checkSchema(result, options.schema, call, outcome);
   }
 
   return grab as Grab;
 }
 
-async function toResult(
+function toResult(
   outcome: SendOutcome,
   call: Call,
   jsonApi: boolean,
   casing: Casing,
-  schema: StandardSchema | undefined,
-): Promise<GrabResult<unknown>> {
+): GrabResult<unknown> {
   if (!outcome.ok) return [null, outcome.error, TRANSPORT_META];
   const { status, headers } = outcome;
   if (status < 200 || status > 299) {
@@ -295,20 +290,20 @@ async function toResult(
       data = convertKeys(data, casing);
     }
   }
-  if (schema !== undefined) {
-    const checked = await validateSchema(schema, data);
-    if ("issues" in checked) {
-      return transportFailure(
-        call,
-        outcome.url,
-        "schema",
-        undefined,
-        checked.issues,
-      );
-    }
-    data = checked.value;
-  }
   return [data, null, meta];
+}
+
+/** Runs the `schema` on a success: its output, or a `"schema"` failure. */
+async function checkSchema(
+  [data, , meta]: [unknown, null, SuccessMeta],
+  schema: StandardSchema,
+  call: Call,
+  outcome: SendOutcome,
+): Promise<GrabResult<unknown>> {
+  const checked = await validateSchema(schema, data);
+  if (!("issues" in checked)) return [checked.value, null, meta];
+  const href = outcome.ok ? outcome.url : call.url.href;
+  return transportFailure(call, href, "schema", undefined, checked.issues);
 }
 
 function transportFailure(

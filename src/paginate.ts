@@ -6,7 +6,7 @@
 
 import type { Grab } from "./create_grab.ts";
 import type { Endpoint } from "./endpoint.ts";
-import type { Hooks } from "./hooks.ts";
+import { combineHooks, type Hooks } from "./hooks.ts";
 import { parseLinkHeader } from "./link_header.ts";
 import type { GrabCallOptions } from "./options.ts";
 import type { OrThrowResult } from "./or_throw.ts";
@@ -57,7 +57,7 @@ export async function* paginate<Data = unknown>(
   };
   const withTracking = (call: GrabCallOptions): GrabCallOptions => ({
     ...call,
-    hooks: { ...call.hooks, ...combineAfter(call.hooks, track) },
+    hooks: combineHooks(call.hooks, track)!,
   });
   const { query: _query, params: _params, ...rest } = first;
   let current: Endpoint = endpoint;
@@ -78,18 +78,6 @@ export async function* paginate<Data = unknown>(
     current = `${method} ${next}` as Endpoint;
     callOptions = withTracking(rest);
   }
-}
-
-function combineAfter(own: Hooks | undefined, track: Hooks): Hooks {
-  const user = own?.afterResponse;
-  const tracker = track.afterResponse!;
-  return {
-    async afterResponse(request, response) {
-      const replaced = user ? await user(request, response) : undefined;
-      await tracker(request, replaced ?? response);
-      return replaced;
-    },
-  };
 }
 
 function nextLink(

@@ -37,7 +37,7 @@ export function shapeOf(body: Item): BodyShape {
 }
 
 /** A plain object with `type` and `id` or `lid`: a flat relationship target. */
-export function isIdentifierLike(value: unknown): value is Item {
+function isIdentifierLike(value: unknown): value is Item {
   return isPlainObject(value) && value.type !== undefined &&
     (value.id !== undefined || value.lid !== undefined);
 }

@@ -1,5 +1,5 @@
 /**
- * JSON:API 1.1 wire types (https://jsonapi.org/format/1.1/).
+ * JSON:API 1.1 types the public API shows (https://jsonapi.org/format/1.1/).
  *
  * @module
  */
@@ -28,45 +28,6 @@ export interface LinkObject {
   type?: string;
   hreflang?: string | string[];
   meta?: Meta;
-}
-
-/** A JSON:API `links` object. */
-export type Links = Record<string, Link>;
-
-/** `{ type, id }` or `{ type, lid }`. */
-export interface ResourceIdentifier {
-  type: string;
-  id?: string;
-  lid?: string;
-  meta?: Meta;
-}
-
-/** A relationship object. */
-export interface Relationship {
-  data?: ResourceIdentifier | ResourceIdentifier[] | null;
-  links?: Links;
-  meta?: Meta;
-}
-
-/** A resource object. */
-export interface ResourceObject {
-  type: string;
-  id?: string;
-  lid?: string;
-  attributes?: Record<string, unknown>;
-  relationships?: Record<string, Relationship>;
-  links?: Links;
-  meta?: Meta;
-}
-
-/** A top-level document. */
-export interface Document {
-  data?: ResourceObject | ResourceObject[] | ResourceIdentifier | null;
-  errors?: unknown[];
-  meta?: Meta;
-  links?: Links;
-  included?: ResourceObject[];
-  jsonapi?: Record<string, unknown>;
 }
 
 /**
