@@ -10,7 +10,7 @@
  */
 
 import assert from "node:assert/strict";
-import fc from "npm:fast-check@4";
+import { fc } from "./_npm.ts";
 import createGrab, { Call, GrabValidationError } from "../mod.ts";
 import { type Casing, convertKey, convertKeys } from "../src/casing.ts";
 import { HTTP_METHODS, parseEndpoint } from "../src/endpoint.ts";

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import * as v from "npm:valibot@^1";
-import { z } from "npm:zod@^4";
+import { v, z } from "./_npm.ts";
 import createGrab, { GrabError, GrabTransportError } from "../mod.ts";
 import { type StandardSchema, validateSchema } from "../src/schema.ts";
 import { json, startServer } from "./_server.ts";

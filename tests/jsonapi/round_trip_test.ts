@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-console
 import assert from "node:assert/strict";
-import fc from "npm:fast-check@4";
+import { fc } from "../_npm.ts";
 import createGrab from "../../mod.ts";
 import { convertKey } from "../../src/casing.ts";
 import { startServer } from "../_server.ts";

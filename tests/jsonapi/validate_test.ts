@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import fc from "npm:fast-check@4";
+import { fc } from "../_npm.ts";
 import { type Casing, convertKey } from "../../src/casing.ts";
 import type { HttpMethod } from "../../src/endpoint.ts";
 import { validateWrite } from "../../src/jsonapi/validate.ts";

@@ -1,0 +1,12 @@
+/**
+ * The npm packages the tests use, pinned in one place. They are imported
+ * by full specifier rather than mapped in `deno.json`: Deno installs every npm
+ * package named in the import map, so a mapping would make `deno task demo`
+ * download them too.
+ *
+ * @module
+ */
+
+export { default as fc } from "npm:fast-check@4.10.2";
+export * as v from "npm:valibot@1.5.0";
+export { z } from "npm:zod@4.6.7";
