@@ -6,6 +6,7 @@
  */
 
 import type { ValidationIssue } from "./errors.ts";
+import type { Deadline } from "./deadline.ts";
 import { findNonJsonValues } from "./json_value.ts";
 
 /** True for the body types sent as they are, without serialisation. */
@@ -64,55 +65,116 @@ export const TOO_LARGE: unique symbol = Symbol("too-large");
 
 const decoder = new TextDecoder();
 
+/** Where a response body comes from, and the deadline its reads are held to. */
+export interface BodySource {
+  /**
+   * True when the platform's `fetch` made the response and nothing replaced
+   * it: its body honours the HTTP framing and the abort signal. Any other
+   * body may lie about its length, never end, or ignore the signal.
+   */
+  platform: boolean;
+  /** Bounds each read of a body that may ignore the signal. */
+  deadline?: Deadline | undefined;
+}
+
+const UNTRUSTED: BodySource = { platform: false };
+const DIGITS = /^\d+$/;
+
 /**
  * Reads a response body as text, or `null` when it is empty by status,
  * method or bytes. Cancels a body over `maxBodyBytes` as soon as the cap is
- * passed, before buffering the rest. A read failure rejects.
+ * passed, before buffering the rest. A read failure rejects; a read that
+ * outlasts `source.deadline` rejects with {@linkcode PASSED}.
  */
 export async function readBody(
   response: Response,
   method: string,
   maxBodyBytes: number,
+  source: BodySource = UNTRUSTED,
 ): Promise<string | null | typeof TOO_LARGE> {
   // Reading `response.body` makes a JavaScript stream and loses the
   // platform's fast path, so it is touched only where a stream is needed.
   const status = response.status;
   if (method === "HEAD" || status === 204 || status === 205) {
-    await response.body?.cancel();
+    await discardBody(response, source);
     return null;
   }
   const headers = response.headers;
   const declared = headers.get("content-length");
   if (declared !== null && Number(declared) > maxBodyBytes) {
-    await response.body?.cancel();
+    await discardBody(response, source);
     return TOO_LARGE;
   }
-  // The platform's own reader is far faster than a JavaScript stream loop.
-  // It is safe when the body cannot outgrow the cap: no cap, or a declared
-  // length (HTTP/1.1 framing stops there) of an uncompressed body whose
-  // headers are all visible (a browser hides Content-Encoding cross-origin).
-  if (
-    maxBodyBytes === Infinity ||
-    (declared !== null && headers.get("content-encoding") === null &&
-      response.type !== "cors" && response.type !== "opaque")
-  ) {
+  if (source.platform && fitsFastPath(response, declared, maxBodyBytes)) {
     const text = await response.text();
     return text === "" ? null : text;
   }
+  return await readStream(response, maxBodyBytes, source);
+}
+
+/**
+ * The platform's own reader is far faster than a JavaScript stream loop. It
+ * is safe only when the body cannot outgrow the cap: no cap at all, or a
+ * declared length that the framing honours. A `Transfer-Encoding` overrides
+ * `Content-Length` (RFC 9112, 6.3), so the length then says nothing; a
+ * compressed body inflates past it; a browser hides `Content-Encoding` on a
+ * cross-origin response.
+ */
+function fitsFastPath(
+  response: Response,
+  declared: string | null,
+  maxBodyBytes: number,
+): boolean {
+  if (maxBodyBytes === Infinity) return true;
+  if (declared === null || !DIGITS.test(declared)) return false;
+  const headers = response.headers;
+  return headers.get("transfer-encoding") === null &&
+    headers.get("content-encoding") === null &&
+    response.type !== "cors" && response.type !== "opaque";
+}
+
+/**
+ * Cancels a body that is not read: the platform's at once, any other within
+ * the deadline, as it may never answer.
+ */
+export async function discardBody(
+  response: Response,
+  source: BodySource,
+): Promise<void> {
+  const cancelling = cancelBody(response);
+  await (source.deadline === undefined || source.platform
+    ? cancelling
+    : source.deadline.race(cancelling).catch(ignore));
+}
+
+async function readStream(
+  response: Response,
+  maxBodyBytes: number,
+  { platform, deadline }: BodySource,
+): Promise<string | null | typeof TOO_LARGE> {
   const stream = response.body;
   if (stream === null) return null;
   const reader = stream.getReader();
+  const bounded = !platform && deadline !== undefined;
+  const read = bounded
+    ? () => deadline.race(reader.read())
+    : () => reader.read();
+  // A body that is not the platform's may never answer a cancel either.
+  const cancel = (): Promise<void> => {
+    const cancelling = reader.cancel().catch(ignore);
+    return bounded ? deadline.race(cancelling).catch(ignore) : cancelling;
+  };
   let first: Uint8Array | undefined;
   let streaming: TextDecoder | undefined;
   let text = "";
   let size = 0;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await read();
       if (done) break;
       size += value.byteLength;
       if (size > maxBodyBytes) {
-        await reader.cancel();
+        await cancel();
         return TOO_LARGE;
       }
       if (first === undefined && streaming === undefined) {
@@ -128,8 +190,12 @@ export async function readBody(
       }
       text += streaming.decode(value, { stream: true });
     }
+  } catch (error) {
+    // A body that broke off, or one whose read outlasted the deadline.
+    await cancel();
+    throw error;
   } finally {
-    reader.releaseLock();
+    releaseLock(reader);
   }
   if (streaming !== undefined) {
     text += streaming.decode();
@@ -138,3 +204,13 @@ export async function readBody(
   // A body of only a byte order mark is as empty as no bytes at all.
   return size === 0 || text === "" ? null : text;
 }
+
+function releaseLock(reader: ReadableStreamDefaultReader<Uint8Array>): void {
+  try {
+    reader.releaseLock();
+  } catch {
+    // A read still pending on a body that ignored the cancel.
+  }
+}
+
+function ignore(): void {}

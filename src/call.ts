@@ -5,35 +5,38 @@
  * @module
  */
 
-import { cancelBody, encodeBody, readBody, TOO_LARGE } from "./body.ts";
+import { type Exchange, runAttempts } from "./attempts.ts";
+import { encodeBody } from "./body.ts";
+import { Deadline } from "./deadline.ts";
 import { type Endpoint, type HttpMethod, parseEndpoint } from "./endpoint.ts";
 import {
-  GrabTransportError,
   GrabValidationError,
-  redactCause,
   requestError,
-  safeUrl,
-  type TransportErrorKind,
-  transportErrorMessage,
   type ValidationIssue,
 } from "./errors.ts";
 import { type HeaderRecord, mergeHeaders } from "./headers.ts";
-import type { Hooks } from "./hooks.ts";
 import { mediaType } from "./jsonapi/media_type.ts";
 import {
+  checkOptions,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_TIMEOUT,
+  isSet,
   type SendOptions,
 } from "./options.ts";
 import { serialiseQuery } from "./query.ts";
 import type { SendOutcome } from "./result.ts";
-import {
-  parseRetryAfter,
-  resolveRetry,
-  retryDelay,
-  type RetryPolicy,
-} from "./retry.ts";
+import { resolveRetry } from "./retry.ts";
 import { fillUrl, joinUrl, type UrlTemplate } from "./url.ts";
+
+/**
+ * Sends `call` with options already checked, within a deadline that started
+ * before (the grab callable starts it before calling a header function).
+ */
+export let sendWithin: (
+  call: Call,
+  options: SendOptions,
+  deadline: Deadline,
+) => Promise<SendOutcome>;
 
 /**
  * One endpoint, parsed and resolved once, sendable many times. The grab
@@ -100,20 +103,34 @@ export class Call {
    * ```
    */
   send(options: SendOptions = {}): Promise<SendOutcome> {
-    let exchange: Exchange;
-    try {
-      exchange = this.#prepare(options);
-    } catch (error) {
-      return Promise.reject(error);
+    const given = options ?? {};
+    const issues = checkOptions(given);
+    if (issues.length > 0) {
+      return Promise.reject(invalid(this.method, this.url, issues));
     }
-    return run(exchange);
+    return this.#send(given, startDeadline(given));
   }
 
-  #prepare(options: SendOptions): Exchange {
+  static {
+    sendWithin = (call, options, deadline) => call.#send(options, deadline);
+  }
+
+  #send(options: SendOptions, deadline: Deadline): Promise<SendOutcome> {
+    let exchange: Exchange;
+    try {
+      exchange = this.#prepare(options, deadline);
+    } catch (error) {
+      deadline.dispose();
+      return Promise.reject(error);
+    }
+    return runAttempts(exchange);
+  }
+
+  #prepare(options: SendOptions, deadline: Deadline): Exchange {
     const method = this.method;
     const format = options.format ?? "json";
     let issues = NO_ISSUES;
-    const query = options.query === undefined ? "" : serialiseQuery(
+    const query = !isSet(options.query) ? "" : serialiseQuery(
       options.query,
       new URLSearchParams(),
       { format },
@@ -154,40 +171,37 @@ export class Call {
     const stream = body instanceof ReadableStream;
     if (body !== undefined) init.body = body;
     if (stream) init.duplex = "half";
+    if (deadline.signal !== undefined) init.signal = deadline.signal;
     if (options.redirect !== undefined) init.redirect = options.redirect;
     if (options.credentials !== undefined) {
       init.credentials = options.credentials;
     }
+    const fetch = options.fetch ?? globalThis.fetch;
     return {
       method,
       href,
       init,
-      stream,
-      signal: options.signal,
-      timeout: options.timeout ?? DEFAULT_TIMEOUT,
-      policy: resolveRetry(options.retry),
-      hooks: options.hooks,
-      fetch: options.fetch ?? globalThis.fetch,
+      replayable: !stream,
+      hooks: options.hooks ?? undefined,
+      fetch,
+      policy: resolveRetry(options.retry ?? undefined),
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      deadline,
     };
   }
 }
 
-const NO_ISSUES: ValidationIssue[] = [];
-
-/** Everything one exchange needs, decided before the first attempt. */
-interface Exchange {
-  method: HttpMethod;
-  href: string;
-  init: RequestInit;
-  stream: boolean;
-  signal: AbortSignal | undefined;
-  timeout: number | false;
-  policy: RetryPolicy;
-  hooks: Hooks | undefined;
-  fetch: (input: Request | string, init?: RequestInit) => Promise<Response>;
-  maxBodyBytes: number;
+/** The deadline of options already checked. */
+export function startDeadline(
+  options: Pick<SendOptions, "timeout" | "signal">,
+): Deadline {
+  return new Deadline(
+    options.timeout ?? DEFAULT_TIMEOUT,
+    options.signal ?? undefined,
+  );
 }
+
+const NO_ISSUES: ValidationIssue[] = [];
 
 function invalid(
   method: string,
@@ -197,261 +211,4 @@ function invalid(
   return url === undefined
     ? new GrabValidationError(issues[0]!.message, issues)
     : requestError(method, url, issues, "the request");
-}
-
-/** Why our own controller aborted, once it has. */
-interface AbortState {
-  reason: "timeout" | "abort" | undefined;
-}
-
-/** An attempt that failed in a way the policy retries. */
-interface Retry {
-  retry: true;
-  request: Request | undefined;
-  delay: number;
-  error: GrabTransportError | undefined;
-  statusCode: number | undefined;
-}
-
-async function run(exchange: Exchange): Promise<SendOutcome> {
-  const { init, policy, hooks, signal: userSignal } = exchange;
-  if (userSignal?.aborted) {
-    return failure(exchange, "abort", userSignal.reason);
-  }
-  const state: AbortState = { reason: undefined };
-  let controller: AbortController | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  const timeout = exchange.timeout;
-  if (timeout !== false || userSignal !== undefined) {
-    const own = new AbortController();
-    controller = own;
-    init.signal = own.signal;
-    if (timeout !== false && timeout !== Infinity) {
-      timer = setTimeout(() => {
-        state.reason = "timeout";
-        own.abort(new DOMException("The timeout passed", "TimeoutError"));
-      }, timeout);
-    }
-    if (userSignal !== undefined) {
-      onAbort = () => {
-        state.reason ??= "abort";
-        own.abort(userSignal.reason);
-      };
-      userSignal.addEventListener("abort", onAbort, { once: true });
-    }
-  }
-  const deadline = timeout === false ? Infinity : Date.now() + timeout;
-  try {
-    for (let attempt = 0;; attempt++) {
-      const retryable = attempt < policy.limit && !exchange.stream &&
-        policy.methods.has(exchange.method);
-      const step = await attemptOnce(
-        exchange,
-        state,
-        controller,
-        retryable ? attempt + 1 : 0,
-        deadline,
-      );
-      if (!("retry" in step)) return step;
-      if (hooks?.beforeRetry) {
-        await hooks.beforeRetry({
-          request: step.request ?? new Request(exchange.href, init),
-          attempt: attempt + 1,
-          error: step.error,
-          statusCode: step.statusCode,
-          delay: step.delay,
-        });
-      }
-      if (!(await sleep(step.delay, controller?.signal))) {
-        return failure(
-          exchange,
-          state.reason ?? "abort",
-          controller?.signal.reason,
-        );
-      }
-    }
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-    if (onAbort !== undefined) {
-      userSignal!.removeEventListener("abort", onAbort);
-    }
-  }
-}
-
-/**
- * One attempt: send, run the response hook, read the body. `retry` is the
- * number of the retry that may follow, or 0 when none may.
- */
-async function attemptOnce(
-  exchange: Exchange,
-  state: AbortState,
-  controller: AbortController | undefined,
-  retry: number,
-  deadline: number,
-): Promise<SendOutcome | Retry> {
-  // Called as a plain function: browsers and workerd refuse a fetch whose
-  // `this` is another object ("Illegal invocation").
-  const { href, init, hooks, policy, fetch } = exchange;
-  let request: Request | undefined;
-  if (hooks !== undefined) {
-    request = new Request(href, init);
-    if (hooks.beforeRequest) {
-      request = (await hooks.beforeRequest(request)) ?? request;
-    }
-  }
-  const networkFailure = (cause: unknown): SendOutcome | Retry => {
-    const kind = state.reason ?? "network";
-    const outcome = failure(exchange, kind, cause);
-    if (kind !== "network" || retry === 0 || outcome.ok) return outcome;
-    const delay = retryDelay(retry, policy);
-    return {
-      retry: true,
-      request,
-      delay,
-      error: outcome.error,
-      statusCode: undefined,
-    };
-  };
-
-  // afterResponse gets the request unsent, so it can build a repeat of it
-  // (a token refresh) even when the request has a body.
-  const sent = request !== undefined && hooks?.afterResponse &&
-      request.body !== null
-    ? request.clone()
-    : request;
-  let response: Response;
-  try {
-    response = await (sent === undefined
-      ? fetch(href, init)
-      : controller === undefined
-      ? fetch(sent)
-      : fetch(sent, { signal: controller.signal }));
-  } catch (cause) {
-    return networkFailure(cause);
-  }
-
-  if (hooks?.afterResponse) {
-    let replaced: Response | void;
-    try {
-      replaced = await hooks.afterResponse(request!, response);
-    } catch (error) {
-      await cancelBody(response);
-      throw error;
-    }
-    if (replaced && replaced !== response) {
-      await cancelBody(response);
-      response = replaced;
-    }
-    if (response.bodyUsed) {
-      // The hook's bug, not the network's: reading it again cannot work.
-      throw new TypeError(
-        "Cannot read the response: an afterResponse hook used its body; return a new Response or read a clone",
-      );
-    }
-  }
-
-  const status = response.status;
-  if (retry !== 0 && policy.statusCodes.has(status)) {
-    const delay = nextDelay(retry, response, policy, deadline);
-    if (delay !== undefined) {
-      await cancelBody(response);
-      return {
-        retry: true,
-        request,
-        delay,
-        error: undefined,
-        statusCode: status,
-      };
-    }
-  }
-
-  const ok = status >= 200 && status < 300;
-  let text: string | null | typeof TOO_LARGE;
-  try {
-    text = await readBody(response, exchange.method, exchange.maxBodyBytes);
-  } catch (cause) {
-    // A 2xx body that breaks off is a network failure; a non-2xx response
-    // stays an HTTP error, with no body.
-    if (ok || state.reason !== undefined) return networkFailure(cause);
-    text = null;
-  }
-  if (text === TOO_LARGE) {
-    if (ok) return failure(exchange, "too-large");
-    text = null;
-  }
-  let body: unknown = null;
-  if (text !== null) {
-    if (ok) {
-      try {
-        body = JSON.parse(text);
-      } catch (cause) {
-        return failure(exchange, "parse", cause);
-      }
-    } else {
-      body = parseLoose(text);
-    }
-  }
-  return {
-    ok: true,
-    status,
-    statusText: response.statusText,
-    url: response.url || href,
-    headers: response.headers,
-    body,
-    empty: text === null,
-  };
-}
-
-function failure(
-  exchange: Exchange,
-  kind: TransportErrorKind,
-  cause?: unknown,
-): SendOutcome {
-  const url = safeUrl(exchange.href);
-  const method = exchange.method;
-  return {
-    ok: false,
-    error: new GrabTransportError(
-      transportErrorMessage(kind, method, url),
-      { kind, method, url, cause: redactCause(cause, exchange.href) },
-    ),
-  };
-}
-
-/** The wait before a retry, or `undefined` when `Retry-After` asks too much. */
-function nextDelay(
-  attempt: number,
-  response: Response,
-  policy: RetryPolicy,
-  deadline: number,
-): number | undefined {
-  const now = Date.now();
-  const asked = parseRetryAfter(response.headers.get("retry-after"), now);
-  if (asked === undefined) return retryDelay(attempt, policy);
-  if (asked > policy.maxDelay || now + asked >= deadline) return undefined;
-  return asked;
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-function parseLoose(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }

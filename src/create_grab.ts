@@ -6,7 +6,9 @@
  */
 
 import { isPassThrough } from "./body.ts";
-import { Call } from "./call.ts";
+import { failure } from "./attempts.ts";
+import { Call, sendWithin, startDeadline } from "./call.ts";
+import { type Deadline, PASSED } from "./deadline.ts";
 import { type Casing, convertKeys } from "./casing.ts";
 import type { Endpoint, PathParamNames, PathParamValue } from "./endpoint.ts";
 import {
@@ -21,7 +23,7 @@ import {
 } from "./errors.ts";
 import { type HeaderRecord, mergeHeaders } from "./headers.ts";
 import { combineHooks } from "./hooks.ts";
-import { findNonJsonValues } from "./json_value.ts";
+import { describeValue, findNonJsonValues } from "./json_value.ts";
 import { denormalise } from "./jsonapi/denormalise.ts";
 import {
   errorDocumentMessage,
@@ -29,7 +31,13 @@ import {
 } from "./jsonapi/error_document.ts";
 import { serialise } from "./jsonapi/serialise.ts";
 import { validateWrite } from "./jsonapi/validate.ts";
-import type { GrabCallOptions, GrabOptions, SendOptions } from "./options.ts";
+import {
+  checkOptions,
+  type GrabCallOptions,
+  type GrabOptions,
+  isSet,
+  type SendOptions,
+} from "./options.ts";
 import { serialiseQuery } from "./query.ts";
 import {
   type GrabResult,
@@ -88,6 +96,7 @@ export interface Grab {
 
 const TRANSPORT_META: TransportMeta = Object.freeze({ statusCode: 0 });
 const CALL_CACHE_LIMIT = 1_000;
+const CALL_CACHE_BYTES = 1024 * 1024;
 
 /**
  * Creates a grab callable with a base address and default options.
@@ -111,39 +120,41 @@ export function createGrab(
   baseURL?: string | URL,
   options: GrabOptions = {},
 ): Grab {
-  const factory = options;
+  const factory = options ?? {};
+  const optionIssues = checkOptions(factory);
+  if (optionIssues.length > 0) {
+    throw new GrabValidationError(
+      `Cannot create the grab: ${
+        optionIssues.map((i) => i.message).join("; ")
+      }`,
+      optionIssues,
+    );
+  }
   let baseOrigin: string | undefined;
   if (baseURL !== undefined) {
     // Resolving a dummy target validates the base address once, up front.
     baseOrigin = new Call("GET /", baseURL).url.origin;
   }
-  const trusted = new Set<string>();
-  for (const origin of options.trustedOrigins ?? []) {
-    try {
-      trusted.add(new URL(origin).origin);
-    } catch {
-      throw new GrabValidationError(
-        "Cannot trust an origin: it is not a valid URL",
-        [{
-          path: "",
-          message: "Cannot trust an origin: it is not a valid URL",
-        }],
-      );
-    }
-  }
-  const headerSource = options.headers;
+  const trusted = trustedOriginSet(factory.trustedOrigins);
+  const headerSource = factory.headers ?? undefined;
   let staticHeaders: HeaderRecord | undefined;
   if (headerSource !== undefined && typeof headerSource !== "function") {
     staticHeaders = {};
     const issues = mergeHeaders(staticHeaders, headerSource);
     if (issues.length > 0) throw headerError(issues);
   }
+  const headerFunction = typeof headerSource === "function"
+    ? headerSource
+    : undefined;
 
   interface Entry {
     call: Call;
     trusted: boolean;
   }
+  // Endpoints are parsed once; the cache is bounded in bytes as well as in
+  // entries, so a program that grabs ever-new long URLs holds little.
   const calls = new Map<string, Entry>();
+  let cachedBytes = 0;
   const entryFor = (endpoint: string): Entry => {
     let entry = calls.get(endpoint);
     if (entry === undefined) {
@@ -154,39 +165,43 @@ export function createGrab(
         trusted: baseOrigin === undefined || origin === baseOrigin ||
           trusted.has(origin),
       };
-      if (calls.size >= CALL_CACHE_LIMIT) calls.clear();
-      calls.set(endpoint, entry);
+      const bytes = 2 * (endpoint.length + call.url.href.length) + 256;
+      if (bytes <= CALL_CACHE_BYTES / 64) {
+        if (
+          calls.size >= CALL_CACHE_LIMIT ||
+          cachedBytes + bytes > CALL_CACHE_BYTES
+        ) {
+          calls.clear();
+          cachedBytes = 0;
+        }
+        calls.set(endpoint, entry);
+        cachedBytes += bytes;
+      }
     }
     return entry;
   };
 
   async function grab(
     endpoint: string,
-    options: GrabCallOptions = {},
+    given?: GrabCallOptions | null,
   ): Promise<GrabResult<unknown>> {
+    const options = given ?? {};
     const { call, trusted } = entryFor(endpoint);
     const method = call.method;
+    const optionIssues = checkOptions(options);
+    if (optionIssues.length > 0) {
+      throw requestError(method, call.url, optionIssues, "the options");
+    }
     const format = options.format ?? factory.format ?? "json";
     const casing = options.casing ?? factory.casing ?? "none";
     const wireCasing = options.wireCasing ?? factory.wireCasing ??
       "snake_case";
 
-    let headers: HeadersInit | undefined = options.headers;
-    if (trusted && headerSource !== undefined) {
-      const merged: HeaderRecord = {};
-      if (staticHeaders !== undefined) {
-        Object.assign(merged, staticHeaders);
-      } else {
-        const issues = mergeHeaders(
-          merged,
-          await (headerSource as () => HeadersInit | Promise<HeadersInit>)(),
-        );
-        if (issues.length > 0) throw headerError(issues);
-      }
-      if (options.headers !== undefined) {
-        const issues = mergeHeaders(merged, options.headers);
-        if (issues.length > 0) throw headerError(issues);
-      }
+    let headers: HeadersInit | undefined = options.headers ?? undefined;
+    if (trusted && staticHeaders !== undefined) {
+      const merged: HeaderRecord = { ...staticHeaders };
+      const issues = mergeHeaders(merged, headers);
+      if (issues.length > 0) throw headerError(issues);
       headers = merged;
     }
 
@@ -221,28 +236,54 @@ export function createGrab(
     const send: SendOptions = { format };
     if (body !== undefined) send.body = body;
     if (headers !== undefined) send.headers = headers;
-    if (query !== undefined) send.query = query;
-    if (options.params !== undefined) send.params = options.params;
-    if (options.signal !== undefined) send.signal = options.signal;
+    if (isSet(query)) send.query = query;
+    if (isSet(options.params)) send.params = options.params;
+    if (isSet(options.signal)) send.signal = options.signal;
     const timeout = options.timeout ?? factory.timeout;
-    if (timeout !== undefined) send.timeout = timeout;
+    if (isSet(timeout)) send.timeout = timeout;
     const retry = options.retry ?? factory.retry;
-    if (retry !== undefined) send.retry = retry;
-    const hooks = combineHooks(factory.hooks, options.hooks);
+    if (isSet(retry)) send.retry = retry;
+    // Factory hooks belong to the factory, like its headers: they run only
+    // for the origins its headers go to.
+    const hooks = combineHooks(
+      trusted ? factory.hooks ?? undefined : undefined,
+      options.hooks ?? undefined,
+    );
     if (hooks !== undefined) send.hooks = hooks;
-    if (factory.fetch !== undefined) send.fetch = factory.fetch;
+    if (isSet(factory.fetch)) send.fetch = factory.fetch;
     const maxBodyBytes = options.maxBodyBytes ?? factory.maxBodyBytes;
-    if (maxBodyBytes !== undefined) send.maxBodyBytes = maxBodyBytes;
+    if (isSet(maxBodyBytes)) send.maxBodyBytes = maxBodyBytes;
     const jsonApi = options.jsonApi ?? factory.jsonApi;
-    if (jsonApi !== undefined) send.jsonApi = jsonApi;
+    if (isSet(jsonApi)) send.jsonApi = jsonApi;
     const redirect = options.redirect ?? factory.redirect;
-    if (redirect !== undefined) send.redirect = redirect;
+    if (isSet(redirect)) send.redirect = redirect;
     const credentials = options.credentials ?? factory.credentials;
-    if (credentials !== undefined) send.credentials = credentials;
+    if (isSet(credentials)) send.credentials = credentials;
 
-    const outcome = await call.send(send);
+    // The deadline starts before the header function, which it bounds too.
+    const deadline = startDeadline(send);
+    if (trusted && headerFunction !== undefined) {
+      let fresh: HeadersInit;
+      try {
+        fresh = await deadline.race(headerFunction());
+      } catch (error) {
+        deadline.dispose();
+        if (error !== PASSED) throw error;
+        return [null, passedError(call, deadline), TRANSPORT_META];
+      }
+      const merged: HeaderRecord = {};
+      const issues = mergeHeaders(merged, fresh);
+      if (issues.length === 0) issues.push(...mergeHeaders(merged, headers));
+      if (issues.length > 0) {
+        deadline.dispose();
+        throw headerError(issues);
+      }
+      send.headers = merged;
+    }
+
+    const outcome = await sendWithin(call, send, deadline);
     const result = toResult(outcome, call, format === "json-api", casing);
-    if (options.schema === undefined || result[1] !== null) return result;
+    if (!isSet(options.schema) || result[1] !== null) return result;
     return checkSchema(result, options.schema, call, outcome);
   }
 
@@ -320,6 +361,58 @@ function transportFailure(
   );
   return [null, error, TRANSPORT_META];
 }
+
+/** The transport error of a grab whose deadline passed before sending. */
+function passedError(call: Call, deadline: Deadline): GrabTransportError {
+  const outcome = failure(
+    { href: call.url.href, method: call.method },
+    deadline.reason ?? "abort",
+    deadline.signal?.reason,
+  );
+  return (outcome as { error: GrabTransportError }).error;
+}
+
+/**
+ * The origins of `trustedOrigins`, each of which must be exactly an origin
+ * (`scheme://host[:port]`, a trailing `/` allowed): a path would suggest a
+ * narrower trust than the origin-wide trust headers and hooks get.
+ */
+function trustedOriginSet(
+  entries: readonly string[] | undefined | null,
+): Set<string> {
+  const origins = new Set<string>();
+  const issues: ValidationIssue[] = [];
+  for (const [index, entry] of (entries ?? []).entries()) {
+    const url = typeof entry === "string" && ORIGIN.test(entry)
+      ? parseUrl(entry)
+      : undefined;
+    if (url === undefined) {
+      issues.push({
+        path: `/trustedOrigins/${index}`,
+        message: `Cannot trust ${
+          describeValue(entry)
+        }: give an origin such as "https://cdn.example.com", with no path, query or credentials`,
+      });
+    } else origins.add(url.origin);
+  }
+  if (issues.length > 0) {
+    throw new GrabValidationError(
+      `Cannot create the grab: ${issues.map((i) => i.message).join("; ")}`,
+      issues,
+    );
+  }
+  return origins;
+}
+
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const ORIGIN = /^https?:\/\/[^\s/?#@\\]+\/?$/i;
 
 function headerError(issues: ValidationIssue[]): GrabValidationError {
   return new GrabValidationError(

@@ -265,27 +265,45 @@ export function requestError(
 }
 
 /**
- * The platform's error may quote the request URL, query string included
- * (Deno's "error sending request for url (…?token=…)"). When the URL has a
- * query, returns a copy of `cause` (and of its own causes) with every
- * occurrence of the query replaced by `?…`; otherwise `cause` itself.
+ * A URL's query or userinfo inside free text: `scheme://` then an optional
+ * `user:pass@`, then the rest of the authority and path, then `?query`. The
+ * query ends at white space, a quote, a bracket or a fragment.
  */
-export function redactCause(cause: unknown, href: string): unknown {
-  const at = href.indexOf("?");
-  if (at === -1 || !(cause instanceof Error)) return cause;
-  const query = href.slice(at);
-  const hide = (text: string) => text.split(query).join("?…");
-  const copy = (error: Error, depth: number): Error => {
-    const inner = error.cause instanceof Error && depth < 8
-      ? copy(error.cause, depth + 1)
-      : error.cause;
-    const clean = new Error(
-      hide(error.message),
-      inner === undefined ? undefined : { cause: inner },
-    );
-    clean.name = error.name;
-    if (error.stack !== undefined) clean.stack = hide(error.stack);
-    return clean;
-  };
-  return copy(cause, 0);
+const URL_SECRETS =
+  /\b([a-z][a-z\d+.-]*:\/\/)(?:[^\s/?#@"'<>()\[\]]*@)?([^\s?#"'<>()\[\]]*)(\?[^\s#"'<>()\[\]]*)?/gi;
+
+/** `text` with every URL's userinfo removed and its query replaced by `?…`. */
+export function redactUrls(text: string): string {
+  return text.replace(
+    URL_SECRETS,
+    (_match, scheme: string, rest: string, query: string | undefined) =>
+      scheme + rest + (query === undefined || query === "?" ? "" : "?…"),
+  );
+}
+
+/**
+ * The platform's error may quote a URL with its query string: the request's,
+ * one a hook added, a redirect target's (Deno's "error sending request for
+ * url (…?token=…)"). Returns a copy of `cause` (and of its own causes) with
+ * every URL's query and userinfo removed from messages and stacks, or
+ * `cause` itself when there is nothing to remove.
+ */
+export function redactCause(cause: unknown, depth = 0): unknown {
+  if (typeof cause === "string") return redactUrls(cause);
+  if (!(cause instanceof Error) || depth > 8) return cause;
+  const inner = redactCause(cause.cause, depth + 1);
+  const message = redactUrls(cause.message);
+  const stack = cause.stack === undefined ? undefined : redactUrls(cause.stack);
+  if (
+    inner === cause.cause && message === cause.message && stack === cause.stack
+  ) {
+    return cause;
+  }
+  const clean = new Error(
+    message,
+    inner === undefined ? undefined : { cause: inner },
+  );
+  clean.name = cause.name;
+  if (stack !== undefined) clean.stack = stack;
+  return clean;
 }

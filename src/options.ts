@@ -11,6 +11,7 @@ import type { JsonApiOptions } from "./jsonapi/media_type.ts";
 import type { Format } from "./query.ts";
 import type { RetryOptions } from "./retry.ts";
 import type { StandardSchema } from "./schema.ts";
+import type { ValidationIssue } from "./errors.ts";
 
 /** Default `timeout`: 30 s. */
 export const DEFAULT_TIMEOUT = 30_000;
@@ -518,4 +519,97 @@ export interface SendOptions {
    * ```
    */
   credentials?: RequestCredentials;
+}
+
+/** The longest `timeout` a timer can hold: 2^31 − 1 ms. */
+const MAX_TIMEOUT = 2 ** 31 - 1;
+
+/**
+ * Checks the options that a wrong value would turn off or make misbehave:
+ * the numbers (`timeout`, `maxBodyBytes`, `retry`), `signal`, `fetch` and
+ * `hooks`. Each problem is an issue naming the option; `null` and
+ * `undefined` mean none and pass.
+ */
+export function checkOptions(options: object): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const add = (name: string, wanted: string) =>
+    issues.push({
+      path: "",
+      message: `Cannot use the option "${name}": it must be ${wanted}`,
+    });
+  const { timeout, maxBodyBytes, retry, signal, fetch, hooks } =
+    options as Record<string, unknown>;
+  if (isSet(timeout) && timeout !== false && !isTimeout(timeout)) {
+    add("timeout", `false, Infinity or a number from 1 to ${MAX_TIMEOUT}`);
+  }
+  if (
+    isSet(maxBodyBytes) && maxBodyBytes !== Infinity &&
+    !isCount(maxBodyBytes)
+  ) {
+    add("maxBodyBytes", "a non-negative integer or Infinity");
+  }
+  if (isSet(retry) && !isCount(retry)) {
+    if (typeof retry !== "object") {
+      add("retry", "a non-negative integer or RetryOptions");
+    } else checkRetry(retry as Record<string, unknown>, add);
+  }
+  if (isSet(signal) && !(signal instanceof AbortSignal)) {
+    add("signal", "an AbortSignal");
+  }
+  if (isSet(fetch) && typeof fetch !== "function") {
+    add("fetch", "a function");
+  }
+  if (isSet(hooks)) {
+    if (typeof hooks !== "object") add("hooks", "an object of functions");
+    else {
+      for (const name of HOOK_NAMES) {
+        const hook = (hooks as Record<string, unknown>)[name];
+        if (isSet(hook) && typeof hook !== "function") {
+          add(`hooks.${name}`, "a function");
+        }
+      }
+    }
+  }
+  return issues;
+}
+
+const HOOK_NAMES = ["beforeRequest", "afterResponse", "beforeRetry"] as const;
+
+function checkRetry(
+  retry: Record<string, unknown>,
+  add: (name: string, wanted: string) => void,
+): void {
+  const { limit, maxDelay, backoff, methods, statusCodes } = retry;
+  if (isSet(limit) && !isCount(limit)) {
+    add("retry.limit", "a non-negative integer");
+  }
+  if (
+    isSet(maxDelay) &&
+    !(typeof maxDelay === "number" && maxDelay >= 0)
+  ) {
+    add("retry.maxDelay", "a non-negative number or Infinity");
+  }
+  if (isSet(backoff) && typeof backoff !== "function") {
+    add("retry.backoff", "a function");
+  }
+  if (isSet(methods) && !Array.isArray(methods)) {
+    add("retry.methods", "an array of methods");
+  }
+  if (isSet(statusCodes) && !Array.isArray(statusCodes)) {
+    add("retry.statusCodes", "an array of status codes");
+  }
+}
+
+function isTimeout(value: unknown): boolean {
+  return value === Infinity ||
+    (typeof value === "number" && value >= 1 && value <= MAX_TIMEOUT);
+}
+
+function isCount(value: unknown): boolean {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+/** True unless `value` is `undefined` or `null`, which mean "none" in options. */
+export function isSet<T>(value: T | null | undefined): value is T {
+  return value !== undefined && value !== null;
 }

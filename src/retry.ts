@@ -165,21 +165,36 @@ export function retryDelay(
   return Math.min(wanted, policy.maxDelay);
 }
 
-/**
- * The shape shared by the three HTTP-date formats (IMF-fixdate, RFC 850,
- * asctime): a day name, then the date, then `hh:mm:ss`. `Date.parse` alone
- * reads `"1.5"` or `"2024"` as dates, differently on each runtime.
- */
-const HTTP_DATE = /^[A-Za-z]{3,9},? [\w -]+ \d\d:\d\d:\d\d/;
+/** The longest wait a timer can hold: 2^31 − 1 ms (about 24.8 days). */
+export const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
 /**
- * Milliseconds a `Retry-After` value asks for: delay-seconds or an HTTP date
- * relative to `now`. `undefined` when absent or unreadable.
+ * RFC 9110's three HTTP-date forms, each anchored: IMF-fixdate
+ * (`Sun, 06 Nov 1994 08:49:37 GMT`), the obsolete RFC 850 form
+ * (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6 08:49:37 1994`).
+ * `Date.parse` alone reads `"1.5"`, `"2024"` or a JavaScript date string,
+ * differently on each runtime.
+ */
+const DAY = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
+const LONG_DAY = "(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day";
+const MONTH = "(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
+const TIME = "\\d\\d:\\d\\d:\\d\\d";
+const IMF_FIXDATE = new RegExp(
+  `^${DAY}, \\d\\d ${MONTH} \\d{4} ${TIME} GMT$`,
+);
+const RFC_850 = new RegExp(`^${LONG_DAY}, \\d\\d-${MONTH}-\\d\\d ${TIME} GMT$`);
+const ASCTIME = new RegExp(`^${DAY} ${MONTH} [ \\d]\\d ${TIME} \\d{4}$`);
+
+/**
+ * Milliseconds a `Retry-After` value asks for: delay-seconds (digits only) or
+ * an HTTP-date in one of RFC 9110's three forms, relative to `now`.
+ * `undefined` when absent or anything else, so the backoff decides.
  *
  * @example
  * ```ts ignore
  * parseRetryAfter("120", 0); // 120000
  * parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT", Date.parse("Wed, 21 Oct 2015 07:27:00 GMT")); // 60000
+ * parseRetryAfter("Wed Oct 21 2015 07:28:00 GMT", 0); // undefined: not an HTTP-date
  * ```
  */
 export function parseRetryAfter(
@@ -189,10 +204,25 @@ export function parseRetryAfter(
   if (value === null) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
+  let date = NaN;
+  if (IMF_FIXDATE.test(text)) date = Date.parse(text);
+  else if (RFC_850.test(text)) date = parseRfc850(text);
   // asctime has no zone but means GMT; Date.parse would read local time.
-  const date = HTTP_DATE.test(text)
-    ? Date.parse(text.endsWith("GMT") ? text : `${text} GMT`)
-    : NaN;
+  else if (ASCTIME.test(text)) date = Date.parse(`${text} GMT`);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
+}
+
+/**
+ * An RFC 850 date: its two-digit year is the one within 50 years of now
+ * (RFC 9110, 5.6.7), which `Date.parse` does not know.
+ */
+function parseRfc850(text: string): number {
+  const [, rest] = text.split(", ");
+  const [day, month, yy] = rest!.slice(0, 9).split("-");
+  const time = rest!.slice(10, 18);
+  const thisYear = new Date().getUTCFullYear();
+  let year = thisYear - (thisYear % 100) + Number(yy);
+  if (year > thisYear + 50) year -= 100;
+  return Date.parse(`${day} ${month} ${year} ${time} GMT`);
 }

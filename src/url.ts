@@ -98,19 +98,11 @@ export function fillUrl(
     let issues: ValidationIssue[] | undefined;
     for (const [name, index] of template.params) {
       const value = values?.[name];
-      if (
-        (typeof value !== "string" && typeof value !== "number") ||
-        value === ""
-      ) {
-        (issues ??= []).push(issue(
-          `Cannot fill path parameter "${name}": value is ${
-            value === ""
-              ? "empty"
-              : value === undefined
-              ? "missing"
-              : typeof value
-          }`,
-        ));
+      const problem = segmentProblem(value);
+      if (problem !== undefined) {
+        (issues ??= []).push(
+          issue(`Cannot fill path parameter "${name}": value is ${problem}`),
+        );
         continue;
       }
       segments[index] = encodeURIComponent(String(value));
@@ -123,6 +115,38 @@ export function fillUrl(
     search = search === "" ? "?" + extraQuery : search + "&" + extraQuery;
   }
   return target + search;
+}
+
+/**
+ * Why a value cannot fill one path segment, or `undefined` when it can. A
+ * parameter fills exactly one segment: `.` and `..` would remove one (the URL
+ * parser resolves them, and a server may after decoding `%2e%2e`), and an
+ * empty value would merge two.
+ */
+function segmentProblem(value: unknown): string | undefined {
+  if (typeof value === "number") {
+    return Number.isFinite(value) ? undefined : String(value);
+  }
+  if (typeof value !== "string") {
+    return value === undefined ? "missing" : typeof value;
+  }
+  if (value === "") return "empty";
+  if (value.length <= 6 && isDotSegment(decodeOnce(value))) {
+    return `${JSON.stringify(value)}, a dot segment`;
+  }
+  return undefined;
+}
+
+function isDotSegment(text: string): boolean {
+  return text === "." || text === "..";
+}
+
+function decodeOnce(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 function parse(value: string | URL): URL | undefined {

@@ -1,0 +1,151 @@
+/**
+ * The deadline of one grab: its `timeout` and the caller's `signal` as one
+ * abort signal, and a race that bounds whatever else the grab waits for (a
+ * header function, a hook, a custom `fetch`, a body that ignores the signal).
+ *
+ * @module
+ */
+
+/** What {@linkcode Deadline.race} rejects with once the deadline has passed. */
+export const PASSED: unique symbol = Symbol("deadline passed");
+
+/** The end of one grab's time, shared by every stage of it. */
+export class Deadline {
+  /**
+   * Aborts when the timeout passes or the caller's signal aborts; `undefined`
+   * when neither can happen, so nothing needs to listen.
+   */
+  readonly signal: AbortSignal | undefined;
+  /** `Date.now()` at which the timeout passes; `Infinity` without one. */
+  readonly end: number;
+  #reason: "timeout" | "abort" | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #user: AbortSignal | undefined;
+  #onAbort: (() => void) | undefined;
+
+  /**
+   * Starts the clock.
+   *
+   * @param timeout Milliseconds (at most 2^31 − 1), or `false` or `Infinity`
+   * for none.
+   * @param user The caller's signal.
+   */
+  constructor(timeout: number | false, user: AbortSignal | undefined) {
+    const bounded = timeout !== false && timeout !== Infinity;
+    this.end = bounded ? Date.now() + timeout : Infinity;
+    if (!bounded && user === undefined) {
+      this.signal = undefined;
+      return;
+    }
+    const own = new AbortController();
+    this.signal = own.signal;
+    if (user?.aborted) {
+      this.#reason = "abort";
+      own.abort(user.reason);
+      return;
+    }
+    if (bounded) {
+      this.#timer = setTimeout(() => {
+        this.#reason ??= "timeout";
+        own.abort(new DOMException("The timeout passed", "TimeoutError"));
+      }, timeout);
+    }
+    if (user !== undefined) {
+      this.#user = user;
+      this.#onAbort = () => {
+        this.#reason ??= "abort";
+        own.abort(user.reason);
+      };
+      user.addEventListener("abort", this.#onAbort, { once: true });
+    }
+  }
+
+  /** Why the signal aborted, once it has. */
+  get reason(): "timeout" | "abort" | undefined {
+    return this.#reason;
+  }
+
+  /**
+   * Waits for `value`, or rejects with {@linkcode PASSED} as soon as the
+   * deadline passes, whether or not `value` ever settles. `late` receives
+   * what `value` resolves to after the race was lost, to release it (a
+   * response body).
+   */
+  race<T>(value: T | Promise<T>, late?: (value: T) => void): Promise<T> {
+    const signal = this.signal;
+    if (signal?.aborted) return lost(value, late);
+    if (signal === undefined || !isThenable(value)) {
+      return Promise.resolve(value);
+    }
+    const settled = Promise.resolve(value);
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => {
+        reject(PASSED);
+        release(settled, late);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      settled.then(
+        (result) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(result);
+        },
+        (error) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /** Stops the timer and the listener on the caller's signal. */
+  dispose(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#onAbort !== undefined) {
+      this.#user!.removeEventListener("abort", this.#onAbort);
+    }
+  }
+}
+
+function lost<T>(value: T | Promise<T>, late?: (value: T) => void): Promise<T> {
+  release(Promise.resolve(value), late);
+  return Promise.reject(PASSED);
+}
+
+/** Hands a value that arrives too late to `late`; nothing may escape. */
+function release<T>(value: Promise<T>, late?: (value: T) => void): void {
+  value.then((result) => {
+    try {
+      late?.(result);
+    } catch {
+      // Releasing is best effort: the grab has settled already.
+    }
+  }, ignore);
+}
+
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
+}
+
+function ignore(): void {}
+
+/**
+ * Resolves `true` after `ms`, or `false` as soon as `signal` aborts. `ms` is
+ * at most 2^31 − 1: the caller never asks a timer for more.
+ */
+export function sleep(
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(false);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
