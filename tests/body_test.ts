@@ -1,4 +1,4 @@
-import assert from "node:assert/strict";
+import { assertEquals, assertRejects, assertStrictEquals } from "@std/assert";
 import createGrab from "../mod.ts";
 import { cancelBody, readBody, TOO_LARGE } from "../src/body.ts";
 import { startServer } from "./_server.ts";
@@ -33,8 +33,8 @@ Deno.test("readBody()", async (t) => {
   await t.step("a HEAD response is null and cancelled unread", async () => {
     const { stream, state } = trackedBody([encoder.encode("{}")]);
     const text = await readBody(new Response(stream), "HEAD", Infinity);
-    assert.equal(text, null);
-    assert.deepEqual(state, { pulls: 0, cancelled: true });
+    assertStrictEquals(text, null);
+    assertEquals(state, { pulls: 0, cancelled: true });
   });
 
   await t.step("204 and 205 from a server are null", async () => {
@@ -43,20 +43,26 @@ Deno.test("readBody()", async (t) => {
     );
     for (const status of [204, 205]) {
       const response = await fetch(`${server.url}/${status}`);
-      assert.equal(await readBody(response, "GET", Infinity), null);
+      assertStrictEquals(await readBody(response, "GET", Infinity), null);
     }
   });
 
   await t.step("a null body is null", async () => {
-    assert.equal(await readBody(new Response(null), "GET", Infinity), null);
+    assertStrictEquals(
+      await readBody(new Response(null), "GET", Infinity),
+      null,
+    );
   });
 
   await t.step("an empty body is null", async () => {
     const { stream } = trackedBody([]);
-    assert.equal(await readBody(new Response(stream), "GET", Infinity), null);
-    assert.equal(await readBody(new Response(""), "GET", Infinity), null);
+    assertStrictEquals(
+      await readBody(new Response(stream), "GET", Infinity),
+      null,
+    );
+    assertStrictEquals(await readBody(new Response(""), "GET", Infinity), null);
     const empties = trackedBody([new Uint8Array(0), new Uint8Array(0)]);
-    assert.equal(
+    assertStrictEquals(
       await readBody(new Response(empties.stream), "GET", Infinity),
       null,
     );
@@ -64,14 +70,17 @@ Deno.test("readBody()", async (t) => {
 
   await t.step("one chunk is decoded as UTF-8", async () => {
     const response = new Response(encoder.encode('{"name":"Zoë"}'));
-    assert.equal(await readBody(response, "GET", Infinity), '{"name":"Zoë"}');
+    assertEquals(await readBody(response, "GET", Infinity), '{"name":"Zoë"}');
   });
 
   const text = '"é € 😀 — ok"';
   await t.step("multi-byte characters split across chunks", async () => {
     const { stream, state } = trackedBody(bytewise(text));
-    assert.equal(await readBody(new Response(stream), "GET", Infinity), text);
-    assert.equal(state.cancelled, false);
+    assertStrictEquals(
+      await readBody(new Response(stream), "GET", Infinity),
+      text,
+    );
+    assertEquals(state.cancelled, false);
   });
 
   await t.step("a four-byte character split 1 + 3 and 3 + 1", async () => {
@@ -83,15 +92,15 @@ Deno.test("readBody()", async (t) => {
       bytes.subarray(7),
     ];
     const { stream } = trackedBody(chunks);
-    assert.equal(await readBody(new Response(stream), "GET", Infinity), "😀😀");
+    assertEquals(await readBody(new Response(stream), "GET", Infinity), "😀😀");
   });
 
   await t.step("a leading BOM is stripped", async () => {
     const bom = [0xef, 0xbb, 0xbf];
     const whole = new Uint8Array([...bom, ...encoder.encode("[1]")]);
-    assert.equal(await readBody(new Response(whole), "GET", Infinity), "[1]");
+    assertEquals(await readBody(new Response(whole), "GET", Infinity), "[1]");
     const split = trackedBody([...whole].map((b) => new Uint8Array([b])));
-    assert.equal(
+    assertEquals(
       await readBody(new Response(split.stream), "GET", Infinity),
       "[1]",
     );
@@ -99,19 +108,25 @@ Deno.test("readBody()", async (t) => {
 
   await t.step("a body of only a BOM is empty", async () => {
     const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
-    assert.equal(await readBody(new Response(bom), "GET", Infinity), null);
+    assertStrictEquals(
+      await readBody(new Response(bom), "GET", Infinity),
+      null,
+    );
   });
 
   await t.step("a BOM later in the body is kept", async () => {
     const body = "[1]\uFEFF";
     const { stream } = trackedBody(bytewise(body));
-    assert.equal(await readBody(new Response(stream), "GET", Infinity), body);
+    assertStrictEquals(
+      await readBody(new Response(stream), "GET", Infinity),
+      body,
+    );
     // A chunk that starts with U+FEFF mid-body keeps it.
     const chunked = trackedBody([
       encoder.encode('"a'),
       encoder.encode('\uFEFFb"'),
     ]);
-    assert.equal(
+    assertEquals(
       await readBody(new Response(chunked.stream), "GET", Infinity),
       '"a\uFEFFb"',
     );
@@ -120,7 +135,7 @@ Deno.test("readBody()", async (t) => {
       encoder.encode("\uFEFF"),
       encoder.encode("\uFEFF1"),
     ]);
-    assert.equal(
+    assertEquals(
       await readBody(new Response(twice.stream), "GET", Infinity),
       "\uFEFF1",
     );
@@ -133,8 +148,8 @@ Deno.test("readBody()", async (t) => {
       const response = new Response(stream, {
         headers: { "content-length": "100" },
       });
-      assert.equal(await readBody(response, "GET", 99), TOO_LARGE);
-      assert.deepEqual(state, { pulls: 0, cancelled: true });
+      assertStrictEquals(await readBody(response, "GET", 99), TOO_LARGE);
+      assertEquals(state, { pulls: 0, cancelled: true });
     },
   );
 
@@ -142,24 +157,27 @@ Deno.test("readBody()", async (t) => {
     const response = new Response("x".repeat(10), {
       headers: { "content-length": "10" },
     });
-    assert.equal(await readBody(response, "GET", 10), "x".repeat(10));
+    assertStrictEquals(await readBody(response, "GET", 10), "x".repeat(10));
   });
 
   await t.step("a stream past the cap is cancelled at once", async () => {
     const chunk = encoder.encode("0123456789");
     const { stream, state } = trackedBody([chunk, chunk, chunk, chunk, chunk]);
-    assert.equal(await readBody(new Response(stream), "GET", 25), TOO_LARGE);
-    assert.deepEqual(state, { pulls: 3, cancelled: true });
+    assertStrictEquals(
+      await readBody(new Response(stream), "GET", 25),
+      TOO_LARGE,
+    );
+    assertEquals(state, { pulls: 3, cancelled: true });
   });
 
   await t.step("a stream exactly at the cap is read", async () => {
     const chunk = encoder.encode("0123456789");
     const { stream, state } = trackedBody([chunk, chunk, chunk]);
-    assert.equal(
+    assertEquals(
       await readBody(new Response(stream), "GET", 30),
       "012345678901234567890123456789",
     );
-    assert.equal(state.cancelled, false);
+    assertEquals(state.cancelled, false);
   });
 
   await t.step("a failing stream rejects and releases its lock", async () => {
@@ -174,11 +192,9 @@ Deno.test("readBody()", async (t) => {
     });
     const response = new Response(stream);
     // A finite cap and no Content-Length: the library's own reader loop.
-    await assert.rejects(
-      readBody(response, "GET", 1024),
-      (error) => error === failure,
-    );
-    assert.equal(stream.locked, false);
+    const error = await assertRejects(() => readBody(response, "GET", 1024));
+    assertStrictEquals(error, failure);
+    assertEquals(stream.locked, false);
   });
 
   await t.step("a server's chunks split inside characters", async () => {
@@ -195,8 +211,8 @@ Deno.test("readBody()", async (t) => {
       );
     });
     const [data, error] = await createGrab(server.url)("GET /");
-    assert.equal(error, null);
-    assert.equal(data, JSON.parse(text));
+    assertStrictEquals(error, null);
+    assertStrictEquals(data, JSON.parse(text));
   });
 });
 
@@ -204,7 +220,7 @@ Deno.test("cancelBody()", async (t) => {
   await t.step("cancels an unread body", async () => {
     const { stream, state } = trackedBody([encoder.encode("x")]);
     await cancelBody(new Response(stream));
-    assert.deepEqual(state, { pulls: 0, cancelled: true });
+    assertEquals(state, { pulls: 0, cancelled: true });
   });
 
   await t.step("ignores a used, a locked and a null body", async () => {

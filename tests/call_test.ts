@@ -1,13 +1,19 @@
-import assert from "node:assert/strict";
+import {
+  assert,
+  assertEquals,
+  assertRejects,
+  assertStrictEquals,
+  assertThrows,
+} from "@std/assert";
 import { Call, GrabTransportError, GrabValidationError } from "../mod.ts";
 import { json, startServer } from "./_server.ts";
 
 Deno.test("new Call()", async (t) => {
   await t.step("exposes method and the resolved url", () => {
     const call = new Call("PATCH /users/:id", "https://api.test/v1/");
-    assert.equal(call.method, "PATCH");
-    assert.ok(call.url instanceof URL);
-    assert.equal(call.url.href, "https://api.test/v1/users/:id");
+    assertEquals(call.method, "PATCH");
+    assert(call.url instanceof URL);
+    assertEquals(call.url.href, "https://api.test/v1/users/:id");
   });
 
   const bad: [string, string | undefined][] = [
@@ -20,7 +26,7 @@ Deno.test("new Call()", async (t) => {
     await t.step(
       `throws synchronously for ${endpoint} with base ${base}`,
       () => {
-        assert.throws(() => new Call(endpoint, base), GrabValidationError);
+        assertThrows(() => new Call(endpoint, base), GrabValidationError);
       },
     );
   }
@@ -41,27 +47,27 @@ Deno.test("Call.send()", async (t) => {
   await t.step("resolves a 2xx with the parsed body", async () => {
     const call = new Call("POST /json", server.url);
     const outcome = await call.send({ body: { a: 1 }, query: { b: [1, 2] } });
-    assert.equal(outcome.ok, true);
+    assertEquals(outcome.ok, true);
     if (!outcome.ok) return;
-    assert.equal(outcome.status, 200);
-    assert.equal(outcome.empty, false);
-    assert.deepEqual(outcome.body, { got: '{"a":1}', q: "?b=1&b=2" });
-    assert.equal(outcome.url, `${server.url}/json?b=1&b=2`);
+    assertEquals(outcome.status, 200);
+    assertEquals(outcome.empty, false);
+    assertEquals(outcome.body, { got: '{"a":1}', q: "?b=1&b=2" });
+    assertEquals(outcome.url, `${server.url}/json?b=1&b=2`);
   });
 
   await t.step("resolves a non-2xx with its text body", async () => {
     const outcome = await new Call("GET /teapot", server.url).send();
-    assert.ok(outcome.ok);
-    assert.equal(outcome.status, 418);
-    assert.equal(outcome.statusText, "I'm a teapot");
-    assert.equal(outcome.body, "short and stout");
+    assert(outcome.ok);
+    assertEquals(outcome.status, 418);
+    assertEquals(outcome.statusText, "I'm a teapot");
+    assertEquals(outcome.body, "short and stout");
   });
 
   await t.step("marks an empty body", async () => {
     const outcome = await new Call("DELETE /nothing", server.url).send();
-    assert.ok(outcome.ok);
-    assert.equal(outcome.empty, true);
-    assert.equal(outcome.body, null);
+    assert(outcome.ok);
+    assertEquals(outcome.empty, true);
+    assertStrictEquals(outcome.body, null);
   });
 
   await t.step("comma-joins query arrays in json-api format", async () => {
@@ -69,8 +75,8 @@ Deno.test("Call.send()", async (t) => {
       format: "json-api",
       query: { include: ["a", "b"] },
     });
-    assert.ok(outcome.ok);
-    assert.deepEqual(outcome.body, { got: "", q: "?include=a%2Cb" });
+    assert(outcome.ok);
+    assertEquals(outcome.body, { got: "", q: "?include=a%2Cb" });
   });
 
   await t.step(
@@ -79,10 +85,10 @@ Deno.test("Call.send()", async (t) => {
       const outcome = await new Call("GET http://127.0.0.1:9/x").send({
         retry: 0,
       });
-      assert.equal(outcome.ok, false);
+      assertEquals(outcome.ok, false);
       if (outcome.ok) return;
-      assert.ok(outcome.error instanceof GrabTransportError);
-      assert.equal(outcome.error.kind, "network");
+      assert(outcome.error instanceof GrabTransportError);
+      assertEquals(outcome.error.kind, "network");
     },
   );
 
@@ -90,19 +96,19 @@ Deno.test("Call.send()", async (t) => {
     const outcome = await new Call("GET /redirect", server.url).send({
       redirect: "manual",
     });
-    assert.ok(outcome.ok);
-    assert.equal(outcome.status, 302);
-    assert.equal(server.requests.at(-1)?.url.pathname, "/redirect");
+    assert(outcome.ok);
+    assertEquals(outcome.status, 302);
+    assertEquals(server.requests.at(-1)?.url.pathname, "/redirect");
   });
 
   await t.step("rejects with GrabValidationError before sending", async () => {
     const before = server.requests.length;
     const call = new Call("GET /json/:id", server.url);
-    await assert.rejects(call.send({}), GrabValidationError);
-    await assert.rejects(
-      call.send({ params: { id: 1 }, headers: { a: "\n" } }),
+    await assertRejects(() => call.send({}), GrabValidationError);
+    await assertRejects(
+      () => call.send({ params: { id: 1 }, headers: { a: "\n" } }),
       GrabValidationError,
     );
-    assert.equal(server.requests.length, before);
+    assertStrictEquals(server.requests.length, before);
   });
 });

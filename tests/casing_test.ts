@@ -1,5 +1,5 @@
 // deno-lint-ignore-file camelcase -- these tests are about snake_case keys
-import assert from "node:assert/strict";
+import { assert, assertEquals, assertStrictEquals } from "@std/assert";
 import { type Casing, convertKey, convertKeys } from "../src/casing.ts";
 
 Deno.test("convertKey()", async (t) => {
@@ -27,7 +27,7 @@ Deno.test("convertKey()", async (t) => {
     await t.step(
       `${JSON.stringify(key)} to ${to} is ${JSON.stringify(expected)}`,
       () => {
-        assert.equal(convertKey(key, to), expected);
+        assertStrictEquals(convertKey(key, to), expected);
       },
     );
   }
@@ -42,14 +42,17 @@ Deno.test("convertKey()", async (t) => {
     for (const key of ["a_b", "AB", "userID", "x-1-y", "HTMLParser", "a1B2c"]) {
       for (const to of casings) {
         const once = convertKey(key, to);
-        assert.equal(convertKey(once, to), once, `${key} ${to}`);
+        assertStrictEquals(convertKey(once, to), once, `${key} ${to}`);
       }
     }
   });
 
   await t.step("camelCase and snake_case round-trip", () => {
     for (const key of ["firstName", "userID", "aBC", "x"]) {
-      assert.equal(convertKey(convertKey(key, "snake_case"), "camelCase"), key);
+      assertStrictEquals(
+        convertKey(convertKey(key, "snake_case"), "camelCase"),
+        key,
+      );
     }
   });
 });
@@ -60,7 +63,7 @@ Deno.test("convertKeys()", async (t) => {
       user_name: "keep_me",
       list: [{ inner_key: "some_value" }, 1, null],
     };
-    assert.deepEqual(convertKeys(input, "camelCase"), {
+    assertEquals(convertKeys(input, "camelCase"), {
       userName: "keep_me",
       list: [{ innerKey: "some_value" }, 1, null],
     });
@@ -70,16 +73,16 @@ Deno.test("convertKeys()", async (t) => {
     const input = { a_b: { c_d: 1 } };
     const copy = structuredClone(input);
     convertKeys(input, "camelCase");
-    assert.deepEqual(input, copy);
+    assertEquals(input, copy);
   });
 
   await t.step("keeps __proto__ as an own data property", () => {
     const input = JSON.parse('{"__proto__": {"polluted": true}, "a_b": 1}');
     const out = convertKeys(input, "camelCase") as Record<string, unknown>;
-    assert.ok(Object.hasOwn(out, "__proto__"));
-    assert.equal(Object.getPrototypeOf(out), Object.prototype);
-    assert.equal(out["polluted"], undefined);
-    assert.equal(({} as Record<string, unknown>)["polluted"], undefined);
+    assert(Object.hasOwn(out, "__proto__"));
+    assertStrictEquals(Object.getPrototypeOf(out), Object.prototype);
+    assertStrictEquals(out["polluted"], undefined);
+    assertStrictEquals(({} as Record<string, unknown>)["polluted"], undefined);
   });
 
   await t.step("keeps non-plain objects as they are", () => {
@@ -87,7 +90,7 @@ Deno.test("convertKeys()", async (t) => {
     const out = convertKeys({ created_at: date }, "camelCase") as {
       createdAt: Date;
     };
-    assert.equal(out.createdAt, date);
+    assertStrictEquals(out.createdAt, date);
   });
 
   await t.step("handles 10,000-deep nesting without recursion", () => {
@@ -99,13 +102,13 @@ Deno.test("convertKeys()", async (t) => {
       out = out["nextLevel"] as Record<string, unknown>;
       depth++;
     }
-    assert.equal(depth, 10_000);
-    assert.deepEqual(out, { leafKey: 1 });
+    assertEquals(depth, 10_000);
+    assertEquals(out, { leafKey: 1 });
   });
 
   await t.step("returns the value itself for none and primitives", () => {
     const input = { a_b: 1 };
-    assert.equal(convertKeys(input, "none"), input);
-    assert.equal(convertKeys("a_b", "camelCase"), "a_b");
+    assertStrictEquals(convertKeys(input, "none"), input);
+    assertEquals(convertKeys("a_b", "camelCase"), "a_b");
   });
 });

@@ -1,10 +1,19 @@
-import assert from "node:assert/strict";
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertRejects,
+  assertStrictEquals,
+  assertThrows,
+} from "@std/assert";
+import { FakeTime } from "@std/testing/time";
 import createGrab, {
   GrabError,
   GrabTransportError,
   GrabValidationError,
 } from "../mod.ts";
 import { closedPort, json, startServer } from "./_server.ts";
+import { settle, until, watch } from "./_time.ts";
 
 const NO_WAIT = { backoff: () => 0 };
 
@@ -49,21 +58,21 @@ Deno.test("createGrab() outcome table", async (t) => {
 
   await t.step("2xx with a JSON body gives data and exact meta", async () => {
     const [data, error, meta] = await grab("GET /ok");
-    assert.equal(error, null);
-    assert.deepEqual(data, { id: 1, name: "Ada" });
-    assert.deepEqual(Object.keys(meta), ["statusCode", "headers"]);
-    assert.equal(meta.statusCode, 200);
-    assert.ok(meta.headers instanceof Headers);
-    assert.equal(meta.headers.get("content-type"), "application/json");
+    assertStrictEquals(error, null);
+    assertEquals(data, { id: 1, name: "Ada" });
+    assertEquals(Object.keys(meta), ["statusCode", "headers"]);
+    assertEquals(meta.statusCode, 200);
+    assert(meta.headers instanceof Headers);
+    assertEquals(meta.headers.get("content-type"), "application/json");
   });
 
   await t.step("201 is a success with its status", async () => {
     const [data, error, meta] = await grab("POST /created", {
       body: { name: "x" },
     });
-    assert.equal(error, null);
-    assert.deepEqual(data, { id: 2 });
-    assert.equal(meta.statusCode, 201);
+    assertStrictEquals(error, null);
+    assertEquals(data, { id: 2 });
+    assertEquals(meta.statusCode, 201);
   });
 
   for (
@@ -76,10 +85,10 @@ Deno.test("createGrab() outcome table", async (t) => {
   ) {
     await t.step(`${name} is a success with null data`, async () => {
       const [data, error, meta] = await grab(endpoint);
-      assert.equal(data, null);
-      assert.equal(error, null);
-      assert.deepEqual(Object.keys(meta), ["statusCode", "headers"]);
-      assert.equal(meta.statusCode, status);
+      assertStrictEquals(data, null);
+      assertStrictEquals(error, null);
+      assertEquals(Object.keys(meta), ["statusCode", "headers"]);
+      assertStrictEquals(meta.statusCode, status);
     });
   }
 
@@ -87,96 +96,113 @@ Deno.test("createGrab() outcome table", async (t) => {
     "4xx with JSON is a GrabError with the parsed body",
     async () => {
       const [data, error, meta] = await grab("GET /not-found?token=secret");
-      assert.equal(data, null);
-      assert.ok(error instanceof GrabError);
-      assert.equal(error.name, "GrabError");
-      assert.equal(error.statusCode, 404);
-      assert.deepEqual(error.body, { message: "no such user" });
-      assert.equal(error.method, "GET");
-      assert.equal(error.url, `${server.url}/not-found`);
-      assert.equal(
+      assertStrictEquals(data, null);
+      assert(error instanceof GrabError);
+      assertEquals(error.name, "GrabError");
+      assertEquals(error.statusCode, 404);
+      assertEquals(error.body, { message: "no such user" });
+      assertEquals(error.method, "GET");
+      assertEquals(error.url, `${server.url}/not-found`);
+      assertEquals(
         error.message,
         `404 Not Found: GET ${server.url}/not-found`,
       );
-      assert.equal(error.errors, undefined);
-      assert.equal("errors" in error, false);
-      assert.equal(error.headers.get("content-type"), "application/json");
-      assert.deepEqual(meta, {});
-      assert.ok(Object.isFrozen(meta));
+      assertStrictEquals(error.errors, undefined);
+      assertEquals("errors" in error, false);
+      assertEquals(error.headers.get("content-type"), "application/json");
+      assertEquals(meta, {});
+      assert(Object.isFrozen(meta));
     },
   );
 
   await t.step("5xx with HTML keeps the text in body", async () => {
     const [data, error, meta] = await grab("GET /html-502");
-    assert.equal(data, null);
-    assert.ok(error instanceof GrabError);
-    assert.equal(error.statusCode, 502);
-    assert.equal(error.body, "<html><body>Bad gateway</body></html>");
-    assert.deepEqual(meta, {});
+    assertStrictEquals(data, null);
+    assert(error instanceof GrabError);
+    assertEquals(error.statusCode, 502);
+    assertEquals(error.body, "<html><body>Bad gateway</body></html>");
+    assertEquals(meta, {});
   });
 
   await t.step("a non-2xx empty body is null", async () => {
     const [, error] = await grab("GET /empty-500");
-    assert.ok(error instanceof GrabError);
-    assert.equal(error.statusCode, 500);
-    assert.equal(error.body, null);
+    assert(error instanceof GrabError);
+    assertEquals(error.statusCode, 500);
+    assertStrictEquals(error.body, null);
   });
 
   await t.step("malformed JSON in a 2xx is a parse error", async () => {
     const [data, error, meta] = await grab("GET /malformed");
-    assert.equal(data, null);
-    assert.ok(error instanceof GrabTransportError);
-    assert.equal(error.kind, "parse");
-    assert.ok(error.cause instanceof SyntaxError);
-    assert.deepEqual(meta, { statusCode: 0 });
+    assertStrictEquals(data, null);
+    assert(error instanceof GrabTransportError);
+    assertEquals(error.kind, "parse");
+    assert(error.cause instanceof SyntaxError);
+    assertEquals(meta, { statusCode: 0 });
   });
 
   await t.step("a 2xx body that is not JSON is a parse error", async () => {
     const [, error] = await grab("GET /text-200");
-    assert.ok(error instanceof GrabTransportError);
-    assert.equal(error.kind, "parse");
+    assert(error instanceof GrabTransportError);
+    assertEquals(error.kind, "parse");
   });
 
+  const slowSeen = () =>
+    server.requests.filter((request) => request.url.pathname === "/slow")
+      .length;
+
   await t.step("the timeout gives kind timeout", async () => {
-    const [data, error, meta] = await grab("GET /slow", { timeout: 20 });
-    assert.equal(data, null);
-    assert.ok(error instanceof GrabTransportError);
-    assert.equal(error.kind, "timeout");
-    assert.equal(error.method, "GET");
-    assert.equal(error.url, `${server.url}/slow`);
-    assert.deepEqual(meta, { statusCode: 0 });
+    using time = new FakeTime();
+    const before = slowSeen();
+    const result = watch(grab("GET /slow", { timeout: 20 }));
+    await until(time, () => slowSeen() === before + 1, "the request");
+    await time.tickAsync(19);
+    assertEquals(result.settled, false);
+    await time.tickAsync(1);
+    const [data, error, meta] = await settle(time, result);
+    assertStrictEquals(data, null);
+    assert(error instanceof GrabTransportError);
+    assertEquals(error.kind, "timeout");
+    assertEquals(error.method, "GET");
+    assertEquals(error.url, `${server.url}/slow`);
+    assertEquals(meta, { statusCode: 0 });
   });
 
   await t.step("aborting the signal gives kind abort", async () => {
+    using time = new FakeTime();
+    const before = slowSeen();
     const controller = new AbortController();
-    const pending = grab("GET /slow", { signal: controller.signal });
+    const result = watch(grab("GET /slow", { signal: controller.signal }));
     setTimeout(() => controller.abort(), 10);
-    const [, error, meta] = await pending;
-    assert.ok(error instanceof GrabTransportError);
-    assert.equal(error.kind, "abort");
-    assert.deepEqual(meta, { statusCode: 0 });
+    await until(time, () => slowSeen() === before + 1, "the request");
+    await time.tickAsync(9);
+    assertEquals(result.settled, false);
+    await time.tickAsync(1);
+    const [, error, meta] = await settle(time, result);
+    assert(error instanceof GrabTransportError);
+    assertEquals(error.kind, "abort");
+    assertEquals(meta, { statusCode: 0 });
   });
 
   await t.step("an already aborted signal sends nothing", async () => {
     const before = server.requests.length;
     const [, error] = await grab("GET /ok", { signal: AbortSignal.abort() });
-    assert.ok(error instanceof GrabTransportError);
-    assert.equal(error.kind, "abort");
-    assert.equal(server.requests.length, before);
+    assert(error instanceof GrabTransportError);
+    assertEquals(error.kind, "abort");
+    assertStrictEquals(server.requests.length, before);
   });
 
   await t.step("a body over maxBodyBytes is too-large", async () => {
     const [, declared] = await grab("GET /huge", { maxBodyBytes: 1024 });
-    assert.ok(declared instanceof GrabTransportError);
-    assert.equal(declared.kind, "too-large");
+    assert(declared instanceof GrabTransportError);
+    assertEquals(declared.kind, "too-large");
     const [, streamed] = await grab("GET /huge-stream", {
       maxBodyBytes: 4096,
     });
-    assert.ok(streamed instanceof GrabTransportError);
-    assert.equal(streamed.kind, "too-large");
+    assert(streamed instanceof GrabTransportError);
+    assertEquals(streamed.kind, "too-large");
     const [, unlimited] = await grab("GET /huge", { maxBodyBytes: Infinity });
-    assert.ok(unlimited instanceof GrabTransportError);
-    assert.equal(unlimited.kind, "parse");
+    assert(unlimited instanceof GrabTransportError);
+    assertEquals(unlimited.kind, "parse");
   });
 
   await t.step("a closed port is a network error", async () => {
@@ -184,11 +210,11 @@ Deno.test("createGrab() outcome table", async (t) => {
     const [data, error, meta] = await grab(
       `GET http://127.0.0.1:${port}/nothing`,
     );
-    assert.equal(data, null);
-    assert.ok(error instanceof GrabTransportError);
-    assert.equal(error.kind, "network");
-    assert.ok(error.cause !== undefined);
-    assert.deepEqual(meta, { statusCode: 0 });
+    assertStrictEquals(data, null);
+    assert(error instanceof GrabTransportError);
+    assertEquals(error.kind, "network");
+    assert(error.cause !== undefined);
+    assertEquals(meta, { statusCode: 0 });
   });
 });
 
@@ -264,15 +290,11 @@ Deno.test("createGrab() validation before any request", async (t) => {
   ];
   for (const [name, run, message] of cases) {
     await t.step(`rejects ${name}`, async () => {
-      const error = await run().then(
-        () => assert.fail("resolved"),
-        (error: unknown) => error,
-      );
-      assert.ok(error instanceof GrabValidationError);
-      assert.equal(error.name, "GrabValidationError");
-      assert.deepEqual(error.issues.map((issue) => issue.message), [message]);
-      assert.ok(!String(error).includes("pass"));
-      assert.equal(server.requests.length, 0);
+      const error = await assertRejects(run, GrabValidationError);
+      assertEquals(error.name, "GrabValidationError");
+      assertEquals(error.issues.map((issue) => issue.message), [message]);
+      assert(!String(error).includes("pass"));
+      assertEquals(server.requests.length, 0);
     });
   }
 
@@ -295,44 +317,47 @@ Deno.test("createGrab() validation before any request", async (t) => {
   ];
   for (const [name, body, issues] of bodies) {
     await t.step(`rejects a body with ${name}`, async () => {
-      const error = await grab("POST /x", { body }).catch((e) => e);
-      assert.ok(error instanceof GrabValidationError);
-      assert.deepEqual(error.issues, issues);
-      assert.equal(server.requests.length, 0);
+      const error = await assertRejects(
+        () => grab("POST /x", { body }),
+        GrabValidationError,
+      );
+      assertEquals(error.issues, issues);
+      assertEquals(server.requests.length, 0);
     });
   }
 
   await t.step("rejects a circular body", async () => {
     const body: Record<string, unknown> = { a: 1 };
     body["self"] = body;
-    const error = await grab("POST /x", { body }).catch((e) => e);
-    assert.ok(error instanceof GrabValidationError);
-    assert.deepEqual(error.issues.map((issue) => issue.path), ["/self"]);
-    assert.equal(server.requests.length, 0);
+    const error = await assertRejects(
+      () => grab("POST /x", { body }),
+      GrabValidationError,
+    );
+    assertEquals(error.issues.map((issue) => issue.path), ["/self"]);
+    assertEquals(server.requests.length, 0);
   });
 
   await t.step("createGrab throws on a bad static header", () => {
-    assert.throws(
+    assertThrows(
       () => createGrab(server.url, { headers: { "x-a": "a\nb" } }),
       GrabValidationError,
     );
   });
 
   await t.step("createGrab throws on a base address with userinfo", () => {
-    assert.throws(
+    const error = assertThrows(
       () => createGrab("https://user:secret@api.test"),
-      (error: unknown) =>
-        error instanceof GrabValidationError &&
-        !error.message.includes("secret"),
+      GrabValidationError,
     );
+    assert(!error.message.includes("secret"));
   });
 
   await t.step("a header function that gives CR LF rejects", async () => {
     const bad = createGrab(server.url, {
       headers: () => ({ authorization: "a\r\nb" }),
     });
-    await assert.rejects(bad("GET /x"), GrabValidationError);
-    assert.equal(server.requests.length, 0);
+    await assertRejects(() => bad("GET /x"), GrabValidationError);
+    assertEquals(server.requests.length, 0);
   });
 });
 
@@ -350,14 +375,14 @@ Deno.test("createGrab() requests", async (t) => {
   await t.step("keeps the base path with or without a trailing /", async () => {
     for (const base of [`${server.url}/v1`, `${server.url}/v1/`]) {
       const [data] = await createGrab(base)<{ path: string }>("GET /users");
-      assert.equal(data?.path, "/v1/users");
+      assertEquals(data?.path, "/v1/users");
     }
   });
 
   await t.step("an absolute target ignores the base", async () => {
     const grab = createGrab("https://unused.invalid/v1");
     const [data] = await grab<{ path: string }>(`GET ${server.url}/abs`);
-    assert.equal(data?.path, "/abs");
+    assertEquals(data?.path, "/abs");
   });
 
   await t.step("fills and encodes path parameters", async () => {
@@ -365,7 +390,7 @@ Deno.test("createGrab() requests", async (t) => {
     const [data] = await grab("GET /users/:id/posts/:post", {
       params: { id: "a b/c", post: 7 },
     });
-    assert.equal(
+    assertEquals(
       (data as { path: string }).path,
       "/users/a%20b%2Fc/posts/7",
     );
@@ -382,7 +407,7 @@ Deno.test("createGrab() requests", async (t) => {
         on: true,
       },
     });
-    assert.equal(
+    assertEquals(
       (data as { query: string }).query,
       "?q=deno&tag=a&tag=b&page%5Bsize%5D=10&page%5Bnumber%5D=2&on=true",
     );
@@ -396,9 +421,9 @@ Deno.test("createGrab() requests", async (t) => {
       "POST /things",
       { body: { a: [1, "two"] } },
     );
-    assert.equal(data?.body, '{"a":[1,"two"]}');
-    assert.equal(data?.headers["content-type"], "application/json");
-    assert.equal(data?.headers["accept"], "application/json");
+    assertEquals(data?.body, '{"a":[1,"two"]}');
+    assertEquals(data?.headers["content-type"], "application/json");
+    assertEquals(data?.headers["accept"], "application/json");
   });
 
   const passThrough: [string, () => BodyInit, string, string | null][] = [
@@ -436,9 +461,9 @@ Deno.test("createGrab() requests", async (t) => {
       const [data, error] = await grab<
         { body: string; headers: Record<string, string> }
       >("POST /raw", { body: make() });
-      assert.equal(error, null);
-      assert.equal(data?.body, expected);
-      assert.equal(data?.headers["content-type"], type ?? undefined);
+      assertStrictEquals(error, null);
+      assertStrictEquals(data?.body, expected);
+      assertStrictEquals(data?.headers["content-type"], type ?? undefined);
     });
   }
 
@@ -448,8 +473,8 @@ Deno.test("createGrab() requests", async (t) => {
     const [data] = await createGrab(server.url)<
       { body: string; headers: Record<string, string> }
     >("POST /form", { body: form });
-    assert.match(data!.headers["content-type"]!, /^multipart\/form-data/);
-    assert.match(data!.body, /name="field"\r\n\r\nvalue/);
+    assertMatch(data!.headers["content-type"]!, /^multipart\/form-data/);
+    assertMatch(data!.body, /name="field"\r\n\r\nvalue/);
   });
 
   await t.step("merges headers case-insensitively, call wins", async () => {
@@ -459,9 +484,9 @@ Deno.test("createGrab() requests", async (t) => {
     const [data] = await grab<{ headers: Record<string, string> }>("GET /h", {
       headers: { "x-team": "call", Accept: "text/plain" },
     });
-    assert.equal(data?.headers["x-team"], "call");
-    assert.equal(data?.headers["x-only-factory"], "1");
-    assert.equal(data?.headers["accept"], "text/plain");
+    assertEquals(data?.headers["x-team"], "call");
+    assertEquals(data?.headers["x-only-factory"], "1");
+    assertEquals(data?.headers["accept"], "text/plain");
   });
 
   await t.step("calls an async header function per request", async () => {
@@ -475,8 +500,8 @@ Deno.test("createGrab() requests", async (t) => {
     });
     const [first] = await grab<{ headers: Record<string, string> }>("GET /a");
     const [second] = await grab<{ headers: Record<string, string> }>("GET /b");
-    assert.equal(first?.headers["authorization"], "Bearer token-1");
-    assert.equal(second?.headers["authorization"], "Bearer token-2");
+    assertEquals(first?.headers["authorization"], "Bearer token-1");
+    assertEquals(second?.headers["authorization"], "Bearer token-2");
   });
 
   await t.step("factory headers go only to the base origin", async () => {
@@ -494,20 +519,20 @@ Deno.test("createGrab() requests", async (t) => {
       `GET ${other.url}/x`,
       { headers: { "x-call": "1" } },
     );
-    assert.equal(foreign?.auth, null);
+    assertStrictEquals(foreign?.auth, null);
     const [trusted] = await grab<{ auth: string | null }>(
       `GET ${trustedServer.url}/x`,
     );
-    assert.equal(trusted?.auth, "Bearer secret");
+    assertEquals(trusted?.auth, "Bearer secret");
     const [own] = await grab<{ headers: Record<string, string> }>("GET /x");
-    assert.equal(own?.headers["authorization"], "Bearer secret");
+    assertEquals(own?.headers["authorization"], "Bearer secret");
     const open = createGrab(undefined, {
       headers: { authorization: "Bearer everywhere" },
     });
     const [anywhere] = await open<{ auth: string | null }>(
       `GET ${other.url}/x`,
     );
-    assert.equal(anywhere?.auth, "Bearer everywhere");
+    assertEquals(anywhere?.auth, "Bearer everywhere");
   });
 
   await t.step("uses a custom fetch", async () => {
@@ -519,8 +544,8 @@ Deno.test("createGrab() requests", async (t) => {
       },
     });
     const [, error] = await grab("GET /custom");
-    assert.equal(error, null);
-    assert.deepEqual(seen, [`${server.url}/custom`]);
+    assertStrictEquals(error, null);
+    assertEquals(seen, [`${server.url}/custom`]);
   });
 
   await t.step("casing converts body and query keys, not values", async () => {
@@ -530,11 +555,11 @@ Deno.test("createGrab() requests", async (t) => {
       query: { pageSize: 10, filter: { createdAt: "x" } },
     });
     const echoed = data as { body: string; query: string };
-    assert.deepEqual(JSON.parse(echoed.body), {
+    assertEquals(JSON.parse(echoed.body), {
       first_name: "Ada",
       nested_thing: [{ inner_key: "keepMe_Value" }],
     });
-    assert.equal(
+    assertEquals(
       echoed.query,
       "?page_size=10&filter%5Bcreated_at%5D=x",
     );
@@ -548,13 +573,13 @@ Deno.test("createGrab() requests", async (t) => {
       );
       const grab = createGrab(snake.url, { casing: "camelCase" });
       const [data] = await grab("GET /x");
-      assert.deepEqual(data, { userName: "ada", tagList: [{ tagId: 1 }] });
+      assertEquals(data, { userName: "ada", tagList: [{ tagId: 1 }] });
       const kebab = createGrab(snake.url, {
         casing: "camelCase",
         wireCasing: "kebab-case",
       });
       const [again] = await kebab("GET /x");
-      assert.deepEqual(again, data);
+      assertEquals(again, data);
     },
   );
 
@@ -564,7 +589,7 @@ Deno.test("createGrab() requests", async (t) => {
       wireCasing: "kebab-case",
     });
     const [data] = await grab("POST /kebab", { body: { firstName: "Ada" } });
-    assert.equal((data as { body: string }).body, '{"first-name":"Ada"}');
+    assertEquals((data as { body: string }).body, '{"first-name":"Ada"}');
   });
 });
 
@@ -582,13 +607,21 @@ Deno.test("createGrab() response safety", async (t) => {
       const [data] = await createGrab(server.url, { casing })<
         Record<string, Record<string, unknown>>
       >("GET /proto");
-      assert.ok(data);
-      assert.equal(Object.getPrototypeOf(data), Object.prototype);
-      assert.ok(Object.hasOwn(data, "__proto__"));
-      assert.deepEqual(data["__proto__"], { polluted: true });
-      assert.equal(data["polluted"], undefined);
-      assert.ok(Object.hasOwn(data["a"]!, "__proto__"));
-      assert.equal(({} as Record<string, unknown>)["polluted"], undefined);
+      assert(data);
+      assertStrictEquals(Object.getPrototypeOf(data), Object.prototype);
+      assert(Object.hasOwn(data, "__proto__"));
+      assertEquals(data["__proto__"], { polluted: true });
+      // assertEquals does not tell Object.prototype from a null prototype.
+      assertStrictEquals(
+        Object.getPrototypeOf(data["__proto__"]),
+        Object.prototype,
+      );
+      assertStrictEquals(data["polluted"], undefined);
+      assert(Object.hasOwn(data["a"]!, "__proto__"));
+      assertStrictEquals(
+        ({} as Record<string, unknown>)["polluted"],
+        undefined,
+      );
     }
   });
 
@@ -599,7 +632,7 @@ Deno.test("createGrab() response safety", async (t) => {
         headers: { authorization: "Bearer hunter2", cookie: "sid=hunter2" },
       });
       const [, error] = await grab("GET /secret?token=hunter2&x=1");
-      assert.ok(error instanceof GrabError);
+      assert(error instanceof GrabError);
       for (
         const text of [
           error.message,
@@ -608,19 +641,19 @@ Deno.test("createGrab() response safety", async (t) => {
           error.url,
         ]
       ) {
-        assert.ok(!text.includes("hunter2"), text);
-        assert.ok(!text.includes("token"), text);
+        assert(!text.includes("hunter2"), text);
+        assert(!text.includes("token"), text);
       }
       const [, transport] = await grab(
         `GET http://127.0.0.1:${closedPort()}/x?token=hunter2`,
         { retry: 0 },
       );
-      assert.ok(transport instanceof GrabTransportError);
-      assert.ok(!String(transport).includes("hunter2"));
-      assert.ok(!JSON.stringify(transport).includes("hunter2"));
+      assert(transport instanceof GrabTransportError);
+      assert(!String(transport).includes("hunter2"));
+      assert(!JSON.stringify(transport).includes("hunter2"));
       // The platform's own error, kept as the cause, quotes the URL: redacted.
-      assert.ok(transport.cause instanceof Error);
-      assert.ok(!Deno.inspect(transport).includes("hunter2"));
+      assert(transport.cause instanceof Error);
+      assert(!Deno.inspect(transport).includes("hunter2"));
     },
   );
 });

@@ -1,18 +1,26 @@
-import assert from "node:assert/strict";
+import { assertEquals } from "@std/assert";
+import { STATUS_CODE } from "@std/http/status";
+import { FakeTime } from "@std/testing/time";
 import deploy, { createHandler } from "../examples/deploy.ts";
 import { closedPort, json, startServer } from "./_server.ts";
+import { settle, until, watch } from "./_time.ts";
+
+/** nginx's status for a client that went away; HTTP has no name for it. */
+const CLIENT_CLOSED = 499;
 
 function upstream() {
   return startServer({
     "/users/1": () => json({ id: 1, name: "Ada" }),
-    "/users/2": () => json({ message: "no such user" }, { status: 404 }),
-    "/users/3": () => json({ message: "down" }, { status: 503 }),
-    "/users/4": () => new Response("<html>", { status: 200 }),
+    "/users/2": () =>
+      json({ message: "no such user" }, { status: STATUS_CODE.NotFound }),
+    "/users/3": () =>
+      json({ message: "down" }, { status: STATUS_CODE.ServiceUnavailable }),
+    "/users/4": () => new Response("<html>", { status: STATUS_CODE.OK }),
     "/users/5": (request) =>
       new Promise<Response>((resolve) =>
         request.signal.addEventListener(
           "abort",
-          () => resolve(new Response(null, { status: 499 })),
+          () => resolve(new Response(null, { status: CLIENT_CLOSED })),
         )
       ),
   });
@@ -24,17 +32,17 @@ async function body(response: Response): Promise<unknown> {
 
 Deno.test("examples/deploy.ts", async (t) => {
   await t.step("exports a Deno.serve default with fetch", () => {
-    assert.equal(typeof deploy.fetch, "function");
+    assertEquals(typeof deploy.fetch, "function");
   });
 
   await t.step("maps a success to 200 with the user", async () => {
     await using server = upstream();
     const handler = createHandler(server.url, { token: "t0k", retry: 0 });
     const response = await handler(new Request("http://deploy.test/users/1"));
-    assert.equal(response.status, 200);
-    assert.equal(response.headers.get("cache-control"), "max-age=60");
-    assert.deepEqual(await body(response), { id: 1, name: "Ada" });
-    assert.equal(
+    assertEquals(response.status, STATUS_CODE.OK);
+    assertEquals(response.headers.get("cache-control"), "max-age=60");
+    assertEquals(await body(response), { id: 1, name: "Ada" });
+    assertEquals(
       server.requests[0]?.headers.get("authorization"),
       "Bearer t0k",
     );
@@ -44,32 +52,38 @@ Deno.test("examples/deploy.ts", async (t) => {
     await using server = upstream();
     const handler = createHandler(server.url, { retry: 0 });
     const response = await handler(new Request("http://deploy.test/users/2"));
-    assert.equal(response.status, 404);
-    assert.deepEqual(await body(response), { error: "no such user" });
+    assertEquals(response.status, STATUS_CODE.NotFound);
+    assertEquals(await body(response), { error: "no such user" });
   });
 
   await t.step("maps another upstream status to 502", async () => {
     await using server = upstream();
     const handler = createHandler(server.url, { retry: 0 });
     const response = await handler(new Request("http://deploy.test/users/3"));
-    assert.equal(response.status, 502);
-    assert.deepEqual(await body(response), { error: "upstream answered 503" });
+    assertEquals(response.status, STATUS_CODE.BadGateway);
+    assertEquals(await body(response), { error: "upstream answered 503" });
   });
 
   await t.step("maps a body that is not JSON to 502", async () => {
     await using server = upstream();
     const handler = createHandler(server.url, { retry: 0 });
     const response = await handler(new Request("http://deploy.test/users/4"));
-    assert.equal(response.status, 502);
-    assert.deepEqual(await body(response), { error: "upstream failed: parse" });
+    assertEquals(response.status, STATUS_CODE.BadGateway);
+    assertEquals(await body(response), { error: "upstream failed: parse" });
   });
 
   await t.step("maps an upstream timeout to 504", async () => {
     await using server = upstream();
+    using time = new FakeTime();
     const handler = createHandler(server.url, { retry: 0, timeout: 30 });
-    const response = await handler(new Request("http://deploy.test/users/5"));
-    assert.equal(response.status, 504);
-    assert.deepEqual(await body(response), {
+    const pending = watch(handler(new Request("http://deploy.test/users/5")));
+    await until(time, () => server.requests.length === 1, "the request");
+    await time.tickAsync(29);
+    assertEquals(pending.settled, false);
+    await time.tickAsync(1);
+    const response = await settle(time, pending);
+    assertEquals(response.status, STATUS_CODE.GatewayTimeout);
+    assertEquals(await body(response), {
       error: "upstream failed: timeout",
     });
   });
@@ -79,8 +93,8 @@ Deno.test("examples/deploy.ts", async (t) => {
       retry: 0,
     });
     const response = await handler(new Request("http://deploy.test/users/1"));
-    assert.equal(response.status, 502);
-    assert.deepEqual(await body(response), {
+    assertEquals(response.status, STATUS_CODE.BadGateway);
+    assertEquals(await body(response), {
       error: "upstream failed: network",
     });
   });
@@ -89,16 +103,16 @@ Deno.test("examples/deploy.ts", async (t) => {
     await using server = upstream();
     const handler = createHandler(server.url);
     const bad = await handler(new Request("http://deploy.test/users/abc"));
-    assert.equal(bad.status, 400);
+    assertEquals(bad.status, STATUS_CODE.BadRequest);
     await bad.body?.cancel();
     const unknown = await handler(new Request("http://deploy.test/posts"));
-    assert.equal(unknown.status, 404);
+    assertEquals(unknown.status, STATUS_CODE.NotFound);
     await unknown.body?.cancel();
     const post = await handler(
       new Request("http://deploy.test/users/1", { method: "POST" }),
     );
-    assert.equal(post.status, 404);
+    assertEquals(post.status, STATUS_CODE.NotFound);
     await post.body?.cancel();
-    assert.equal(server.requests.length, 0);
+    assertEquals(server.requests.length, 0);
   });
 });

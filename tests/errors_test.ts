@@ -1,4 +1,9 @@
-import assert from "node:assert/strict";
+import {
+  assert,
+  assertEquals,
+  assertRejects,
+  assertStrictEquals,
+} from "@std/assert";
 import {
   GrabError,
   GrabTransportError,
@@ -36,34 +41,34 @@ Deno.test("GrabError, GrabTransportError, GrabValidationError", async (t) => {
       message: "m",
     }]);
     for (const error of [http, transport, validation]) {
-      assert.ok(error instanceof Error);
+      assert(error instanceof Error);
     }
-    assert.equal(http.name, "GrabError");
-    assert.equal(http.statusCode, 418);
-    assert.equal(http.cause, undefined);
-    assert.equal(transport.name, "GrabTransportError");
-    assert.equal(transport.kind, "network");
-    assert.equal(transport.cause, cause);
-    assert.equal("issues" in transport, false);
-    assert.equal(validation.name, "GrabValidationError");
-    assert.deepEqual(validation.issues, [{ path: "", message: "m" }]);
-    assert.equal(String(http), "GrabError: boom");
+    assertEquals(http.name, "GrabError");
+    assertEquals(http.statusCode, 418);
+    assertStrictEquals(http.cause, undefined);
+    assertEquals(transport.name, "GrabTransportError");
+    assertEquals(transport.kind, "network");
+    assertStrictEquals(transport.cause, cause);
+    assertEquals("issues" in transport, false);
+    assertEquals(validation.name, "GrabValidationError");
+    assertEquals(validation.issues, [{ path: "", message: "m" }]);
+    assertEquals(String(http), "GrabError: boom");
   });
 
   await t.step("safeUrl drops userinfo, query and fragment", () => {
-    assert.equal(
+    assertEquals(
       safeUrl("https://u:p@api.test:8443/a/b?token=x#f"),
       "https://api.test:8443/a/b",
     );
-    assert.equal(safeUrl("not a url"), "<invalid URL>");
+    assertEquals(safeUrl("not a url"), "<invalid URL>");
   });
 
   await t.step("httpErrorMessage follows the contract", () => {
-    assert.equal(
+    assertEquals(
       httpErrorMessage(404, "Not Found", "GET", "https://a.test/x"),
       "404 Not Found: GET https://a.test/x",
     );
-    assert.equal(
+    assertEquals(
       httpErrorMessage(599, "", "PUT", "https://a.test/x"),
       "599: PUT https://a.test/x",
     );
@@ -72,33 +77,33 @@ Deno.test("GrabError, GrabTransportError, GrabValidationError", async (t) => {
 
 Deno.test("isGrabHttpError(), isGrabTransportError(), isGrabValidationError()", async (t) => {
   await t.step("recognise real instances", () => {
-    assert.equal(isGrabHttpError(httpError()), true);
-    assert.equal(
+    assertEquals(isGrabHttpError(httpError()), true);
+    assertEquals(
       isGrabTransportError(
         new GrabTransportError("t", { kind: "abort", method: "GET", url: "" }),
       ),
       true,
     );
-    assert.equal(isGrabValidationError(new GrabValidationError("v", [])), true);
+    assertEquals(isGrabValidationError(new GrabValidationError("v", [])), true);
   });
 
   await t.step("recognise look-alikes from another copy of the module", () => {
-    assert.equal(isGrabHttpError({ name: "GrabError", statusCode: 500 }), true);
-    assert.equal(isGrabTransportError({ name: "GrabTransportError" }), true);
-    assert.equal(isGrabValidationError({ name: "GrabValidationError" }), true);
+    assertEquals(isGrabHttpError({ name: "GrabError", statusCode: 500 }), true);
+    assertEquals(isGrabTransportError({ name: "GrabTransportError" }), true);
+    assertEquals(isGrabValidationError({ name: "GrabValidationError" }), true);
   });
 
   await t.step("refuse everything else", () => {
     for (const value of [null, undefined, 0, "GrabError", new Error("x"), {}]) {
-      assert.equal(isGrabHttpError(value), false);
-      assert.equal(isGrabTransportError(value), false);
-      assert.equal(isGrabValidationError(value), false);
+      assertEquals(isGrabHttpError(value), false);
+      assertEquals(isGrabTransportError(value), false);
+      assertEquals(isGrabValidationError(value), false);
     }
-    assert.equal(
+    assertEquals(
       isGrabHttpError({ name: "GrabError", statusCode: "500" }),
       false,
     );
-    assert.equal(
+    assertEquals(
       isGrabHttpError({ name: "GrabTransportError", statusCode: 0 }),
       false,
     );
@@ -115,28 +120,32 @@ Deno.test("orThrow()", async (t) => {
 
   await t.step("resolves [data, meta] on success", async () => {
     const [data, meta] = await orThrow(grab("GET /ok"));
-    assert.deepEqual(data, { a: 1 });
-    assert.equal(meta.statusCode, 200);
+    assertEquals(data, { a: 1 });
+    assertEquals(meta.statusCode, 200);
   });
 
   await t.step("rejects with the GrabError", async () => {
-    await assert.rejects(orThrow(grab("GET /gone")), (error: unknown) => {
-      assert.ok(error instanceof GrabError);
-      assert.equal(error.statusCode, 410);
-      return true;
-    });
+    const error = await assertRejects(
+      () => orThrow(grab("GET /gone")),
+      GrabError,
+    );
+    assertEquals(error.statusCode, 410);
   });
 
   await t.step("rejects with the GrabTransportError", async () => {
-    await assert.rejects(
-      orThrow(grab("GET /ok", { signal: AbortSignal.abort() })),
-      (error: unknown) => isGrabTransportError(error) && error.kind === "abort",
+    const error = await assertRejects(() =>
+      orThrow(grab("GET /ok", { signal: AbortSignal.abort() }))
     );
+    assert(isGrabTransportError(error));
+    assertEquals(error.kind, "abort");
   });
 
   await t.step("passes a validation rejection through", async () => {
-    await assert.rejects(
-      orThrow(grab("GET /x/:id", { params: {} } as { params: { id: string } })),
+    await assertRejects(
+      () =>
+        orThrow(
+          grab("GET /x/:id", { params: {} } as { params: { id: string } }),
+        ),
       GrabValidationError,
     );
   });

@@ -1,5 +1,16 @@
-import assert from "node:assert/strict";
-import createGrab, { GrabError, GrabTransportError } from "../mod.ts";
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertStrictEquals,
+} from "@std/assert";
+import { assertSpyCalls, spy, stub } from "@std/testing/mock";
+import { FakeTime } from "@std/testing/time";
+import createGrab, {
+  GrabError,
+  GrabTransportError,
+  type Hooks,
+} from "../mod.ts";
 import {
   drip,
   type Fault,
@@ -17,8 +28,43 @@ import {
   startFaultServer,
 } from "./_faults.ts";
 import { startServer } from "./_server.ts";
+import { settle, until, watch } from "./_time.ts";
 
 const NO_WAIT = { backoff: () => 0 };
+
+type RetryInfo = Parameters<NonNullable<Hooks["beforeRetry"]>>[0];
+
+/** Hooks that only record: `beforeRequest` per attempt, `beforeRetry` per wait. */
+function spyHooks() {
+  return {
+    beforeRequest: spy((_request: Request) => {}),
+    beforeRetry: spy((_info: RetryInfo) => {}),
+  };
+}
+
+/**
+ * Checks under fake time that a grab whose first attempt fails retries after
+ * exactly `wait` ms: `beforeRetry` announces that delay, no second attempt
+ * starts a millisecond early, and one starts on time. `send` starts the grab
+ * with the recording hooks it is given; the grab's result is returned.
+ */
+async function retriedAfter<T>(
+  time: FakeTime,
+  wait: number,
+  send: (hooks: Hooks) => Promise<T>,
+): Promise<T> {
+  const hooks = spyHooks();
+  const result = watch(send(hooks));
+  await until(time, () => hooks.beforeRetry.calls.length === 1, "a retry");
+  assertEquals(hooks.beforeRetry.calls[0]!.args[0].delay, wait);
+  await time.tickAsync(wait - 1);
+  assertSpyCalls(hooks.beforeRequest, 1);
+  await time.tickAsync(1);
+  const value = await settle(time, result);
+  assertSpyCalls(hooks.beforeRequest, 2);
+  assertSpyCalls(hooks.beforeRetry, 1);
+  return value;
+}
 
 /** Asserts a transport failure tuple of `kind`. */
 function assertTransport(
@@ -26,10 +72,10 @@ function assertTransport(
   kind: string,
 ): GrabTransportError {
   const [data, error, meta] = result;
-  assert.equal(data, null);
-  assert.ok(error instanceof GrabTransportError);
-  assert.equal(error.kind, kind);
-  assert.deepEqual(meta, { statusCode: 0 });
+  assertStrictEquals(data, null);
+  assert(error instanceof GrabTransportError);
+  assertStrictEquals(error.kind, kind);
+  assertEquals(meta, { statusCode: 0 });
   return error;
 }
 
@@ -39,10 +85,10 @@ function assertHttp(
   status: number,
 ): GrabError {
   const [data, error, meta] = result;
-  assert.equal(data, null);
-  assert.ok(error instanceof GrabError);
-  assert.equal(error.statusCode, status);
-  assert.deepEqual(meta, {});
+  assertStrictEquals(data, null);
+  assert(error instanceof GrabError);
+  assertStrictEquals(error.statusCode, status);
+  assertEquals(meta, {});
   return error;
 }
 
@@ -50,7 +96,7 @@ Deno.test("grab() against broken framing", async (t) => {
   const cases: {
     name: string;
     fault: Fault;
-    options?: { timeout?: number; maxBodyBytes?: number };
+    options?: { maxBodyBytes?: number };
     attempts: number;
     check: (result: readonly [unknown, unknown, unknown]) => void;
   }[] = [
@@ -60,7 +106,7 @@ Deno.test("grab() against broken framing", async (t) => {
       attempts: 3,
       check: (result) => {
         const error = assertTransport(result, "network");
-        assert.ok(error.cause !== undefined);
+        assert(error.cause !== undefined);
       },
     },
     {
@@ -74,24 +120,24 @@ Deno.test("grab() against broken framing", async (t) => {
       fault: firstThen(1, resetMidBody, ok({ second: true })),
       attempts: 2,
       check: ([data, error, meta]) => {
-        assert.equal(error, null);
-        assert.deepEqual(data, { second: true });
-        assert.equal((meta as { statusCode: number }).statusCode, 200);
+        assertStrictEquals(error, null);
+        assertEquals(data, { second: true });
+        assertEquals((meta as { statusCode: number }).statusCode, 200);
       },
     },
     {
       name: "a non-2xx body cut short stays an HTTP error with a null body",
       fault: shortBody("404 Not Found"),
       attempts: 1,
-      check: (result) => assert.equal(assertHttp(result, 404).body, null),
+      check: (result) => assertStrictEquals(assertHttp(result, 404).body, null),
     },
     {
       name: "a retryable status with a broken body is retried without reading",
       fault: firstThen(2, shortBody("503 Service Unavailable"), ok([1])),
       attempts: 3,
       check: ([data, error]) => {
-        assert.equal(error, null);
-        assert.deepEqual(data, [1]);
+        assertStrictEquals(error, null);
+        assertEquals(data, [1]);
       },
     },
     {
@@ -99,8 +145,8 @@ Deno.test("grab() against broken framing", async (t) => {
       fault: longBody,
       attempts: 1,
       check: ([data, error]) => {
-        assert.equal(error, null);
-        assert.deepEqual(data, [1, 2]);
+        assertStrictEquals(error, null);
+        assertEquals(data, [1, 2]);
       },
     },
     {
@@ -108,23 +154,9 @@ Deno.test("grab() against broken framing", async (t) => {
       fault: drip('{"slow":"but sure"}'),
       attempts: 1,
       check: ([data, error]) => {
-        assert.equal(error, null);
-        assert.deepEqual(data, { slow: "but sure" });
+        assertStrictEquals(error, null);
+        assertEquals(data, { slow: "but sure" });
       },
-    },
-    {
-      name: "a body that never ends times out, not retried",
-      fault: neverEnds,
-      options: { timeout: 50 },
-      attempts: 1,
-      check: (result) => assertTransport(result, "timeout"),
-    },
-    {
-      name: "a server that never answers times out, not retried",
-      fault: silent,
-      options: { timeout: 50 },
-      attempts: 1,
-      check: (result) => assertTransport(result, "timeout"),
     },
     {
       name: "garbage instead of HTTP is a network failure, retried twice",
@@ -151,8 +183,8 @@ Deno.test("grab() against broken framing", async (t) => {
       fault: hugeDeclared(10 << 20),
       attempts: 1,
       check: ([data, error]) => {
-        assert.equal(error, null);
-        assert.equal((data as string).length, (10 << 20) - 2);
+        assertStrictEquals(error, null);
+        assertStrictEquals((data as string).length, (10 << 20) - 2);
       },
     },
     {
@@ -169,11 +201,32 @@ Deno.test("grab() against broken framing", async (t) => {
       await using server = startFaultServer(fault);
       const grab = createGrab(server.url, { retry: NO_WAIT });
       check(await grab("GET /fault", options));
-      assert.equal(server.requests.length, attempts);
-      assert.equal(server.connections, attempts);
-      assert.ok(
+      assertStrictEquals(server.requests.length, attempts);
+      assertStrictEquals(server.connections, attempts);
+      assert(
         server.requests.every((line) => line === "GET /fault HTTP/1.1"),
       );
+    });
+  }
+
+  const stalls: [string, Fault][] = [
+    ["a body that never ends times out, not retried", neverEnds],
+    ["a server that never answers times out, not retried", silent],
+  ];
+  for (const [name, fault] of stalls) {
+    await t.step(name, async () => {
+      await using server = startFaultServer(fault);
+      using time = new FakeTime();
+      const grab = createGrab(server.url, { retry: NO_WAIT });
+      const result = watch(grab("GET /fault", { timeout: 50 }));
+      await until(time, () => server.requests.length === 1, "the request");
+      await time.tickAsync(49);
+      assertEquals(result.settled, false);
+      await time.tickAsync(1);
+      assertTransport(await settle(time, result), "timeout");
+      assertEquals(server.requests.length, 1);
+      assertEquals(server.connections, 1);
+      assertEquals(server.requests, ["GET /fault HTTP/1.1"]);
     });
   }
 
@@ -196,8 +249,8 @@ Deno.test("grab() against broken framing", async (t) => {
         },
       });
       const [data] = await grab("GET /fault");
-      assert.equal(data, 1);
-      assert.deepEqual(infos, [{ attempt: 1, kind: "network" }]);
+      assertEquals(data, 1);
+      assertEquals(infos, [{ attempt: 1, kind: "network" }]);
     },
   );
 });
@@ -210,52 +263,52 @@ Deno.test("grab() retries HTTP failures", async (t) => {
 
   await t.step("503, 503, 503 gives 3 attempts and the last 503", async () => {
     const error = assertHttp(await grab("GET /status/503/a"), 503);
-    assert.deepEqual(error.body, { status: 503 });
-    assert.equal(error.headers.get("content-type"), "application/json");
-    assert.equal(seen("/status/503/a"), 3);
+    assertEquals(error.body, { status: 503 });
+    assertEquals(error.headers.get("content-type"), "application/json");
+    assertEquals(seen("/status/503/a"), 3);
   });
 
   await t.step("503 then 200 gives 2 attempts and the data", async () => {
     const [data, error, meta] = await grab("GET /flaky/1/503/b");
-    assert.equal(error, null);
-    assert.deepEqual(data, { attempt: 2 });
-    assert.equal(meta.statusCode, 200);
-    assert.equal(seen("/flaky/1/503/b"), 2);
+    assertStrictEquals(error, null);
+    assertEquals(data, { attempt: 2 });
+    assertEquals(meta.statusCode, 200);
+    assertEquals(seen("/flaky/1/503/b"), 2);
   });
 
   for (const status of [408, 429, 500, 502, 504]) {
     await t.step(`${status} is retried by default`, async () => {
       const [data] = await grab(`GET /flaky/2/${status}/c`);
-      assert.deepEqual(data, { attempt: 3 });
-      assert.equal(seen(`/flaky/2/${status}/c`), 3);
+      assertEquals(data, { attempt: 3 });
+      assertEquals(seen(`/flaky/2/${status}/c`), 3);
     });
   }
 
   await t.step("a 501 or 404 is not retried", async () => {
     assertHttp(await grab("GET /status/501/d"), 501);
     assertHttp(await grab("GET /status/404/d"), 404);
-    assert.equal(seen("/status/501/d"), 1);
-    assert.equal(seen("/status/404/d"), 1);
+    assertEquals(seen("/status/501/d"), 1);
+    assertEquals(seen("/status/404/d"), 1);
   });
 
   await t.step("POST with a 503 is sent once", async () => {
     assertHttp(await grab("POST /flaky/1/503/e", { body: { a: 1 } }), 503);
-    assert.equal(seen("/flaky/1/503/e"), 1);
+    assertEquals(seen("/flaky/1/503/e"), 1);
   });
 
   await t.step("PATCH with a 502 is sent once", async () => {
     assertHttp(await grab("PATCH /status/502/f", { body: {} }), 502);
-    assert.equal(seen("/status/502/f"), 1);
+    assertEquals(seen("/status/502/f"), 1);
   });
 
   for (const method of ["HEAD", "PUT", "DELETE", "OPTIONS"] as const) {
     await t.step(`${method} is retried by default`, async () => {
       const path = `/flaky/1/503/${method}`;
       const [data, error, meta] = await grab(`${method} ${path}` as "GET /x");
-      assert.equal(error, null);
-      assert.equal(meta.statusCode, 200);
-      assert.deepEqual(data, method === "HEAD" ? null : { attempt: 2 });
-      assert.equal(seen(path), 2);
+      assertStrictEquals(error, null);
+      assertEquals(meta.statusCode, 200);
+      assertEquals(data, method === "HEAD" ? null : { attempt: 2 });
+      assertEquals(seen(path), 2);
     });
   }
 
@@ -264,8 +317,8 @@ Deno.test("grab() retries HTTP failures", async (t) => {
       body: { a: 1 },
       retry: { ...NO_WAIT, methods: ["POST"] },
     });
-    assert.deepEqual(data, { attempt: 3 });
-    assert.equal(seen("/flaky/2/503/g"), 3);
+    assertEquals(data, { attempt: 3 });
+    assertEquals(seen("/flaky/2/503/g"), 3);
   });
 
   await t.step("retry.methods can exclude GET", async () => {
@@ -273,15 +326,15 @@ Deno.test("grab() retries HTTP failures", async (t) => {
       await grab("GET /status/503/h", { retry: { methods: ["PUT"] } }),
       503,
     );
-    assert.equal(seen("/status/503/h"), 1);
+    assertEquals(seen("/status/503/h"), 1);
   });
 
   await t.step("retry.statusCodes replaces the retried statuses", async () => {
     const retry = { ...NO_WAIT, statusCodes: [418] };
     assertHttp(await grab("GET /status/418/i", { retry }), 418);
-    assert.equal(seen("/status/418/i"), 3);
+    assertEquals(seen("/status/418/i"), 3);
     assertHttp(await grab("GET /status/500/i", { retry }), 500);
-    assert.equal(seen("/status/500/i"), 1);
+    assertEquals(seen("/status/500/i"), 1);
   });
 
   await t.step("retry.limit and a number set the retries", async () => {
@@ -289,16 +342,23 @@ Deno.test("grab() retries HTTP failures", async (t) => {
       await grab("GET /status/504/j", { retry: { ...NO_WAIT, limit: 4 } }),
       504,
     );
-    assert.equal(seen("/status/504/j"), 5);
-    // A number keeps the default backoff; 408 then 200 needs one short wait.
-    const [data] = await grab("GET /flaky/1/408/j", { retry: 1 });
-    assert.deepEqual(data, { attempt: 2 });
-    assert.equal(seen("/flaky/1/408/j"), 2);
+    assertEquals(seen("/status/504/j"), 5);
+    // A number keeps the default backoff, up to 300 ms with full jitter:
+    // with Math.random() at 0.5, 408 then 200 waits 150 ms once.
+    using time = new FakeTime();
+    using _random = stub(Math, "random", () => 0.5);
+    const [data] = await retriedAfter(
+      time,
+      150,
+      (hooks) => grab("GET /flaky/1/408/j", { retry: 1, hooks }),
+    );
+    assertEquals(data, { attempt: 2 });
+    assertEquals(seen("/flaky/1/408/j"), 2);
   });
 
   await t.step("retry: 0 sends once", async () => {
     assertHttp(await grab("GET /flaky/1/500/k", { retry: 0 }), 500);
-    assert.equal(seen("/flaky/1/500/k"), 1);
+    assertEquals(seen("/flaky/1/500/k"), 1);
   });
 
   await t.step(
@@ -308,8 +368,8 @@ Deno.test("grab() retries HTTP failures", async (t) => {
         await grab("GET /flaky/1/429/l?retry-after=0", { retry: 0 }),
         429,
       );
-      assert.equal(error.headers.get("retry-after"), "0");
-      assert.equal(seen("/flaky/1/429/l"), 1);
+      assertEquals(error.headers.get("retry-after"), "0");
+      assertEquals(seen("/flaky/1/429/l"), 1);
     },
   );
 });
@@ -326,8 +386,8 @@ Deno.test("grab() honours Retry-After", async (t) => {
 
   await t.step("Retry-After: 0 retries at once", async () => {
     const [data] = await grab("GET /flaky/2/429/a?retry-after=0");
-    assert.deepEqual(data, { attempt: 3 });
-    assert.equal(seen("/flaky/2/429/a"), 3);
+    assertEquals(data, { attempt: 3 });
+    assertEquals(seen("/flaky/2/429/a"), 3);
   });
 
   await t.step(
@@ -337,10 +397,36 @@ Deno.test("grab() honours Retry-After", async (t) => {
       const [data] = await grab("GET /flaky/1/503/b", {
         query: { "retry-after": date },
       });
-      assert.deepEqual(data, { attempt: 2 });
-      assert.equal(seen("/flaky/1/503/b"), 2);
+      assertEquals(data, { attempt: 2 });
+      assertEquals(seen("/flaky/1/503/b"), 2);
     },
   );
+
+  await t.step("Retry-After: 2 waits two seconds", async () => {
+    using time = new FakeTime();
+    const [data] = await retriedAfter(
+      time,
+      2_000,
+      (hooks) => grab("GET /flaky/1/503/g?retry-after=2", { hooks }),
+    );
+    assertEquals(data, { attempt: 2 });
+    assertEquals(seen("/flaky/1/503/g"), 2);
+  });
+
+  await t.step("Retry-After as an HTTP date waits until then", async () => {
+    // A whole second: the HTTP date loses nothing of it.
+    using time = new FakeTime(Date.UTC(2015, 9, 21, 7, 28));
+    const date = new Date(Date.now() + 3_000).toUTCString();
+    assertEquals(date, "Wed, 21 Oct 2015 07:28:03 GMT");
+    const [data] = await retriedAfter(
+      time,
+      3_000,
+      (hooks) =>
+        grab("GET /flaky/1/503/h", { query: { "retry-after": date }, hooks }),
+    );
+    assertEquals(data, { attempt: 2 });
+    assertEquals(seen("/flaky/1/503/h"), 2);
+  });
 
   await t.step(
     "a Retry-After over maxDelay returns the 429 at once",
@@ -351,9 +437,9 @@ Deno.test("grab() honours Retry-After", async (t) => {
         }),
         429,
       );
-      assert.equal(error.headers.get("retry-after"), "3600");
-      assert.deepEqual(error.body, { status: 429 });
-      assert.equal(seen("/status/429/c"), 1);
+      assertEquals(error.headers.get("retry-after"), "3600");
+      assertEquals(error.body, { status: 429 });
+      assertEquals(seen("/status/429/c"), 1);
     },
   );
 
@@ -366,8 +452,8 @@ Deno.test("grab() honours Retry-After", async (t) => {
       }),
       503,
     );
-    assert.equal(error.headers.get("retry-after"), date);
-    assert.equal(seen("/status/503/d"), 1);
+    assertStrictEquals(error.headers.get("retry-after"), date);
+    assertEquals(seen("/status/503/d"), 1);
   });
 
   await t.step("a Retry-After past the timeout returns at once", async () => {
@@ -375,8 +461,8 @@ Deno.test("grab() honours Retry-After", async (t) => {
       await grab("GET /status/502/e?retry-after=5", { timeout: 1_000 }),
       502,
     );
-    assert.equal(error.headers.get("retry-after"), "5");
-    assert.equal(seen("/status/502/e"), 1);
+    assertEquals(error.headers.get("retry-after"), "5");
+    assertEquals(seen("/status/502/e"), 1);
   });
 
   await t.step(
@@ -385,8 +471,8 @@ Deno.test("grab() honours Retry-After", async (t) => {
       const [data] = await grab("GET /flaky/1/504/f?retry-after=soon", {
         retry: { backoff: () => 0 },
       });
-      assert.deepEqual(data, { attempt: 2 });
-      assert.equal(seen("/flaky/1/504/f"), 2);
+      assertEquals(data, { attempt: 2 });
+      assertEquals(seen("/flaky/1/504/f"), 2);
     },
   );
 });
@@ -398,13 +484,22 @@ Deno.test("grab() bounds retries by the timeout and the signal", async (t) => {
     server.requests.filter((request) => request.url.pathname === path).length;
 
   await t.step("the timeout ends a retry wait: kind timeout", async () => {
-    const result = await grab("GET /status/503/a", {
+    using time = new FakeTime();
+    const hooks = spyHooks();
+    const result = watch(grab("GET /status/503/a", {
       retry: { backoff: () => 500 },
       timeout: 100,
-    });
-    const error = assertTransport(result, "timeout");
-    assert.equal(error.method, "GET");
-    assert.equal(seen("/status/503/a"), 1);
+      hooks,
+    }));
+    await until(time, () => hooks.beforeRetry.calls.length === 1, "a retry");
+    assertEquals(hooks.beforeRetry.calls[0]!.args[0].delay, 500);
+    await time.tickAsync(99);
+    assertEquals(result.settled, false);
+    await time.tickAsync(1);
+    const error = assertTransport(await settle(time, result), "timeout");
+    assertEquals(error.method, "GET");
+    assertSpyCalls(hooks.beforeRequest, 1);
+    assertEquals(seen("/status/503/a"), 1);
   });
 
   await t.step("an abort during the first attempt is not retried", async () => {
@@ -419,8 +514,8 @@ Deno.test("grab() bounds retries by the timeout and the signal", async (t) => {
     }
     controller.abort();
     assertTransport(await pending, "abort");
-    assert.equal(silentServer.requests.length, 1);
-    assert.equal(silentServer.connections, 1);
+    assertEquals(silentServer.requests.length, 1);
+    assertEquals(silentServer.connections, 1);
   });
 
   await t.step("an abort during a retry wait is not retried", async () => {
@@ -431,23 +526,26 @@ Deno.test("grab() bounds retries by the timeout and the signal", async (t) => {
       hooks: { beforeRetry: () => controller.abort() },
     });
     assertTransport(result, "abort");
-    assert.equal(seen("/status/500/b"), 1);
+    assertEquals(seen("/status/500/b"), 1);
   });
 
   await t.step("a body that never ends times out once", async () => {
-    assertTransport(
-      await grab("GET /never", { timeout: 50, retry: NO_WAIT }),
-      "timeout",
-    );
-    assert.equal(seen("/never"), 1);
+    using time = new FakeTime();
+    const result = watch(grab("GET /never", { timeout: 50, retry: NO_WAIT }));
+    await until(time, () => seen("/never") === 1, "the request");
+    await time.tickAsync(49);
+    assertEquals(result.settled, false);
+    await time.tickAsync(1);
+    assertTransport(await settle(time, result), "timeout");
+    assertEquals(seen("/never"), 1);
   });
 
   await t.step("a redirect loop is a network failure, retried", async () => {
     assertTransport(await grab("GET /loop", { retry: 0 }), "network");
     const perAttempt = seen("/loop");
-    assert.ok(perAttempt > 1);
+    assert(perAttempt > 1);
     assertTransport(await grab("GET /loop", { retry: NO_WAIT }), "network");
-    assert.equal(seen("/loop"), perAttempt * 4);
+    assertStrictEquals(seen("/loop"), perAttempt * 4);
   });
 });
 
@@ -482,9 +580,9 @@ Deno.test("grab() re-sends the body on retry", async (t) => {
           const path = `/flaky/2/503/${index}${hooks ? "h" : ""}`;
           const options = hooks ? { body: make(), hooks } : { body: make() };
           const [data, error] = await grab(`PUT ${path}` as "PUT /x", options);
-          assert.equal(error, null);
-          assert.deepEqual(data, { attempt: 3 });
-          assert.deepEqual(sent(path), [wire, wire, wire]);
+          assertStrictEquals(error, null);
+          assertEquals(data, { attempt: 3 });
+          assertEquals(sent(path), [wire, wire, wire]);
         },
       );
     }
@@ -496,11 +594,11 @@ Deno.test("grab() re-sends the body on retry", async (t) => {
       const body = new FormData();
       body.set("name", "Ada");
       const [data] = await grab("PUT /flaky/2/503/form", { body });
-      assert.deepEqual(data, { attempt: 3 });
+      assertEquals(data, { attempt: 3 });
       const bodies = sent("/flaky/2/503/form");
-      assert.equal(bodies.length, 3);
+      assertEquals(bodies.length, 3);
       for (const text of bodies) {
-        assert.match(
+        assertMatch(
           text,
           /name="name"\r\n\r\nAda\r\n/,
         );
@@ -516,6 +614,6 @@ Deno.test("grab() re-sends the body on retry", async (t) => {
       },
     });
     assertHttp(await grab("PUT /status/503/stream", { body }), 503);
-    assert.deepEqual(sent("/status/503/stream"), ["streamed"]);
+    assertEquals(sent("/status/503/stream"), ["streamed"]);
   });
 });

@@ -9,7 +9,14 @@
  * @module
  */
 
-import assert from "node:assert/strict";
+import {
+  assert,
+  assertEquals,
+  assertNotMatch,
+  assertNotStrictEquals,
+  assertRejects,
+  assertStrictEquals,
+} from "@std/assert";
 import { fc } from "./_npm.ts";
 import createGrab, { Call, GrabValidationError } from "../mod.ts";
 import { type Casing, convertKey, convertKeys } from "../src/casing.ts";
@@ -67,12 +74,12 @@ function returnsOrRejects<T>(run: () => T): T | undefined {
   try {
     return run();
   } catch (error) {
-    assert.ok(
+    assert(
       error instanceof GrabValidationError,
       `threw ${String(error)} instead of a GrabValidationError`,
     );
-    assert.equal(error.name, "GrabValidationError");
-    assert.ok(error.issues.length > 0);
+    assertEquals(error.name, "GrabValidationError");
+    assert(error.issues.length > 0);
     return undefined;
   }
 }
@@ -117,14 +124,14 @@ Deno.test("parseEndpoint() (property)", () => {
     fc.property(endpointArb, (text) => {
       const parsed = returnsOrRejects(() => parseEndpoint(text));
       if (parsed === undefined) return;
-      assert.ok(HTTP_METHODS.has(parsed.method));
-      assert.ok(parsed.target.length > 0);
-      assert.doesNotMatch(parsed.target, /\s/);
-      assert.equal(
+      assert(HTTP_METHODS.has(parsed.method));
+      assert(parsed.target.length > 0);
+      assertNotMatch(parsed.target, /\s/);
+      assertStrictEquals(
         parsed.absolute,
         /^https?:\/\//.test(parsed.target),
       );
-      assert.ok(parsed.absolute || parsed.target.startsWith("/"));
+      assert(parsed.absolute || parsed.target.startsWith("/"));
     }),
   );
   check(
@@ -156,12 +163,12 @@ Deno.test("new Call() (property)", () => {
     fc.property(endpointArb, baseArb, (endpoint, base) => {
       const call = returnsOrRejects(() => new Call(endpoint, base));
       if (call === undefined) return;
-      assert.ok(
+      assert(
         call.url.protocol === "http:" || call.url.protocol === "https:",
       );
-      assert.equal(call.url.username, "");
-      assert.equal(call.url.password, "");
-      assert.ok(call.method !== "CONNECT" && call.method !== "TRACE");
+      assertEquals(call.url.username, "");
+      assertEquals(call.url.password, "");
+      assert(call.method !== "CONNECT" && call.method !== "TRACE");
     }),
   );
 });
@@ -200,7 +207,7 @@ Deno.test("serialiseQuery() (property)", () => {
         const params = serialiseQuery(query, new URLSearchParams(), {
           format: "json",
         });
-        assert.deepEqual(roundTrip(params), expected);
+        assertEquals(roundTrip(params), expected);
       },
     ),
   );
@@ -231,11 +238,11 @@ Deno.test("serialiseQuery() (property)", () => {
           format: "json-api",
         });
         const entries = roundTrip(params);
-        assert.deepEqual(entries, expected);
+        assertEquals(entries, expected);
         for (const [key, text] of entries) {
           const value = query[key];
           if (Array.isArray(value)) {
-            assert.deepEqual(text.split(","), value.map(String));
+            assertEquals(text.split(","), value.map(String));
           }
         }
       },
@@ -304,31 +311,31 @@ function isContainer(value: unknown): value is object {
  */
 function assertKeysOnly(source: unknown, out: unknown, casing: Casing): void {
   if (!isContainer(source)) {
-    assert.ok(Object.is(source, out), "a leaf value was changed");
+    assert(Object.is(source, out), "a leaf value was changed");
     return;
   }
-  assert.notEqual(out, source, "a container was not copied");
+  assertNotStrictEquals(out, source, "a container was not copied");
   if (Array.isArray(source)) {
-    assert.ok(Array.isArray(out));
-    assert.equal(out.length, source.length);
+    assert(Array.isArray(out));
+    assertStrictEquals(out.length, source.length);
     source.forEach((item, i) => assertKeysOnly(item, out[i], casing));
     return;
   }
-  assert.ok(isContainer(out) && !Array.isArray(out));
-  assert.equal(Object.getPrototypeOf(out), Object.prototype);
+  assert(isContainer(out) && !Array.isArray(out));
+  assertStrictEquals(Object.getPrototypeOf(out), Object.prototype);
   const from = new Map<string, string>();
   const sourceKeys = Object.keys(source);
   for (const key of sourceKeys) from.set(convertKey(key, casing), key);
   const outKeys = Object.keys(out);
-  assert.deepEqual(new Set(outKeys), new Set(from.keys()));
-  assert.equal(outKeys.length, from.size);
+  assertEquals(new Set(outKeys), new Set(from.keys()));
+  assertStrictEquals(outKeys.length, from.size);
   // Without a collision, no key is lost.
-  assert.equal(
+  assertStrictEquals(
     outKeys.length === sourceKeys.length,
     from.size === sourceKeys.length,
   );
   for (const [to, key] of from) {
-    assert.ok(Object.hasOwn(out, to));
+    assert(Object.hasOwn(out, to));
     assertKeysOnly(
       (source as Record<string, unknown>)[key],
       (out as Record<string, unknown>)[to],
@@ -342,8 +349,8 @@ Deno.test("convertKey() and convertKeys() (property)", () => {
     "convertKey() is idempotent",
     fc.property(casingKeyArb, casingArb, (key, casing) => {
       const once = convertKey(key, casing);
-      assert.equal(convertKey(once, casing), once);
-      if (key === "__proto__") assert.equal(once, key);
+      assertStrictEquals(convertKey(once, casing), once);
+      if (key === "__proto__") assertStrictEquals(once, key);
     }),
   );
   check(
@@ -352,7 +359,7 @@ Deno.test("convertKey() and convertKeys() (property)", () => {
       fc.stringMatching(/^[a-z][a-z0-9]{0,5}(?:[A-Z][a-z0-9]{0,5}){0,3}$/),
       fc.constantFrom<Casing>("snake_case", "kebab-case"),
       (key, wire) => {
-        assert.equal(convertKey(convertKey(key, wire), "camelCase"), key);
+        assertStrictEquals(convertKey(convertKey(key, wire), "camelCase"), key);
       },
     ),
   );
@@ -361,8 +368,12 @@ Deno.test("convertKey() and convertKeys() (property)", () => {
     fc.property(casingTreeArb, casingArb, (value, casing) => {
       const before = JSON.stringify(value);
       const out = convertKeys(value, casing);
-      assert.equal(JSON.stringify(value), before, "the input was mutated");
-      if (casing === "none") assert.equal(out, value);
+      assertStrictEquals(
+        JSON.stringify(value),
+        before,
+        "the input was mutated",
+      );
+      if (casing === "none") assertStrictEquals(out, value);
       else assertKeysOnly(value, out, casing);
     }),
   );
@@ -370,7 +381,7 @@ Deno.test("convertKey() and convertKeys() (property)", () => {
     "convertKeys() is idempotent",
     fc.property(casingTreeArb, casingArb, (value, casing) => {
       const once = convertKeys(value, casing);
-      assert.deepEqual(convertKeys(once, casing), once);
+      assertEquals(convertKeys(once, casing), once);
     }),
   );
 });
@@ -461,11 +472,11 @@ const looseArb = fc.record(
 );
 
 function assertOutcome(result: unknown): void {
-  assert.ok(typeof result === "object" && result !== null);
+  assert(typeof result === "object" && result !== null);
   const { ok } = result as { ok: unknown };
-  assert.equal(typeof ok, "boolean");
+  assertEquals(typeof ok, "boolean");
   if (!ok) {
-    assert.equal(typeof (result as { reason: unknown }).reason, "string");
+    assertEquals(typeof (result as { reason: unknown }).reason, "string");
   }
 }
 
@@ -488,7 +499,7 @@ function assertSharedIdentity(data: unknown, casing: Casing): void {
     const key = `${resource.type}\0${resource.id}`;
     const known = byKey.get(key);
     if (known !== undefined) {
-      assert.equal(value, known, `two objects for ${key}`);
+      assertStrictEquals(value, known, `two objects for ${key}`);
     }
     byKey.set(key, value);
     for (const name of names) {
@@ -520,16 +531,16 @@ Deno.test("denormalise() (property)", () => {
     "denormalise() on JSON:API documents succeeds with shared identity",
     fc.property(documentArb, casingArb, (document, casing) => {
       const result = denormalise(document, { casing });
-      assert.ok(result.ok, result.ok ? "" : result.reason);
+      assert(result.ok, result.ok ? "" : result.reason);
       if (Array.isArray(document.data)) {
-        assert.ok(Array.isArray(result.data));
-        assert.equal(result.data.length, document.data.length);
+        assert(Array.isArray(result.data));
+        assertStrictEquals(result.data.length, document.data.length);
       } else if (document.data === null) {
-        assert.equal(result.data, null);
+        assertStrictEquals(result.data, null);
       }
       assertSharedIdentity(result.data, casing);
-      assert.deepEqual(result.meta, document.meta);
-      assert.deepEqual(result.links, document.links);
+      assertEquals(result.meta, document.meta);
+      assertEquals(result.links, document.links);
     }),
   );
 });
@@ -624,27 +635,27 @@ Deno.test("createGrab() JSON:API write validation (property)", async () => {
         const before = server.requests.length;
         const sending = grab(`${method} /resources` as const, { body });
         if (issues.length > 0) {
-          await assert.rejects(sending, (error: unknown) => {
-            assert.ok(error instanceof GrabValidationError);
-            assert.deepEqual(error.issues, issues);
-            return true;
-          });
-          assert.equal(server.requests.length, before);
+          const error = await assertRejects(
+            () => sending,
+            GrabValidationError,
+          );
+          assertEquals(error.issues, issues);
+          assertStrictEquals(server.requests.length, before);
           return;
         }
         valid++;
         const [data, error, meta] = await sending;
-        assert.equal(error, null);
-        assert.equal(data, null);
-        assert.equal(meta.statusCode, 204);
-        assert.equal(server.requests.length, before + 1);
+        assertStrictEquals(error, null);
+        assertStrictEquals(data, null);
+        assertEquals(meta.statusCode, 204);
+        assertStrictEquals(server.requests.length, before + 1);
         const seen = server.requests.at(-1)!;
-        assert.equal(seen.method, method);
-        assert.equal(
+        assertStrictEquals(seen.method, method);
+        assertStrictEquals(
           seen.body,
           JSON.stringify(serialise(body, { casing, wireCasing })),
         );
-        assert.equal(
+        assertEquals(
           seen.headers.get("content-type"),
           "application/vnd.api+json",
         );
@@ -652,5 +663,5 @@ Deno.test("createGrab() JSON:API write validation (property)", async () => {
     ),
   );
   console.log(`fuzz: ${valid} of ${RUNS} random bodies were valid and sent`);
-  assert.ok(valid > 0, "the generator never made a valid body");
+  assert(valid > 0, "the generator never made a valid body");
 });

@@ -1,7 +1,16 @@
-import assert from "node:assert/strict";
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertRejects,
+  assertStrictEquals,
+} from "@std/assert";
+import { assertSpyCalls, returnsNext, spy } from "@std/testing/mock";
+import { FakeTime } from "@std/testing/time";
 import createGrab, { GrabTransportError, type Hooks } from "../mod.ts";
 import { silent, startFaultServer } from "./_faults.ts";
 import { closedPort, json, startServer } from "./_server.ts";
+import { settle, until, watch } from "./_time.ts";
 
 const NO_WAIT = { backoff: () => 0 };
 
@@ -43,8 +52,8 @@ Deno.test("Hooks.beforeRequest", async (t) => {
         },
       },
     );
-    assert.equal(data?.headers["x-signed"], "yes");
-    assert.equal(data?.headers["accept"], "application/json");
+    assertEquals(data?.headers["x-signed"], "yes");
+    assertEquals(data?.headers["accept"], "application/json");
   });
 
   await t.step("a Request to another path replaces the target", async () => {
@@ -54,7 +63,7 @@ Deno.test("Hooks.beforeRequest", async (t) => {
           new Request(new URL("/echo", request.url), request),
       },
     });
-    assert.equal(data?.path, "/echo");
+    assertEquals(data?.path, "/echo");
   });
 
   await t.step("headers set in place are sent", async () => {
@@ -65,7 +74,7 @@ Deno.test("Hooks.beforeRequest", async (t) => {
         },
       },
     });
-    assert.deepEqual(data, { secret: 42 });
+    assertEquals(data, { secret: 42 });
   });
 
   await t.step("runs before each attempt with the body intact", async () => {
@@ -79,18 +88,24 @@ Deno.test("Hooks.beforeRequest", async (t) => {
         },
       },
     });
-    assert.deepEqual(data, { n: 3 });
-    assert.deepEqual(bodies, ['{"a":1}', '{"a":1}', '{"a":1}']);
+    assertEquals(data, { n: 3 });
+    assertEquals(bodies, ['{"a":1}', '{"a":1}', '{"a":1}']);
   });
 
   await t.step("the timeout still applies to a replaced Request", async () => {
     await using slow = startFaultServer(silent);
-    const [, error] = await grab(`GET ${slow.url}/`, {
+    using time = new FakeTime();
+    const result = watch(grab(`GET ${slow.url}/`, {
       timeout: 30,
       hooks: { beforeRequest: (request) => new Request(request.url) },
-    });
-    assert.ok(error instanceof GrabTransportError);
-    assert.equal(error.kind, "timeout");
+    }));
+    await until(time, () => slow.requests.length === 1, "the request");
+    await time.tickAsync(29);
+    assertEquals(result.settled, false);
+    await time.tickAsync(1);
+    const [, error] = await settle(time, result);
+    assert(error instanceof GrabTransportError);
+    assertEquals(error.kind, "timeout");
   });
 });
 
@@ -116,15 +131,15 @@ Deno.test("Hooks.afterResponse", async (t) => {
     const grab = createGrab(server.url, { hooks });
     const before = server.requests.length;
     const [data, error, meta] = await grab("GET /private");
-    assert.equal(error, null);
-    assert.deepEqual(data, { secret: 42 });
-    assert.equal(meta.statusCode, 200);
-    assert.deepEqual(
+    assertStrictEquals(error, null);
+    assertEquals(data, { secret: 42 });
+    assertEquals(meta.statusCode, 200);
+    assertEquals(
       server.requests.slice(before).map((r) => r.headers.get("authorization")),
       ["Bearer old", "Bearer new"],
     );
     // The 401's body was cancelled by the library, not left open.
-    assert.equal(original?.bodyUsed, true);
+    assertEquals(original?.bodyUsed, true);
   });
 
   await t.step("repeats a POST with its body after a refresh", async () => {
@@ -148,10 +163,10 @@ Deno.test("Hooks.afterResponse", async (t) => {
     const [data, error] = await grab("POST /private", {
       body: { note: "keep" },
     });
-    assert.equal(error, null);
-    assert.deepEqual(data, { secret: 42 });
+    assertStrictEquals(error, null);
+    assertEquals(data, { secret: 42 });
     const seen = server.requests.slice(before);
-    assert.deepEqual(seen.map((r) => r.body), [
+    assertEquals(seen.map((r) => r.body), [
       '{"note":"keep"}',
       '{"note":"keep"}',
     ]);
@@ -164,22 +179,21 @@ Deno.test("Hooks.afterResponse", async (t) => {
         afterResponse: () => new Response('{"swapped":true}', { status: 201 }),
       },
     });
-    assert.equal(error, null);
-    assert.deepEqual(data, { swapped: true });
-    assert.equal(meta.statusCode, 201);
+    assertStrictEquals(error, null);
+    assertEquals(data, { swapped: true });
+    assertEquals(meta.statusCode, 201);
   });
 
   await t.step("a replacement with a retryable status is retried", async () => {
-    let calls = 0;
+    const afterResponse = spy(returnsNext([
+      new Response(null, { status: 503 }),
+      new Response(null, { status: 503 }),
+      undefined,
+    ]));
     const grab = createGrab(server.url, { retry: NO_WAIT });
-    const [data] = await grab("GET /echo", {
-      hooks: {
-        afterResponse: () =>
-          ++calls < 3 ? new Response(null, { status: 503 }) : undefined,
-      },
-    });
-    assert.equal(calls, 3);
-    assert.equal((data as { path: string }).path, "/echo");
+    const [data] = await grab("GET /echo", { hooks: { afterResponse } });
+    assertSpyCalls(afterResponse, 3);
+    assertEquals((data as { path: string }).path, "/echo");
   });
 
   await t.step(
@@ -188,21 +202,21 @@ Deno.test("Hooks.afterResponse", async (t) => {
       const grab = createGrab(server.url, { retry: NO_WAIT });
       const before = server.requests.length;
       let text = "";
-      await assert.rejects(
-        grab("GET /echo", {
-          hooks: {
-            async afterResponse(_request, response) {
-              text = await response.text();
+      const error = await assertRejects(
+        () =>
+          grab("GET /echo", {
+            hooks: {
+              async afterResponse(_request, response) {
+                text = await response.text();
+              },
             },
-          },
-        }),
-        (error) =>
-          error instanceof TypeError &&
-          error.message.startsWith("Cannot read the response"),
+          }),
+        TypeError,
       );
-      assert.match(text, /"path":"\/echo"/);
+      assert(error.message.startsWith("Cannot read the response"));
+      assertMatch(text, /"path":"\/echo"/);
       // Not mistaken for a network failure and retried.
-      assert.equal(server.requests.length, before + 1);
+      assertStrictEquals(server.requests.length, before + 1);
     },
   );
 
@@ -216,8 +230,8 @@ Deno.test("Hooks.afterResponse", async (t) => {
         },
       },
     });
-    assert.equal(data?.path, "/echo");
-    assert.equal(JSON.parse(text).path, "/echo");
+    assertEquals(data?.path, "/echo");
+    assertEquals(JSON.parse(text).path, "/echo");
   });
 });
 
@@ -236,9 +250,9 @@ Deno.test("Hooks.beforeRetry", async (t) => {
         },
       },
     });
-    assert.deepEqual(data, { n: 3 });
+    assertEquals(data, { n: 3 });
     const url = `${server.url}/flaky`;
-    assert.deepEqual(infos, [
+    assertEquals(infos, [
       { url, attempt: 1, error: undefined, statusCode: 503, delay: 0 },
       { url, attempt: 2, error: undefined, statusCode: 503, delay: 1 },
     ]);
@@ -250,14 +264,14 @@ Deno.test("Hooks.beforeRetry", async (t) => {
     const [, error] = await grab(`GET http://127.0.0.1:${closedPort()}/`, {
       hooks: {
         beforeRetry({ attempt, error, statusCode }) {
-          assert.equal(statusCode, undefined);
+          assertStrictEquals(statusCode, undefined);
           infos.push({ attempt, kind: error?.kind });
         },
       },
     });
-    assert.ok(error instanceof GrabTransportError);
-    assert.equal(error.kind, "network");
-    assert.deepEqual(infos, [
+    assert(error instanceof GrabTransportError);
+    assertEquals(error.kind, "network");
+    assertEquals(infos, [
       { attempt: 1, kind: "network" },
       { attempt: 2, kind: "network" },
       { attempt: 3, kind: "network" },
@@ -265,13 +279,10 @@ Deno.test("Hooks.beforeRetry", async (t) => {
   });
 
   await t.step("is not called without a retry", async () => {
-    let called = false;
+    const beforeRetry = spy();
     const grab = createGrab(server.url);
-    await grab("POST /flaky", {
-      retry: NO_WAIT,
-      hooks: { beforeRetry: () => void (called = true) },
-    });
-    assert.equal(called, false);
+    await grab("POST /flaky", { retry: NO_WAIT, hooks: { beforeRetry } });
+    assertSpyCalls(beforeRetry, 0);
   });
 });
 
@@ -290,7 +301,7 @@ Deno.test("combineHooks()", async (t) => {
       hooks: hooks("factory"),
     });
     await grab("GET /flaky", { hooks: hooks("call") });
-    assert.deepEqual(log, [
+    assertEquals(log, [
       "factory beforeRequest",
       "call beforeRequest",
       "factory afterResponse",
@@ -328,9 +339,9 @@ Deno.test("combineHooks()", async (t) => {
         },
       },
     });
-    assert.equal(seenHeader, "1");
-    assert.equal(seenBody, '"factory"');
-    assert.equal(data, "call");
+    assertEquals(seenHeader, "1");
+    assertEquals(seenBody, '"factory"');
+    assertEquals(data, "call");
   });
 
   await t.step("a response replaced twice leaks neither body", async () => {
@@ -340,7 +351,7 @@ Deno.test("combineHooks()", async (t) => {
     const [data] = await grab("GET /big", {
       hooks: { afterResponse: () => fetch(`${server.url}/echo`) },
     });
-    assert.equal((data as { path: string }).path, "/echo");
+    assertEquals((data as { path: string }).path, "/echo");
   });
 
   await t.step("a call hook throwing after a factory replacement", async () => {
@@ -355,7 +366,7 @@ Deno.test("combineHooks()", async (t) => {
         },
       },
     });
-    await assert.rejects(rejection, (error) => error === thrown);
+    assertStrictEquals(await assertRejects(() => rejection), thrown);
   });
 });
 
@@ -390,10 +401,8 @@ Deno.test("Hooks that throw", async (t) => {
         retry: NO_WAIT,
         hooks: make(thrown),
       });
-      await assert.rejects(
-        grab(`GET ${path}` as "GET /x"),
-        (error) => error === thrown,
-      );
+      const error = await assertRejects(() => grab(`GET ${path}` as "GET /x"));
+      assertStrictEquals(error, thrown);
     });
   }
 
@@ -402,20 +411,11 @@ Deno.test("Hooks that throw", async (t) => {
     async () => {
       const controller = new AbortController();
       const signal = controller.signal;
-      let listeners = 0;
-      const add = signal.addEventListener.bind(signal);
-      const remove = signal.removeEventListener.bind(signal);
-      signal.addEventListener = (...args: Parameters<typeof add>) => {
-        listeners++;
-        add(...args);
-      };
-      signal.removeEventListener = (...args: Parameters<typeof remove>) => {
-        listeners--;
-        remove(...args);
-      };
+      using add = spy(signal, "addEventListener");
+      using remove = spy(signal, "removeEventListener");
       const thrown = new TypeError("bad hook");
       const grab = createGrab(server.url);
-      await assert.rejects(
+      const error = await assertRejects(() =>
         grab("GET /echo", {
           signal,
           hooks: {
@@ -423,10 +423,12 @@ Deno.test("Hooks that throw", async (t) => {
               throw thrown;
             },
           },
-        }),
-        (error) => error === thrown,
+        })
       );
-      assert.equal(listeners, 0);
+      assertStrictEquals(error, thrown);
+      assertSpyCalls(add, 1);
+      assertSpyCalls(remove, 1);
+      assertStrictEquals(remove.calls[0]!.args[1], add.calls[0]!.args[1]);
     },
   );
 });

@@ -10,7 +10,17 @@
  * @module
  */
 
-import assert from "node:assert/strict";
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertNotMatch,
+  assertNotStrictEquals,
+  assertRejects,
+  assertStrictEquals,
+  assertThrows,
+} from "@std/assert";
+import { FakeTime } from "@std/testing/time";
 import createGrab, {
   Call,
   GrabError,
@@ -19,6 +29,7 @@ import createGrab, {
   jsonApiOf,
 } from "../mod.ts";
 import { closedPort, json, startServer } from "./_server.ts";
+import { settle, until, watch } from "./_time.ts";
 
 const NO_RETRY = { limit: 0, backoff: () => 0 };
 const TIMEOUT = 20_000;
@@ -96,14 +107,14 @@ const HOSTILE_DOCUMENT = `{
 const objectPrototypeNames = Object.getOwnPropertyNames(Object.prototype);
 
 function assertNotPolluted(): void {
-  assert.equal(({} as AnyRecord).polluted, undefined);
-  assert.equal(Object.hasOwn(Object.prototype, "polluted"), false);
-  assert.deepEqual(
+  assertStrictEquals(({} as AnyRecord).polluted, undefined);
+  assertEquals(Object.hasOwn(Object.prototype, "polluted"), false);
+  assertEquals(
     Object.getOwnPropertyNames(Object.prototype),
     objectPrototypeNames,
   );
-  assert.equal(typeof Object.prototype.toString, "function");
-  assert.equal(({}).constructor, Object);
+  assertEquals(typeof Object.prototype.toString, "function");
+  assertStrictEquals(({}).constructor, Object);
 }
 
 /**
@@ -122,15 +133,15 @@ function assertOwnProtoKeys(root: unknown): number {
     }
     seen.add(value);
     if (!Array.isArray(value)) {
-      assert.equal(Object.getPrototypeOf(value), Object.prototype);
+      assertStrictEquals(Object.getPrototypeOf(value), Object.prototype);
       const own = Object.getOwnPropertyDescriptor(value, "__proto__");
       if (own !== undefined) {
         ownProtoKeys++;
-        assert.ok("value" in own, "__proto__ is a data property");
-        assert.equal(own.enumerable, true);
-        assert.equal(typeof own.value, "object");
+        assert("value" in own, "__proto__ is a data property");
+        assertEquals(own.enumerable, true);
+        assertEquals(typeof own.value, "object");
       }
-      assert.equal(
+      assertStrictEquals(
         (value as AnyRecord).polluted,
         Object.hasOwn(
             value,
@@ -216,10 +227,10 @@ Deno.test("createGrab() hostile response bodies", async (t) => {
 
   await t.step("a 10 MB JSON string is a success", async () => {
     const [data, error, meta] = await grab<string>("GET /big-string");
-    assert.equal(error, null);
-    assert.equal(meta.statusCode, 200);
-    assert.equal(typeof data, "string");
-    assert.equal(data!.length, BIG_STRING_LENGTH);
+    assertStrictEquals(error, null);
+    assertEquals(meta.statusCode, 200);
+    assertEquals(typeof data, "string");
+    assertStrictEquals(data!.length, BIG_STRING_LENGTH);
   });
 
   for (const casing of ["none", "camelCase"] as const) {
@@ -227,9 +238,9 @@ Deno.test("createGrab() hostile response bodies", async (t) => {
       `a 1,000,000-element array is a success (casing ${casing})`,
       async () => {
         const [data, error] = await grab<number[]>("GET /million", { casing });
-        assert.equal(error, null);
-        assert.equal(data!.length, MILLION);
-        assert.equal(data![MILLION - 1], MILLION - 1);
+        assertStrictEquals(error, null);
+        assertStrictEquals(data!.length, MILLION);
+        assertStrictEquals(data![MILLION - 1], MILLION - 1);
       },
     );
 
@@ -237,13 +248,13 @@ Deno.test("createGrab() hostile response bodies", async (t) => {
       `${DEPTH}-deep arrays are a success (casing ${casing})`,
       async () => {
         const [data, error] = await grab("GET /deep-array", { casing });
-        assert.equal(error, null);
+        assertStrictEquals(error, null);
         let node: unknown = data;
         for (let depth = 1; depth < DEPTH; depth++) {
-          assert.ok(Array.isArray(node) && node.length === 1);
+          assert(Array.isArray(node) && node.length === 1);
           node = node[0];
         }
-        assert.deepEqual(node, []);
+        assertEquals(node, []);
       },
     );
 
@@ -251,14 +262,14 @@ Deno.test("createGrab() hostile response bodies", async (t) => {
       `${DEPTH}-deep objects are a success (casing ${casing})`,
       async () => {
         const [data, error] = await grab("GET /deep-object", { casing });
-        assert.equal(error, null);
+        assertStrictEquals(error, null);
         const key = casing === "none" ? "a_b" : "aB";
         let node: unknown = data;
         for (let depth = 0; depth < DEPTH; depth++) {
-          assert.deepEqual(Object.keys(node as object), [key]);
+          assertEquals(Object.keys(node as object), [key]);
           node = (node as AnyRecord)[key];
         }
-        assert.equal(node, "leaf");
+        assertEquals(node, "leaf");
       },
     );
 
@@ -268,17 +279,17 @@ Deno.test("createGrab() hostile response bodies", async (t) => {
         const [data, error] = await api<AnyRecord>("GET /deep-resource", {
           casing,
         });
-        assert.equal(error, null);
+        assertStrictEquals(error, null);
         const key = casing === "none" ? "a_b" : "aB";
         let node: unknown = data![casing === "none" ? "root_node" : "rootNode"];
         for (let depth = 0; depth < DEPTH; depth++) {
           node = (node as AnyRecord)[key];
         }
         for (let depth = 0; depth < DEPTH; depth++) {
-          assert.ok(Array.isArray(node) && node.length === 1);
+          assert(Array.isArray(node) && node.length === 1);
           node = node[0];
         }
-        assert.deepEqual(node, []);
+        assertEquals(node, []);
       },
     );
 
@@ -286,9 +297,9 @@ Deno.test("createGrab() hostile response bodies", async (t) => {
       `duplicate keys: the last wins, as in JSON.parse (casing ${casing})`,
       async () => {
         const [data, error] = await grab("GET /duplicate-keys", { casing });
-        assert.equal(error, null);
+        assertStrictEquals(error, null);
         if (casing === "none") {
-          assert.deepEqual(data, {
+          assertEquals(data, {
             a: 2,
             nested: { b: { y: 2 } },
             c_d: 1,
@@ -296,7 +307,7 @@ Deno.test("createGrab() hostile response bodies", async (t) => {
           });
         } else {
           // "c_d" and "cD" both become "cD": the later key wins.
-          assert.deepEqual(data, { a: 2, nested: { b: { y: 2 } }, cD: 2 });
+          assertEquals(data, { a: 2, nested: { b: { y: 2 } }, cD: 2 });
         }
       },
     );
@@ -305,8 +316,8 @@ Deno.test("createGrab() hostile response bodies", async (t) => {
       `duplicate JSON:API members: the last wins (casing ${casing})`,
       async () => {
         const [data, error] = await api("GET /duplicate-members", { casing });
-        assert.equal(error, null);
-        assert.deepEqual(data, { type: "a", id: "2", title: "fourth" });
+        assertStrictEquals(error, null);
+        assertEquals(data, { type: "a", id: "2", title: "fourth" });
       },
     );
   }
@@ -315,8 +326,8 @@ Deno.test("createGrab() hostile response bodies", async (t) => {
     "invalid UTF-8 inside a string is replaced with U+FFFD: a success",
     async () => {
       const [data, error] = await grab("GET /utf8-in-string");
-      assert.equal(error, null);
-      assert.deepEqual(data, { name: "a\uFFFD\uFFFD\uFFFDb" });
+      assertStrictEquals(error, null);
+      assertEquals(data, { name: "a\uFFFD\uFFFD\uFFFDb" });
     },
   );
 
@@ -324,8 +335,8 @@ Deno.test("createGrab() hostile response bodies", async (t) => {
     "a truncated UTF-8 sequence is replaced with U+FFFD: a success",
     async () => {
       const [data, error] = await grab("GET /utf8-truncated");
-      assert.equal(error, null);
-      assert.deepEqual(data, { name: "x\uFFFD" });
+      assertStrictEquals(error, null);
+      assertEquals(data, { name: "x\uFFFD" });
     },
   );
 
@@ -333,25 +344,25 @@ Deno.test("createGrab() hostile response bodies", async (t) => {
     "invalid UTF-8 outside a string is a parse error",
     async () => {
       const [data, error, meta] = await grab("GET /utf8-outside-string");
-      assert.equal(data, null);
-      assert.ok(error instanceof GrabTransportError);
-      assert.equal(error.kind, "parse");
-      assert.deepEqual(meta, { statusCode: 0 });
+      assertStrictEquals(data, null);
+      assert(error instanceof GrabTransportError);
+      assertEquals(error.kind, "parse");
+      assertEquals(meta, { statusCode: 0 });
     },
   );
 
   await t.step("a UTF-8 byte order mark is dropped: a success", async () => {
     const [data, error] = await grab("GET /utf8-bom");
-    assert.equal(error, null);
-    assert.deepEqual(data, { a: 1 });
+    assertStrictEquals(error, null);
+    assertEquals(data, { a: 1 });
   });
 
   await t.step(
     "a character split across two chunks is decoded whole",
     async () => {
       const [data, error] = await grab("GET /utf8-split");
-      assert.equal(error, null);
-      assert.deepEqual(data, { name: "café" });
+      assertStrictEquals(error, null);
+      assertEquals(data, { name: "café" });
     },
   );
 
@@ -360,25 +371,25 @@ Deno.test("createGrab() hostile response bodies", async (t) => {
       `300 resources each linked to all others: one object per resource (casing ${casing})`,
       async () => {
         const [data, error] = await api<AnyRecord>("GET /dense", { casing });
-        assert.equal(error, null);
+        assertStrictEquals(error, null);
         const name = casing === "none" ? "peer_list" : "peerList";
         const first = data!;
         const peers = first[name] as AnyRecord[];
-        assert.equal(peers.length, 299);
+        assertEquals(peers.length, 299);
         const byId = new Map<string, AnyRecord>([["0", first]]);
         for (const peer of peers) byId.set(peer.id as string, peer);
-        assert.equal(byId.size, 300);
+        assertEquals(byId.size, 300);
         for (const resource of byId.values()) {
           const links = resource[name] as AnyRecord[];
-          assert.equal(links.length, 299);
+          assertEquals(links.length, 299);
           for (const linked of links) {
-            assert.notEqual(linked, resource);
-            assert.equal(linked, byId.get(linked.id as string));
+            assertNotStrictEquals(linked, resource);
+            assertStrictEquals(linked, byId.get(linked.id as string));
           }
-          assert.equal(resource.rank, Number(resource.id));
+          assertStrictEquals(resource.rank, Number(resource.id));
         }
         // The cycle back to the primary resource is the same object.
-        assert.equal((peers[0]![name] as AnyRecord[])[0], first);
+        assertStrictEquals((peers[0]![name] as AnyRecord[])[0], first);
       },
     );
   }
@@ -389,10 +400,10 @@ Deno.test("createGrab() hostile response bodies", async (t) => {
       const [data, error, meta] = await grab("GET /infinite", {
         maxBodyBytes: 1024 * 1024,
       });
-      assert.equal(data, null);
-      assert.ok(error instanceof GrabTransportError);
-      assert.equal(error.kind, "too-large");
-      assert.deepEqual(meta, { statusCode: 0 });
+      assertStrictEquals(data, null);
+      assert(error instanceof GrabTransportError);
+      assertEquals(error.kind, "too-large");
+      assertEquals(meta, { statusCode: 0 });
       await within(cancelled, "the server's stream was never cancelled");
     },
   );
@@ -403,9 +414,9 @@ Deno.test("createGrab() hostile response bodies", async (t) => {
       const [data, error] = await grab("GET /lying-length", {
         maxBodyBytes: 1024,
       });
-      assert.equal(data, null);
-      assert.ok(error instanceof GrabTransportError);
-      assert.equal(error.kind, "too-large");
+      assertStrictEquals(data, null);
+      assert(error instanceof GrabTransportError);
+      assertEquals(error.kind, "too-large");
     },
   );
 });
@@ -467,15 +478,15 @@ Deno.test("createGrab() prototype pollution", async (t) => {
           timeout: TIMEOUT,
         });
         const [data, error] = await grab<AnyRecord>("GET /json");
-        assert.equal(error, null);
+        assertStrictEquals(error, null);
         assertNotPolluted();
         // 1 at the top, then each level holds 2 copies of the one below.
-        assert.equal(assertOwnProtoKeys(data), 1 + 2 + 4 + 8);
+        assertStrictEquals(assertOwnProtoKeys(data), 1 + 2 + 4 + 8);
         const proto = Object.getOwnPropertyDescriptor(data, "__proto__");
         const pascal = casing === "PascalCase";
         const polluted = pascal ? { Polluted: "yes" } : { polluted: "yes" };
-        assert.deepEqual(proto?.value, polluted);
-        assert.deepEqual(
+        assertEquals(proto?.value, polluted);
+        assertEquals(
           data![pascal ? "Constructor" : "constructor"],
           pascal ? { Prototype: polluted } : { prototype: polluted },
         );
@@ -492,11 +503,11 @@ Deno.test("createGrab() prototype pollution", async (t) => {
           timeout: TIMEOUT,
         });
         const [article, error, meta] = await api<AnyRecord>("GET /jsonapi");
-        assert.equal(error, null);
+        assertStrictEquals(error, null);
         assertNotPolluted();
-        assert.ok(assertOwnProtoKeys(article) > 0);
-        assert.ok(assertOwnProtoKeys(meta.meta) > 0);
-        assert.deepEqual(
+        assert(assertOwnProtoKeys(article) > 0);
+        assert(assertOwnProtoKeys(meta.meta) > 0);
+        assertEquals(
           Object.getOwnPropertyDescriptor(article, "__proto__")?.value,
           casing === "PascalCase" ? { Polluted: "yes" } : { polluted: "yes" },
         );
@@ -509,20 +520,20 @@ Deno.test("createGrab() prototype pollution", async (t) => {
           ? "OwnerRef"
           : "owner_ref";
         const person = article![writer] as AnyRecord;
-        assert.equal(person.type, "people");
+        assertEquals(person.type, "people");
         // The relationship named __proto__ points back at the article.
-        assert.equal(
+        assertStrictEquals(
           Object.getOwnPropertyDescriptor(person, "__proto__")?.value,
           article,
         );
         const odd = article![owner] as AnyRecord;
-        assert.equal(odd.type, "__proto__");
-        assert.equal(odd.id, "constructor");
-        assert.equal(Object.getPrototypeOf(odd), Object.prototype);
+        assertEquals(odd.type, "__proto__");
+        assertEquals(odd.id, "constructor");
+        assertStrictEquals(Object.getPrototypeOf(odd), Object.prototype);
         const info = jsonApiOf(person);
-        assert.ok(info !== undefined);
-        assert.ok(Object.hasOwn(info.relationships, "__proto__"));
-        assert.equal(
+        assert(info !== undefined);
+        assert(Object.hasOwn(info.relationships, "__proto__"));
+        assertStrictEquals(
           Object.getPrototypeOf(info.relationships),
           Object.prototype,
         );
@@ -540,10 +551,10 @@ Deno.test("createGrab() prototype pollution", async (t) => {
           timeout: TIMEOUT,
         });
         const [data, error] = await api("GET /jsonapi-error");
-        assert.equal(data, null);
-        assert.ok(error instanceof GrabError);
-        assert.equal(error.statusCode, 422);
-        assert.equal(error.message, "bad");
+        assertStrictEquals(data, null);
+        assert(error instanceof GrabError);
+        assertEquals(error.statusCode, 422);
+        assertEquals(error.message, "bad");
         assertNotPolluted();
       },
     );
@@ -563,7 +574,7 @@ const SECRET_VALUES = Object.values(SECRETS).map((value) =>
 );
 
 function assertNoSecret(error: unknown, label: string): void {
-  assert.ok(error instanceof Error, `${label}: an Error`);
+  assert(error instanceof Error, `${label}: an Error`);
   const views: [string, string][] = [
     ["message", error.message],
     ["String()", String(error)],
@@ -576,12 +587,12 @@ function assertNoSecret(error: unknown, label: string): void {
   ];
   for (const [view, text] of views) {
     for (const secret of SECRET_VALUES) {
-      assert.ok(
+      assert(
         !text.includes(secret),
         `${label}: ${view} contains a secret: ${text}`,
       );
     }
-    assert.doesNotMatch(text, /secret/, `${label}: ${view}`);
+    assertNotMatch(text, /secret/, `${label}: ${view}`);
   }
 }
 
@@ -619,8 +630,8 @@ Deno.test("createGrab() keeps secrets out of errors", async (t) => {
 
   await t.step("GrabError", async () => {
     const [, error] = await grab(`GET /unauthorised${token}`, { query });
-    assert.ok(error instanceof GrabError);
-    assert.equal(error.statusCode, 401);
+    assert(error instanceof GrabError);
+    assertEquals(error.statusCode, 401);
     assertNoSecret(error, "GrabError");
   });
 
@@ -643,7 +654,18 @@ Deno.test("createGrab() keeps secrets out of errors", async (t) => {
     ],
     [
       "timeout",
-      async () => (await grab(`GET /slow${token}`, { query, timeout: 20 }))[1],
+      async () => {
+        using time = new FakeTime();
+        const before = server.requests.length;
+        const result = watch(grab(`GET /slow${token}`, { query, timeout: 20 }));
+        await until(
+          time,
+          () => server.requests.length === before + 1,
+          "the request",
+        );
+        await time.tickAsync(20);
+        return (await settle(time, result))[1];
+      },
       "timeout",
     ],
     [
@@ -667,8 +689,8 @@ Deno.test("createGrab() keeps secrets out of errors", async (t) => {
   for (const [name, run, kind] of transportCases) {
     await t.step(`GrabTransportError of kind ${name}`, async () => {
       const error = await run();
-      assert.ok(error instanceof GrabTransportError);
-      assert.equal(error.kind, kind);
+      assert(error instanceof GrabTransportError);
+      assertStrictEquals(error.kind, kind);
       assertNoSecret(error, `GrabTransportError ${name}`);
     });
   }
@@ -680,56 +702,54 @@ Deno.test("createGrab() keeps secrets out of errors", async (t) => {
       const host = server.url.replace("http://", "");
       const target =
         `http://user:${SECRETS.password}@${host}/ok${token}` as const;
-      const error = await grab(`GET ${target}`).then(
-        () => assert.fail("resolved"),
-        (error: unknown) => error,
+      assertNoSecret(
+        await assertRejects(() => grab(`GET ${target}`), GrabValidationError),
+        "userinfo target",
       );
-      assert.ok(error instanceof GrabValidationError);
-      assertNoSecret(error, "userinfo target");
-      assert.throws(
-        () => createGrab(`http://user:${SECRETS.password}@${host}/`),
-        (error: unknown) => {
-          assert.ok(error instanceof GrabValidationError);
-          assertNoSecret(error, "userinfo base");
-          return true;
-        },
+      assertNoSecret(
+        assertThrows(
+          () => createGrab(`http://user:${SECRETS.password}@${host}/`),
+          GrabValidationError,
+        ),
+        "userinfo base",
       );
-      assert.throws(
-        () => new Call(`GET ${target}`),
-        (error: unknown) => {
-          assert.ok(error instanceof GrabValidationError);
-          assertNoSecret(error, "userinfo Call");
-          return true;
-        },
+      assertNoSecret(
+        assertThrows(() => new Call(`GET ${target}`), GrabValidationError),
+        "userinfo Call",
       );
-      assert.equal(server.requests.length, before);
+      assertStrictEquals(server.requests.length, before);
     },
   );
 
   await t.step("GrabValidationError of a missing path parameter", async () => {
-    const error = await grab(`GET /users/:id${token}`, {
-      query,
-      params: {},
-    }).then(() => assert.fail("resolved"), (error: unknown) => error);
-    assert.ok(error instanceof GrabValidationError);
+    const error = await assertRejects(
+      () => grab(`GET /users/:id${token}`, { query, params: {} }),
+      GrabValidationError,
+    );
     assertNoSecret(error, "missing parameter");
   });
 
   await t.step("GrabValidationError of a JSON:API body", async () => {
-    const error = await grab(`POST /ok${token}`, {
-      query,
-      format: "json-api",
-      body: { title: "no type", token: 1n },
-    }).then(() => assert.fail("resolved"), (error: unknown) => error);
-    assert.ok(error instanceof GrabValidationError);
+    const error = await assertRejects(
+      () =>
+        grab(`POST /ok${token}`, {
+          query,
+          format: "json-api",
+          body: { title: "no type", token: 1n },
+        }),
+      GrabValidationError,
+    );
     assertNoSecret(error, "JSON:API body");
   });
 
   await t.step("GrabValidationError of a header with CR LF", async () => {
-    const error = await grab(`GET /ok${token}`, {
-      headers: { "X-Token": `${SECRETS.authorization}\r\nX-Evil: 1` },
-    }).then(() => assert.fail("resolved"), (error: unknown) => error);
-    assert.ok(error instanceof GrabValidationError);
+    const error = await assertRejects(
+      () =>
+        grab(`GET /ok${token}`, {
+          headers: { "X-Token": `${SECRETS.authorization}\r\nX-Evil: 1` },
+        }),
+      GrabValidationError,
+    );
     assertNoSecret(error, "CR LF header");
   });
 
@@ -744,17 +764,17 @@ Deno.test("createGrab() keeps secrets out of errors", async (t) => {
         env: { NO_COLOR: "1" },
       }).output();
       const stdout = new TextDecoder().decode(output.stdout);
-      assert.equal(
+      assertEquals(
         output.code,
         0,
         new TextDecoder().decode(output.stderr),
       );
-      assert.match(stdout, /GrabError/);
+      assertMatch(stdout, /GrabError/);
       for (const url of stdout.match(/https?:\/\/\S+/g) ?? []) {
-        assert.doesNotMatch(url, /@|\?/, `the demo printed ${url}`);
+        assertNotMatch(url, /@|\?/, `the demo printed ${url}`);
       }
       for (const secret of SECRET_VALUES) {
-        assert.ok(!stdout.includes(secret));
+        assert(!stdout.includes(secret));
       }
     },
   );
@@ -773,7 +793,7 @@ Deno.test("createGrab() refuses CR, LF and NUL in headers", async (t) => {
 
   for (const [name, headers] of bad) {
     await t.step(`factory static headers: ${name} throws at createGrab`, () => {
-      assert.throws(
+      assertThrows(
         () => createGrab(server.url, { headers }),
         GrabValidationError,
       );
@@ -786,8 +806,8 @@ Deno.test("createGrab() refuses CR, LF and NUL in headers", async (t) => {
         retry: NO_RETRY,
         timeout: TIMEOUT,
       });
-      await assert.rejects(grab("GET /x"), GrabValidationError);
-      assert.equal(server.requests.length, before);
+      await assertRejects(() => grab("GET /x"), GrabValidationError);
+      assertStrictEquals(server.requests.length, before);
     });
 
     await t.step(`call headers: ${name} rejects`, async () => {
@@ -797,20 +817,23 @@ Deno.test("createGrab() refuses CR, LF and NUL in headers", async (t) => {
         retry: NO_RETRY,
         timeout: TIMEOUT,
       });
-      await assert.rejects(grab("GET /x", { headers }), GrabValidationError);
+      await assertRejects(
+        () => grab("GET /x", { headers }),
+        GrabValidationError,
+      );
       const open = createGrab(server.url, {
         retry: NO_RETRY,
         timeout: TIMEOUT,
       });
-      await assert.rejects(
-        open("GET /x", { headers: Object.entries(headers) }),
+      await assertRejects(
+        () => open("GET /x", { headers: Object.entries(headers) }),
         GrabValidationError,
       );
-      await assert.rejects(
-        new Call("GET /x", server.url).send({ headers }),
+      await assertRejects(
+        () => new Call("GET /x", server.url).send({ headers }),
         GrabValidationError,
       );
-      assert.equal(server.requests.length, before);
+      assertStrictEquals(server.requests.length, before);
     });
   }
 });

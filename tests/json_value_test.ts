@@ -1,4 +1,4 @@
-import assert from "node:assert/strict";
+import { assertEquals, assertStrictEquals } from "@std/assert";
 import {
   describeValue,
   findNonJsonValues,
@@ -22,7 +22,7 @@ Deno.test("findNonJsonValues()", async (t) => {
   ];
   for (const [name, value, expected] of cases) {
     await t.step(`reports ${name}`, () => {
-      assert.deepEqual(
+      assertEquals(
         findNonJsonValues(value),
         expected.map(([path, what]) => ({
           path,
@@ -43,7 +43,7 @@ Deno.test("findNonJsonValues()", async (t) => {
       at: new Date(0),
       custom: { toJSON: () => "ok", inner: 1n },
     };
-    assert.deepEqual(findNonJsonValues(value), []);
+    assertEquals(findNonJsonValues(value), []);
   });
 
   await t.step("reports a circular reference where it closes", () => {
@@ -52,7 +52,7 @@ Deno.test("findNonJsonValues()", async (t) => {
     a.b = b;
     const list: unknown[] = [];
     list.push(list);
-    assert.deepEqual(findNonJsonValues({ a, list }), [
+    assertEquals(findNonJsonValues({ a, list }), [
       { path: "/a/b/a", message: message("/a/b/a", "a circular reference") },
       { path: "/list/0", message: message("/list/0", "a circular reference") },
     ]);
@@ -60,14 +60,14 @@ Deno.test("findNonJsonValues()", async (t) => {
 
   await t.step("accepts the same object in sibling places", () => {
     const shared = { x: [1] };
-    assert.deepEqual(
+    assertEquals(
       findNonJsonValues({ a: shared, b: [shared, shared], c: { d: shared } }),
       [],
     );
   });
 
   await t.step("lists every problem in document order", () => {
-    assert.deepEqual(
+    assertEquals(
       findNonJsonValues({ a: [1n, { b: NaN }], c: Symbol(), d: { e: () => 1 } })
         .map((issue) => issue.path),
       ["/a/0", "/a/1/b", "/c", "/d/e"],
@@ -75,7 +75,7 @@ Deno.test("findNonJsonValues()", async (t) => {
   });
 
   await t.step("escapes ~ and / in paths and prefixes the given path", () => {
-    assert.deepEqual(findNonJsonValues({ "a/b": { "c~d": 1n } }, "/x"), [
+    assertEquals(findNonJsonValues({ "a/b": { "c~d": 1n } }, "/x"), [
       { path: "/x/a~1b/c~0d", message: message("/x/a~1b/c~0d", "a BigInt") },
     ]);
   });
@@ -90,14 +90,14 @@ Deno.test("findNonJsonValues()", async (t) => {
     }
     current.push(NaN);
     const issues = findNonJsonValues(root);
-    assert.equal(issues.length, 1);
-    assert.equal(issues[0]!.path, "/0".repeat(100_000) + "/0");
+    assertEquals(issues.length, 1);
+    assertStrictEquals(issues[0]!.path, "/0".repeat(100_000) + "/0");
   });
 
   await t.step("treats the within objects as ancestors", () => {
     const body: Record<string, unknown> = {};
     body.self = body;
-    assert.deepEqual(
+    assertEquals(
       findNonJsonValues(body.self, "/self", { within: [body] }),
       [
         { path: "/self", message: message("/self", "a circular reference") },
@@ -113,8 +113,8 @@ Deno.test("findNonJsonValues()", async (t) => {
         return key === "c" ? 'Cannot send field "c": no' : undefined;
       },
     });
-    assert.deepEqual(seen, [["a", "/a"], ["b", "/a/0/b"], ["c", "/c"]]);
-    assert.deepEqual(issues, [{
+    assertEquals(seen, [["a", "/a"], ["b", "/a/0/b"], ["c", "/c"]]);
+    assertEquals(issues, [{
       path: "/c",
       message: 'Cannot send field "c": no',
     }]);
@@ -123,15 +123,15 @@ Deno.test("findNonJsonValues()", async (t) => {
 
 Deno.test("joinPointer()", async (t) => {
   await t.step("escapes ~ before / as RFC 6901 asks", () => {
-    assert.equal(joinPointer("", "a~1/b"), "/a~01~1b");
-    assert.equal(joinPointer("/x", 0), "/x/0");
-    assert.equal(joinPointer("", ""), "/");
+    assertEquals(joinPointer("", "a~1/b"), "/a~01~1b");
+    assertEquals(joinPointer("/x", 0), "/x/0");
+    assertEquals(joinPointer("", ""), "/");
   });
 });
 
 Deno.test("describeValue()", async (t) => {
   await t.step("names each kind of value", () => {
-    assert.deepEqual(
+    assertEquals(
       [undefined, null, "", "x", 5, NaN, true, 1n, Symbol(), () => 1, [], {}]
         .map(describeValue),
       [

@@ -1,4 +1,4 @@
-import assert from "node:assert/strict";
+import { assertEquals } from "@std/assert";
 import { parseLinkHeader } from "../src/link_header.ts";
 
 const BASE = "https://api.test/v1/items?page=1";
@@ -119,7 +119,7 @@ Deno.test("parseLinkHeader()", async (t) => {
   ];
   for (const [name, value, expected] of cases) {
     await t.step(name, () => {
-      assert.deepEqual(
+      assertEquals(
         Object.fromEntries(parseLinkHeader(value, BASE)),
         expected,
       );

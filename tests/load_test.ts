@@ -9,7 +9,13 @@
  * @module
  */
 
-import assert from "node:assert/strict";
+import {
+  assert,
+  assertEquals,
+  assertNotEquals,
+  assertNotStrictEquals,
+  assertStrictEquals,
+} from "@std/assert";
 import createGrab, {
   GrabError,
   type GrabResult,
@@ -56,17 +62,17 @@ const EXPECTED_REQUESTS: Record<Exclude<Fault, "timeout" | "abort">, number> = {
 function formOf(result: GrabResult<unknown>): string {
   const [data, error, meta] = result;
   if (error === null) {
-    assert.equal(meta.statusCode, 200);
-    assert.notEqual(data, null);
+    assertEquals(meta.statusCode, 200);
+    assertNotStrictEquals(data, null);
     return "ok";
   }
-  assert.equal(data, null);
+  assertStrictEquals(data, null);
   if (error instanceof GrabError) {
-    assert.deepEqual(meta, {});
+    assertEquals(meta, {});
     return `GrabError ${error.statusCode}`;
   }
-  assert.ok(error instanceof GrabTransportError);
-  assert.deepEqual(meta, { statusCode: 0 });
+  assert(error instanceof GrabTransportError);
+  assertEquals(meta, { statusCode: 0 });
   return `GrabTransportError ${error.kind}`;
 }
 
@@ -157,7 +163,7 @@ Deno.test("createGrab() under load with faults", async () => {
       });
       const form = formOf(result);
       increment(forms, form);
-      assert.equal(
+      assertStrictEquals(
         form,
         EXPECTED_FORM[fault ?? "none"],
         `grab ${i} (fault ${fault ?? "none"})`,
@@ -191,7 +197,7 @@ Deno.test("createGrab() under load with faults", async () => {
     }
   }
   const duration = performance.now() - started;
-  assert.notEqual(
+  assertNotEquals(
     finished,
     "overdue",
     `the load test did not finish within ${
@@ -225,21 +231,21 @@ Deno.test("createGrab() under load with faults", async () => {
     } MiB`,
   );
 
-  assert.equal(pending, 0, "no grab stays pending");
-  assert.equal(rejected, 0, "no grab rejects");
-  assert.equal(total, GRABS);
-  assert.deepEqual(
+  assertEquals(pending, 0, "no grab stays pending");
+  assertEquals(rejected, 0, "no grab rejects");
+  assertStrictEquals(total, GRABS);
+  assertEquals(
     Object.fromEntries([...forms].sort()),
     Object.fromEntries([...expectedForms].sort()),
   );
-  assert.equal(faults, GRABS / 20);
-  assert.equal(inFlight, 0, "the server has no request in flight");
+  assertStrictEquals(faults, GRABS / 20);
+  assertEquals(inFlight, 0, "the server has no request in flight");
   for (const [fault, per] of Object.entries(EXPECTED_REQUESTS)) {
-    assert.equal(
+    assertStrictEquals(
       served.get(fault),
       (expectedForms.get(EXPECTED_FORM[fault as Fault]) ?? 0) * per,
       `requests served for ${fault}`,
     );
   }
-  assert.equal(served.get("none"), expectedForms.get("ok"));
+  assertStrictEquals(served.get("none"), expectedForms.get("ok"));
 });

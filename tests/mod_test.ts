@@ -1,8 +1,8 @@
-import assert from "node:assert/strict";
+import { assert, assertEquals, assertStrictEquals } from "@std/assert";
 import * as mod from "../mod.ts";
 
 Deno.test("mod.ts exports exactly the contract's values", () => {
-  assert.deepEqual(Object.keys(mod).sort(), [
+  assertEquals(Object.keys(mod).sort(), [
     "Call",
     "GrabError",
     "GrabTransportError",
@@ -16,7 +16,7 @@ Deno.test("mod.ts exports exactly the contract's values", () => {
     "orThrow",
     "paginate",
   ]);
-  assert.equal(mod.default, mod.createGrab);
+  assertStrictEquals(mod.default, mod.createGrab);
   for (
     const name of [
       "Call",
@@ -25,8 +25,8 @@ Deno.test("mod.ts exports exactly the contract's values", () => {
       "GrabValidationError",
     ] as const
   ) {
-    assert.equal(typeof mod[name], "function");
-    assert.ok(mod[name].prototype, `${name} is a class`);
+    assertEquals(typeof mod[name], "function");
+    assert(mod[name].prototype, `${name} is a class`);
   }
 });
 
@@ -41,7 +41,7 @@ Deno.test("src/ uses no Deno namespace and imports nothing remote", async () => 
     }
   };
   await walk(new URL("../src/", import.meta.url));
-  assert.ok(files.length > 10);
+  assert(files.length > 10);
   for (
     const file of [...files, new URL("../mod.ts", import.meta.url).pathname]
   ) {
@@ -51,5 +51,5 @@ Deno.test("src/ uses no Deno namespace and imports nothing remote", async () => 
       offenders.push(`${file}: remote import`);
     }
   }
-  assert.deepEqual(offenders, []);
+  assertEquals(offenders, []);
 });

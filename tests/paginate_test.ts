@@ -1,4 +1,10 @@
-import assert from "node:assert/strict";
+import {
+  assert,
+  assertEquals,
+  assertRejects,
+  assertStrictEquals,
+  fail,
+} from "@std/assert";
 import createGrab, { GrabError, GrabTransportError, paginate } from "../mod.ts";
 import { json, startServer } from "./_server.ts";
 
@@ -108,11 +114,11 @@ Deno.test("paginate()", async (t) => {
     ) {
       titles.push(...data.map((article) => article.title));
       pages.push(meta.meta?.["page"]);
-      assert.equal(meta.statusCode, 200);
+      assertEquals(meta.statusCode, 200);
     }
-    assert.deepEqual(titles, ["A1", "A2", "A3"]);
-    assert.deepEqual(pages, [1, 2, 3]);
-    assert.deepEqual(requested("/jsonapi/string"), ["", "?page=2", "?page=3"]);
+    assertEquals(titles, ["A1", "A2", "A3"]);
+    assertEquals(pages, [1, 2, 3]);
+    assertEquals(requested("/jsonapi/string"), ["", "?page=2", "?page=3"]);
   });
 
   await t.step(
@@ -127,8 +133,8 @@ Deno.test("paginate()", async (t) => {
       ) {
         ids.push(...data.map((article) => article.id));
       }
-      assert.deepEqual(ids, ["1", "2", "3"]);
-      assert.deepEqual(requested("/jsonapi/object"), [
+      assertEquals(ids, ["1", "2", "3"]);
+      assertEquals(requested("/jsonapi/object"), [
         "",
         "?page=2",
         "?page=3",
@@ -146,8 +152,8 @@ Deno.test("paginate()", async (t) => {
           query: { page: 2, filter: { tag: "deno" } },
         })
       ) count++;
-      assert.equal(count, 2);
-      assert.deepEqual(requested("/jsonapi/string").slice(before), [
+      assertEquals(count, 2);
+      assertEquals(requested("/jsonapi/string").slice(before), [
         "?page=2&filter%5Btag%5D=deno",
         "?page=3",
       ]);
@@ -159,8 +165,8 @@ Deno.test("paginate()", async (t) => {
     for await (
       const _ of paginate(jsonApi, "GET /jsonapi/endless", { limit: 4 })
     ) count++;
-    assert.equal(count, 4);
-    assert.deepEqual(requested("/jsonapi/endless"), [
+    assertEquals(count, 4);
+    assertEquals(requested("/jsonapi/endless"), [
       "",
       "?page=2",
       "?page=3",
@@ -172,16 +178,16 @@ Deno.test("paginate()", async (t) => {
     for await (
       const _ of paginate(jsonApi, "GET /jsonapi/endless", { limit: 0 })
     ) {
-      assert.fail("yielded a page");
+      fail("yielded a page");
     }
-    assert.equal(requested("/jsonapi/endless").length, 4);
+    assertEquals(requested("/jsonapi/endless").length, 4);
   });
 
   await t.step("stops at a page that links to itself", async () => {
     let count = 0;
     for await (const _ of paginate(jsonApi, "GET /jsonapi/self")) count++;
-    assert.equal(count, 1);
-    assert.equal(requested("/jsonapi/self").length, 1);
+    assertEquals(count, 1);
+    assertEquals(requested("/jsonapi/self").length, 1);
   });
 
   await t.step("stops at a link back to the first page", async () => {
@@ -189,8 +195,8 @@ Deno.test("paginate()", async (t) => {
     for await (
       const _ of paginate(jsonApi, "GET /jsonapi/cycle", { query: { page: 1 } })
     ) count++;
-    assert.equal(count, 3);
-    assert.deepEqual(requested("/jsonapi/cycle"), [
+    assertEquals(count, 3);
+    assertEquals(requested("/jsonapi/cycle"), [
       "?page=1",
       "?page=2",
       "?page=3",
@@ -212,8 +218,8 @@ Deno.test("paginate()", async (t) => {
       ) {
         ids.push(data[0]!.id);
       }
-      assert.deepEqual(ids, ["1", "2", "3", "1"]);
-      assert.deepEqual(requested("/jsonapi/cycle").slice(before), [
+      assertEquals(ids, ["1", "2", "3", "1"]);
+      assertEquals(requested("/jsonapi/cycle").slice(before), [
         "",
         "?page=2",
         "?page=3",
@@ -224,18 +230,15 @@ Deno.test("paginate()", async (t) => {
 
   await t.step("throws the first failure as a GrabError", async () => {
     const seen: unknown[] = [];
-    await assert.rejects(
-      async () => {
-        for await (const [data] of paginate(jsonApi, "GET /jsonapi/broken")) {
-          seen.push(data);
-        }
-      },
-      (error) =>
-        error instanceof GrabError && error.statusCode === 500 &&
-        error.message === "Boom",
-    );
-    assert.equal(seen.length, 1);
-    assert.deepEqual(requested("/jsonapi/broken"), ["", "?page=2"]);
+    const error = await assertRejects(async () => {
+      for await (const [data] of paginate(jsonApi, "GET /jsonapi/broken")) {
+        seen.push(data);
+      }
+    }, GrabError);
+    assertEquals(error.statusCode, 500);
+    assertEquals(error.message, "Boom");
+    assertEquals(seen.length, 1);
+    assertEquals(requested("/jsonapi/broken"), ["", "?page=2"]);
   });
 
   await t.step("follows a relative Link header in JSON mode", async () => {
@@ -243,37 +246,35 @@ Deno.test("paginate()", async (t) => {
     for await (const [data] of paginate(plain, "GET /link/relative")) {
       pages.push(data);
     }
-    assert.deepEqual(pages, [[1], [2], [3]]);
-    assert.deepEqual(requested("/link/relative"), ["", "?page=2", "?page=3"]);
+    assertEquals(pages, [[1], [2], [3]]);
+    assertEquals(requested("/link/relative"), ["", "?page=2", "?page=3"]);
   });
 
   await t.step("follows an absolute next from two Link headers", async () => {
     const pages: unknown[] = [];
     for await (const [data, meta] of paginate(plain, "GET /link/absolute")) {
       pages.push(data);
-      assert.ok(meta.headers instanceof Headers);
+      assert(meta.headers instanceof Headers);
     }
-    assert.deepEqual(pages, [[1], [2]]);
-    assert.deepEqual(requested("/link/absolute"), ["", "?page=2"]);
+    assertEquals(pages, [[1], [2]]);
+    assertEquals(requested("/link/absolute"), ["", "?page=2"]);
   });
 
   await t.step("stops at a Link header naming the page itself", async () => {
     let count = 0;
     for await (const _ of paginate(plain, "GET /link/self")) count++;
-    assert.equal(count, 1);
-    assert.equal(requested("/link/self").length, 1);
+    assertEquals(count, 1);
+    assertEquals(requested("/link/self").length, 1);
   });
 
   await t.step("throws a transport failure", async () => {
-    await assert.rejects(
-      async () => {
-        for await (const _ of paginate(plain, "GET /link/unparseable")) {
-          // Drain.
-        }
-      },
-      (error) => error instanceof GrabTransportError && error.kind === "parse",
-    );
-    assert.deepEqual(requested("/link/unparseable"), ["", "?page=2"]);
+    const error = await assertRejects(async () => {
+      for await (const _ of paginate(plain, "GET /link/unparseable")) {
+        // Drain.
+      }
+    }, GrabTransportError);
+    assertEquals(error.kind, "parse");
+    assertEquals(requested("/link/unparseable"), ["", "?page=2"]);
   });
 
   await t.step("keeps the caller's afterResponse hook", async () => {
@@ -287,13 +288,13 @@ Deno.test("paginate()", async (t) => {
         },
       })
     ) count++;
-    assert.equal(count, 3);
-    assert.deepEqual(statuses, [200, 200, 200]);
+    assertEquals(count, 3);
+    assertEquals(statuses, [200, 200, 200]);
   });
 
   await t.step("a page the caller stops reading sends no more", async () => {
     const before = requested("/jsonapi/endless").length;
     for await (const _ of paginate(jsonApi, "GET /jsonapi/endless")) break;
-    assert.equal(requested("/jsonapi/endless").length, before + 1);
+    assertStrictEquals(requested("/jsonapi/endless").length, before + 1);
   });
 });

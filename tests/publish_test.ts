@@ -1,4 +1,4 @@
-import assert from "node:assert/strict";
+import { assert, assertEquals, assertMatch, assertNotMatch } from "@std/assert";
 
 const ROOT = new URL("../", import.meta.url);
 
@@ -41,10 +41,10 @@ Deno.test("deno publish --dry-run", async (t) => {
   const { success, output } = await dryRun();
 
   await t.step("succeeds without slow types or warnings", () => {
-    assert.ok(success, output);
-    assert.match(output, /Dry run complete/);
+    assert(success, output);
+    assertMatch(output, /Dry run complete/);
     // Slow types are reported as `error[missing-explicit-type]` and the like.
-    assert.doesNotMatch(output, /warning|error\[/i);
+    assertNotMatch(output, /warning|error\[/i);
   });
 
   await t.step(
@@ -57,7 +57,7 @@ Deno.test("deno publish --dry-run", async (t) => {
         "mod.ts",
         ...await sourceFiles("src"),
       ].sort();
-      assert.deepEqual(listedFiles(output), expected);
+      assertEquals(listedFiles(output), expected);
     },
   );
 
@@ -65,7 +65,7 @@ Deno.test("deno publish --dry-run", async (t) => {
     const stray = listedFiles(output).filter((file) =>
       /^(tests|bench|examples|tools|\.ci|\.github)\//.test(file)
     );
-    assert.deepEqual(stray, []);
+    assertEquals(stray, []);
   });
 });
 
@@ -75,22 +75,22 @@ Deno.test("deno.json", async (t) => {
   );
 
   await t.step("has the JSR metadata", () => {
-    assert.equal(config.name, "@grab/grab");
-    assert.match(config.version, /^\d+\.\d+\.\d+(-[\w.]+)?$/);
-    assert.equal(config.license, "MIT");
-    assert.ok(config.description.length > 20);
-    assert.deepEqual(config.exports, { ".": "./mod.ts" });
+    assertEquals(config.name, "@grab/grab");
+    assertMatch(config.version, /^\d+\.\d+\.\d+(-[\w.]+)?$/);
+    assertEquals(config.license, "MIT");
+    assert(config.description.length > 20);
+    assertEquals(config.exports, { ".": "./mod.ts" });
   });
 
   await t.step("excludes tests, benches and fixtures from publishing", () => {
     for (const dir of ["tests/", "bench/", "examples/"]) {
-      assert.ok(config.publish.exclude.includes(dir), dir);
+      assert(config.publish.exclude.includes(dir), dir);
     }
   });
 
   await t.step("CHANGELOG.md has an entry for the version", async () => {
     const changelog = await Deno.readTextFile(new URL("CHANGELOG.md", ROOT));
-    assert.match(changelog, new RegExp(`^## ${config.version}\\b`, "m"));
+    assertMatch(changelog, new RegExp(`^## ${config.version}\\b`, "m"));
   });
 });
 
@@ -100,24 +100,24 @@ Deno.test(".github/workflows/publish.yml", async (t) => {
   );
 
   await t.step("runs on a v* tag", () => {
-    assert.match(workflow, /^on:\n\s+push:\n\s+tags:\n\s+- "v\*"$/m);
+    assertMatch(workflow, /^on:\n\s+push:\n\s+tags:\n\s+- "v\*"$/m);
   });
 
   await t.step("asks for an OIDC token and read-only contents", () => {
-    assert.match(
+    assertMatch(
       workflow,
       /^permissions:\n(\s+\S+: \S+\n)*\s+id-token: write$/m,
     );
-    assert.match(
+    assertMatch(
       workflow,
       /^permissions:\n(\s+\S+: \S+\n)*\s+contents: read$/m,
     );
-    assert.doesNotMatch(workflow, /contents: write/);
+    assertNotMatch(workflow, /contents: write/);
   });
 
   await t.step("publishes with the Deno pinned in .ci/deno-version", () => {
-    assert.match(workflow, /cat \.ci\/deno-version/);
-    assert.match(workflow, /^\s+run: deno publish$/m);
-    assert.doesNotMatch(workflow, /JSR_TOKEN|--token/);
+    assertMatch(workflow, /cat \.ci\/deno-version/);
+    assertMatch(workflow, /^\s+run: deno publish$/m);
+    assertNotMatch(workflow, /JSR_TOKEN|--token/);
   });
 });

@@ -1,4 +1,4 @@
-import assert from "node:assert/strict";
+import { assertEquals } from "@std/assert";
 import { serialiseQuery } from "../src/query.ts";
 
 function query(
@@ -16,7 +16,7 @@ function query(
 
 Deno.test("serialiseQuery()", async (t) => {
   await t.step("writes primitives and skips undefined and null", () => {
-    assert.equal(
+    assertEquals(
       query(
         { a: 1, b: "x", c: true, d: undefined, e: null, f: 0, g: "" },
         "json",
@@ -26,11 +26,11 @@ Deno.test("serialiseQuery()", async (t) => {
   });
 
   await t.step("repeats keys for arrays in JSON mode", () => {
-    assert.equal(query({ tag: ["a", null, "b"] }, "json"), "tag=a&tag=b");
+    assertEquals(query({ tag: ["a", null, "b"] }, "json"), "tag=a&tag=b");
   });
 
   await t.step("comma-joins arrays in JSON:API mode", () => {
-    assert.equal(
+    assertEquals(
       query({
         include: ["author", "comments.author"],
         sort: ["-created", "title"],
@@ -40,7 +40,7 @@ Deno.test("serialiseQuery()", async (t) => {
   });
 
   await t.step("uses brackets for nested objects", () => {
-    assert.equal(
+    assertEquals(
       query({
         filter: { name: "x", tags: { any: ["a", "b"] } },
         page: { size: 10 },
@@ -50,14 +50,14 @@ Deno.test("serialiseQuery()", async (t) => {
   });
 
   await t.step("indexes objects inside arrays", () => {
-    assert.equal(
+    assertEquals(
       query({ items: [{ id: 1 }, { id: 2 }] }, "json"),
       "items[0][id]=1&items[1][id]=2",
     );
   });
 
   await t.step("writes dates as ISO strings", () => {
-    assert.equal(
+    assertEquals(
       query({ since: new Date(0) }, "json"),
       "since=1970-01-01T00:00:00.000Z",
     );
@@ -66,7 +66,7 @@ Deno.test("serialiseQuery()", async (t) => {
   await t.step(
     "converts keys at every level, not values, not fields type names",
     () => {
-      assert.equal(
+      assertEquals(
         query(
           {
             pageSize: 1,
@@ -82,7 +82,7 @@ Deno.test("serialiseQuery()", async (t) => {
   );
 
   await t.step("copies URLSearchParams as they are", () => {
-    assert.equal(
+    assertEquals(
       query(new URLSearchParams("a=1&a=2&b=x"), "json-api", "snake_case"),
       "a=1&a=2&b=x",
     );
@@ -95,7 +95,7 @@ Deno.test("serialiseQuery()", async (t) => {
       { format: "json" },
     );
     const back = new URLSearchParams(params.toString());
-    assert.equal(back.get("q"), "a&b=c d");
-    assert.equal(back.get("x[y]"), "#");
+    assertEquals(back.get("q"), "a&b=c d");
+    assertEquals(back.get("x[y]"), "#");
   });
 });

@@ -8,7 +8,13 @@
  * @module
  */
 
-import assert from "node:assert/strict";
+import {
+  assert,
+  assertEquals,
+  assertNotMatch,
+  assertStrictEquals,
+} from "@std/assert";
+import { STATUS_CODE } from "@std/http/status";
 import createGrab, { GrabError, GrabTransportError } from "../mod.ts";
 import { json, startServer } from "./_server.ts";
 
@@ -27,10 +33,16 @@ Deno.test("createGrab() redirects", async (t) => {
         headers: { location: `${target.url}/landing` },
       }),
     "/here": () =>
-      new Response(null, { status: 302, headers: { location: "/landing" } }),
+      new Response(null, {
+        status: STATUS_CODE.Found,
+        headers: { location: "/landing" },
+      }),
     "/landing": () => json({ same: true }),
     "/loop": () =>
-      new Response(null, { status: 302, headers: { location: "/loop" } }),
+      new Response(null, {
+        status: STATUS_CODE.Found,
+        headers: { location: "/loop" },
+      }),
   });
   const secretHeaders = {
     Authorization: SECRET,
@@ -50,47 +62,47 @@ Deno.test("createGrab() redirects", async (t) => {
     async () => {
       const before = target.requests.length;
       const [data, error] = await grab("GET /away/:status", {
-        params: { status: 302 },
+        params: { status: STATUS_CODE.Found },
       });
-      assert.equal(error, null);
-      assert.deepEqual(data, { method: "GET", body: "" });
-      assert.equal(target.requests.length, before + 1);
+      assertStrictEquals(error, null);
+      assertEquals(data, { method: "GET", body: "" });
+      assertStrictEquals(target.requests.length, before + 1);
       const seen = target.requests.at(-1)!.headers;
-      assert.equal(seen.get("authorization"), null);
-      assert.equal(seen.get("cookie"), null);
-      assert.equal(seen.get("proxy-authorization"), null);
+      assertStrictEquals(seen.get("authorization"), null);
+      assertStrictEquals(seen.get("cookie"), null);
+      assertStrictEquals(seen.get("proxy-authorization"), null);
       // Other headers survive the hop: a caller with a secret in a custom
       // header must set redirect: "manual".
-      assert.equal(seen.get("x-api-key"), "kept-on-redirect");
-      assert.equal(seen.get("x-trace"), "trace-1");
+      assertEquals(seen.get("x-api-key"), "kept-on-redirect");
+      assertEquals(seen.get("x-trace"), "trace-1");
     },
   );
 
   await t.step("a same-origin redirect keeps Authorization", async () => {
     const [data, error] = await grab("GET /here");
-    assert.equal(error, null);
-    assert.deepEqual(data, { same: true });
+    assertStrictEquals(error, null);
+    assertEquals(data, { same: true });
     const seen = origin.requests.at(-1)!;
-    assert.equal(seen.url.pathname, "/landing");
-    assert.equal(seen.headers.get("authorization"), SECRET);
+    assertEquals(seen.url.pathname, "/landing");
+    assertStrictEquals(seen.headers.get("authorization"), SECRET);
   });
 
   await t.step("a 303 after POST becomes a GET without the body", async () => {
     const [data, error] = await grab("POST /away/:status", {
-      params: { status: 303 },
+      params: { status: STATUS_CODE.SeeOther },
       body: { note: "x" },
     });
-    assert.equal(error, null);
-    assert.deepEqual(data, { method: "GET", body: "" });
+    assertStrictEquals(error, null);
+    assertEquals(data, { method: "GET", body: "" });
   });
 
   await t.step("a 307 after POST keeps the method and the body", async () => {
     const [data, error] = await grab("POST /away/:status", {
-      params: { status: 307 },
+      params: { status: STATUS_CODE.TemporaryRedirect },
       body: { note: "x" },
     });
-    assert.equal(error, null);
-    assert.deepEqual(data, { method: "POST", body: '{"note":"x"}' });
+    assertStrictEquals(error, null);
+    assertEquals(data, { method: "POST", body: '{"note":"x"}' });
   });
 
   await t.step(
@@ -98,13 +110,13 @@ Deno.test("createGrab() redirects", async (t) => {
     async () => {
       const before = origin.requests.length;
       const [data, error, meta] = await grab("GET /loop");
-      assert.equal(data, null);
-      assert.ok(error instanceof GrabTransportError);
-      assert.equal(error.kind, "network");
-      assert.deepEqual(meta, { statusCode: 0 });
+      assertStrictEquals(data, null);
+      assert(error instanceof GrabTransportError);
+      assertEquals(error.kind, "network");
+      assertEquals(meta, { statusCode: 0 });
       // The first request and the 20 redirects fetch follows.
-      assert.equal(origin.requests.length - before, 21);
-      assert.doesNotMatch(error.message, /redirect-secret/);
+      assertEquals(origin.requests.length - before, 21);
+      assertNotMatch(error.message, /redirect-secret/);
     },
   );
 
@@ -113,30 +125,30 @@ Deno.test("createGrab() redirects", async (t) => {
     async () => {
       const before = target.requests.length;
       const [data, error, meta] = await grab("GET /away/:status", {
-        params: { status: 302 },
+        params: { status: STATUS_CODE.Found },
         redirect: "manual",
       });
-      assert.equal(data, null);
-      assert.ok(error instanceof GrabError);
-      assert.equal(error.statusCode, 302);
-      assert.equal(error.headers.get("location"), `${target.url}/landing`);
-      assert.equal(error.body, null);
-      assert.deepEqual(meta, {});
-      assert.equal(target.requests.length, before);
+      assertStrictEquals(data, null);
+      assert(error instanceof GrabError);
+      assertEquals(error.statusCode, STATUS_CODE.Found);
+      assertEquals(error.headers.get("location"), `${target.url}/landing`);
+      assertStrictEquals(error.body, null);
+      assertEquals(meta, {});
+      assertStrictEquals(target.requests.length, before);
     },
   );
 
   await t.step('redirect: "error" gives a network error', async () => {
     const before = target.requests.length;
     const [data, error, meta] = await grab("GET /away/:status", {
-      params: { status: 301 },
+      params: { status: STATUS_CODE.MovedPermanently },
       redirect: "error",
     });
-    assert.equal(data, null);
-    assert.ok(error instanceof GrabTransportError);
-    assert.equal(error.kind, "network");
-    assert.deepEqual(meta, { statusCode: 0 });
-    assert.equal(target.requests.length, before);
+    assertStrictEquals(data, null);
+    assert(error instanceof GrabTransportError);
+    assertEquals(error.kind, "network");
+    assertEquals(meta, { statusCode: 0 });
+    assertStrictEquals(target.requests.length, before);
   });
 
   await t.step(
@@ -148,9 +160,9 @@ Deno.test("createGrab() redirects", async (t) => {
         timeout: 10_000,
       });
       const [, error] = await manual("GET /here");
-      assert.ok(error instanceof GrabError);
-      assert.equal(error.statusCode, 302);
-      assert.equal(error.headers.get("location"), "/landing");
+      assert(error instanceof GrabError);
+      assertEquals(error.statusCode, STATUS_CODE.Found);
+      assertEquals(error.headers.get("location"), "/landing");
     },
   );
 });

@@ -1,4 +1,5 @@
-import assert from "node:assert/strict";
+import { assert, assertEquals, assertStrictEquals } from "@std/assert";
+import { assertSpyCalls, returnsNext, spy, stub } from "@std/testing/mock";
 import {
   IDEMPOTENT_METHODS,
   parseRetryAfter,
@@ -10,23 +11,23 @@ import {
 Deno.test("resolveRetry()", async (t) => {
   await t.step("defaults to 2 retries of idempotent methods", () => {
     const policy = resolveRetry(undefined);
-    assert.equal(policy.limit, 2);
-    assert.deepEqual(
+    assertEquals(policy.limit, 2);
+    assertEquals(
       [...policy.methods],
       ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"],
     );
-    assert.deepEqual([...policy.statusCodes], [408, 429, 500, 502, 503, 504]);
-    assert.equal(policy.backoff, undefined);
-    assert.equal(policy.maxDelay, 10_000);
+    assertEquals([...policy.statusCodes], [408, 429, 500, 502, 503, 504]);
+    assertStrictEquals(policy.backoff, undefined);
+    assertEquals(policy.maxDelay, 10_000);
   });
 
   await t.step("a number sets the limit and keeps the rest", () => {
     const policy = resolveRetry(5);
-    assert.equal(policy.limit, 5);
-    assert.equal(policy.methods, IDEMPOTENT_METHODS);
-    assert.equal(policy.statusCodes, RETRY_STATUS_CODES);
-    assert.equal(policy.maxDelay, 10_000);
-    assert.equal(resolveRetry(2), resolveRetry(undefined));
+    assertEquals(policy.limit, 5);
+    assertStrictEquals(policy.methods, IDEMPOTENT_METHODS);
+    assertStrictEquals(policy.statusCodes, RETRY_STATUS_CODES);
+    assertEquals(policy.maxDelay, 10_000);
+    assertStrictEquals(resolveRetry(2), resolveRetry(undefined));
   });
 
   const none: [string, number][] = [
@@ -36,7 +37,7 @@ Deno.test("resolveRetry()", async (t) => {
   ];
   for (const [name, retry] of none) {
     await t.step(`${name} means no retry`, () => {
-      assert.equal(resolveRetry(retry).limit, 0);
+      assertEquals(resolveRetry(retry).limit, 0);
     });
   }
 
@@ -47,12 +48,12 @@ Deno.test("resolveRetry()", async (t) => {
       statusCodes: [418],
       backoff,
     });
-    assert.equal(policy.limit, 2);
-    assert.deepEqual([...policy.methods], ["POST"]);
-    assert.deepEqual([...policy.statusCodes], [418]);
-    assert.equal(policy.backoff, backoff);
-    assert.equal(policy.maxDelay, 10_000);
-    assert.deepEqual(resolveRetry({ limit: 0, maxDelay: 5 }), {
+    assertEquals(policy.limit, 2);
+    assertEquals([...policy.methods], ["POST"]);
+    assertEquals([...policy.statusCodes], [418]);
+    assertStrictEquals(policy.backoff, backoff);
+    assertEquals(policy.maxDelay, 10_000);
+    assertEquals(resolveRetry({ limit: 0, maxDelay: 5 }), {
       limit: 0,
       methods: IDEMPOTENT_METHODS,
       statusCodes: RETRY_STATUS_CODES,
@@ -62,7 +63,7 @@ Deno.test("resolveRetry()", async (t) => {
   });
 
   await t.step("an empty object is the default policy", () => {
-    assert.deepEqual(resolveRetry({}), resolveRetry(undefined));
+    assertEquals(resolveRetry({}), resolveRetry(undefined));
   });
 });
 
@@ -78,60 +79,61 @@ Deno.test("retryDelay()", async (t) => {
       [4, 0.25, 600],
     ];
     for (const [attempt, random, delay] of cases) {
-      assert.equal(retryDelay(attempt, policy, () => random), delay);
+      assertStrictEquals(retryDelay(attempt, policy, () => random), delay);
     }
   });
 
   await t.step("stays within [0, cap) for random() in [0, 1)", () => {
     for (let attempt = 1; attempt <= 8; attempt++) {
       const cap = Math.min(10_000, 300 * 2 ** (attempt - 1));
-      assert.equal(retryDelay(attempt, policy, () => 0), 0);
+      assertEquals(retryDelay(attempt, policy, () => 0), 0);
       const top = retryDelay(attempt, policy, () => 0.999999);
-      assert.ok(top < cap && top > cap * 0.99, `attempt ${attempt}: ${top}`);
+      assert(top < cap && top > cap * 0.99, `attempt ${attempt}: ${top}`);
     }
   });
 
   await t.step("is clamped to maxDelay", () => {
-    assert.equal(retryDelay(20, policy, () => 0.999999), 9999.99);
+    assertEquals(retryDelay(20, policy, () => 0.999999), 9999.99);
     const tight = resolveRetry({ maxDelay: 100 });
-    assert.equal(retryDelay(10, tight, () => 0.5), 50);
-    assert.equal(retryDelay(1, tight, () => 0.999999), 99.9999);
+    assertEquals(retryDelay(10, tight, () => 0.5), 50);
+    assertEquals(retryDelay(1, tight, () => 0.999999), 99.9999);
   });
 
   await t.step("uses Math.random by default", () => {
     for (let i = 0; i < 20; i++) {
       const delay = retryDelay(1, policy);
-      assert.ok(delay >= 0 && delay < 300);
+      assert(delay >= 0 && delay < 300);
     }
+    using random = stub(Math, "random", returnsNext([0.5, 0.25]));
+    assertEquals(retryDelay(1, policy), 150);
+    assertEquals(retryDelay(3, policy), 300);
+    assertSpyCalls(random, 2);
   });
 
   await t.step("a custom backoff is used as is, without jitter", () => {
-    const seen: number[] = [];
-    const custom = resolveRetry({
-      backoff: (attempt) => {
-        seen.push(attempt);
-        return attempt * 1000;
-      },
-    });
-    assert.equal(retryDelay(1, custom, () => 0), 1000);
-    assert.equal(retryDelay(3, custom, () => 0), 3000);
-    assert.deepEqual(seen, [1, 3]);
+    const backoff = spy((attempt: number) => attempt * 1000);
+    const custom = resolveRetry({ backoff });
+    const random = spy(() => 0);
+    assertEquals(retryDelay(1, custom, random), 1000);
+    assertEquals(retryDelay(3, custom, random), 3000);
+    assertEquals(backoff.calls.map((call) => call.args[0]), [1, 3]);
+    assertSpyCalls(random, 0);
   });
 
   await t.step("a custom backoff is clamped to maxDelay", () => {
     const custom = resolveRetry({ backoff: () => 60_000, maxDelay: 2_000 });
-    assert.equal(retryDelay(1, custom), 2_000);
+    assertEquals(retryDelay(1, custom), 2_000);
   });
 
   await t.step("a negative, NaN or zero backoff gives 0", () => {
     for (const value of [-5, NaN, 0, -Infinity]) {
-      assert.equal(retryDelay(1, resolveRetry({ backoff: () => value })), 0);
+      assertEquals(retryDelay(1, resolveRetry({ backoff: () => value })), 0);
     }
   });
 
   await t.step("an infinite backoff gives maxDelay", () => {
     const custom = resolveRetry({ backoff: () => Infinity, maxDelay: 7 });
-    assert.equal(retryDelay(1, custom), 7);
+    assertEquals(retryDelay(1, custom), 7);
   });
 });
 
@@ -165,7 +167,7 @@ Deno.test("parseRetryAfter()", async (t) => {
   ];
   for (const [name, value, expected] of cases) {
     await t.step(`${name}: ${JSON.stringify(value)}`, () => {
-      assert.equal(parseRetryAfter(value, now), expected);
+      assertStrictEquals(parseRetryAfter(value, now), expected);
     });
   }
 });

@@ -1,4 +1,5 @@
-import assert from "node:assert/strict";
+import { assert, assertEquals, assertStrictEquals } from "@std/assert";
+import { assertSpyCalls, spy } from "@std/testing/mock";
 import { v, z } from "./_npm.ts";
 import createGrab, { GrabError, GrabTransportError } from "../mod.ts";
 import { type StandardSchema, validateSchema } from "../src/schema.ts";
@@ -26,7 +27,7 @@ function positiveCount(): StandardSchema<{ count: number; checked: true }> {
 Deno.test("validateSchema()", async (t) => {
   await t.step("gives the schema's output", async () => {
     const schema = z.object({ n: z.coerce.number() });
-    assert.deepEqual(await validateSchema(schema, { n: "4" }), {
+    assertEquals(await validateSchema(schema, { n: "4" }), {
       value: { n: 4 },
     });
   });
@@ -35,23 +36,23 @@ Deno.test("validateSchema()", async (t) => {
     const result = await validateSchema(v.object({ n: v.number() }), {
       n: "x",
     });
-    assert.ok("issues" in result);
-    assert.equal(result.issues.length, 1);
+    assert("issues" in result);
+    assertEquals(result.issues.length, 1);
   });
 
   await t.step("awaits an async validator", async () => {
-    assert.deepEqual(await validateSchema(positiveCount(), { count: 2 }), {
+    assertEquals(await validateSchema(positiveCount(), { count: 2 }), {
       value: { count: 2, checked: true },
     });
     const failed = await validateSchema(positiveCount(), { count: 0 });
-    assert.deepEqual(failed, {
+    assertEquals(failed, {
       issues: [{ message: "count must be positive", path: ["count"] }],
     });
   });
 
   await t.step("accepts a falsy output", async () => {
-    assert.deepEqual(await validateSchema(z.null(), null), { value: null });
-    assert.deepEqual(await validateSchema(v.literal(0), 0), { value: 0 });
+    assertEquals(await validateSchema(z.null(), null), { value: null });
+    assertEquals(await validateSchema(v.literal(0), 0), { value: 0 });
   });
 });
 
@@ -70,11 +71,11 @@ Deno.test("grab() with a schema", async (t) => {
       when: z.string().transform((text) => new Date(text)),
     });
     const [data, error, meta] = await grab("GET /stats", { schema });
-    assert.equal(error, null);
-    assert.equal(meta.statusCode, 200);
-    assert.equal(data?.count, 3);
-    assert.ok(data?.when instanceof Date);
-    assert.equal(data.when.getUTCMonth(), 4);
+    assertStrictEquals(error, null);
+    assertEquals(meta.statusCode, 200);
+    assertEquals(data?.count, 3);
+    assert(data?.when instanceof Date);
+    assertEquals(data.when.getUTCMonth(), 4);
   });
 
   await t.step("valibot: data is the schema's output", async () => {
@@ -82,9 +83,9 @@ Deno.test("grab() with a schema", async (t) => {
       count: v.pipe(v.string(), v.transform(Number)),
     });
     const [data, error] = await grab("GET /stats", { schema });
-    assert.equal(error, null);
+    assertStrictEquals(error, null);
     // valibot drops unknown keys.
-    assert.deepEqual(data, { count: 3 });
+    assertEquals(data, { count: 3 });
   });
 
   const failures: [string, StandardSchema][] = [
@@ -96,21 +97,21 @@ Deno.test("grab() with a schema", async (t) => {
       `${name}: a failing response is kind schema with issues`,
       async () => {
         const [data, error, meta] = await grab("GET /bad", { schema });
-        assert.equal(data, null);
-        assert.ok(error instanceof GrabTransportError);
-        assert.equal(error.kind, "schema");
-        assert.equal(error.method, "GET");
-        assert.equal(error.url, `${server.url}/bad`);
-        assert.deepEqual(meta, { statusCode: 0 });
-        assert.ok(Array.isArray(error.issues));
-        assert.equal(error.issues.length, 1);
+        assertStrictEquals(data, null);
+        assert(error instanceof GrabTransportError);
+        assertEquals(error.kind, "schema");
+        assertEquals(error.method, "GET");
+        assertEquals(error.url, `${server.url}/bad`);
+        assertEquals(meta, { statusCode: 0 });
+        assert(Array.isArray(error.issues));
+        assertEquals(error.issues.length, 1);
         const issue = error.issues[0] as {
           message: string;
           path: readonly (PropertyKey | { key: PropertyKey })[];
         };
-        assert.equal(typeof issue.message, "string");
+        assertEquals(typeof issue.message, "string");
         const key = issue.path[0];
-        assert.equal(typeof key === "object" ? key.key : key, "count");
+        assertEquals(typeof key === "object" ? key.key : key, "count");
       },
     );
   }
@@ -124,9 +125,9 @@ Deno.test("grab() with a schema", async (t) => {
       { message: "count must be positive" },
     );
     const [, error] = await grab("GET /negative", { schema });
-    assert.ok(error instanceof GrabTransportError);
-    assert.equal(error.kind, "schema");
-    assert.equal(
+    assert(error instanceof GrabTransportError);
+    assertEquals(error.kind, "schema");
+    assertEquals(
       (error.issues?.[0] as { message: string }).message,
       "count must be positive",
     );
@@ -135,33 +136,26 @@ Deno.test("grab() with a schema", async (t) => {
   await t.step("a hand-written async validator runs", async () => {
     const schema = positiveCount();
     const [, error] = await grab("GET /negative", { schema });
-    assert.ok(error instanceof GrabTransportError);
-    assert.equal(error.kind, "schema");
-    assert.deepEqual(error.issues, [
+    assert(error instanceof GrabTransportError);
+    assertEquals(error.kind, "schema");
+    assertEquals(error.issues, [
       { message: "count must be positive", path: ["count"] },
     ]);
     // "3" is a string, not a number.
     const [data, stringy] = await grab("GET /stats", { schema });
-    assert.equal(data, null);
-    assert.equal((stringy as GrabTransportError).kind, "schema");
+    assertStrictEquals(data, null);
+    assertEquals((stringy as GrabTransportError).kind, "schema");
   });
 
   await t.step("an HTTP error is returned without validating", async () => {
-    let called = false;
+    const validate = spy((value: unknown) => ({ value }));
     const schema: StandardSchema = {
-      "~standard": {
-        version: 1,
-        vendor: "spy",
-        validate: (value) => {
-          called = true;
-          return { value };
-        },
-      },
+      "~standard": { version: 1, vendor: "spy", validate },
     };
     const [, error] = await grab("GET /missing", { schema });
-    assert.ok(error instanceof GrabError);
-    assert.equal(error.statusCode, 404);
-    assert.equal(called, false);
+    assert(error instanceof GrabError);
+    assertEquals(error.statusCode, 404);
+    assertSpyCalls(validate, 0);
   });
 
   await t.step("Data is inferred from the schema", async () => {
@@ -169,9 +163,9 @@ Deno.test("grab() with a schema", async (t) => {
     const [data] = await grab("GET /stats", { schema });
     if (data) {
       const n: number = data.count;
-      assert.equal(n, 3);
+      assertEquals(n, 3);
       // @ts-expect-error: the schema has no such key
-      assert.equal(data.total, undefined);
+      assertStrictEquals(data.total, undefined);
     }
     const valibot = v.object({
       count: v.pipe(v.string(), v.transform(Number)),
@@ -179,10 +173,10 @@ Deno.test("grab() with a schema", async (t) => {
     const [other] = await grab("GET /stats", { schema: valibot });
     if (other) {
       const n: number = other.count;
-      assert.equal(n, 3);
+      assertEquals(n, 3);
       // @ts-expect-error: count is a number after the transform
       const s: string = other.count;
-      assert.equal(typeof s, "number");
+      assertEquals(typeof s, "number");
     }
   });
 });

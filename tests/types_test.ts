@@ -1,7 +1,7 @@
 // Compile-time contract: checked by `deno check` (the `check` task and the
 // test run's type check). Each `@ts-expect-error` fails the check when the
 // line below it compiles.
-import assert from "node:assert/strict";
+import { assertEquals, fail } from "@std/assert";
 import createGrab, {
   type Endpoint,
   type GrabError,
@@ -71,16 +71,16 @@ async function compileOnly(): Promise<void> {
 
 Deno.test("types: endpoint and narrowing", async (t) => {
   await t.step("the compile-only function type-checks", () => {
-    assert.equal(typeof compileOnly, "function");
-    assert.deepEqual([lower, unknown, bare, ftp].length, 4);
-    assert.equal(good.length, 3);
+    assertEquals(typeof compileOnly, "function");
+    assertEquals([lower, unknown, bare, ftp].length, 4);
+    assertEquals(good.length, 3);
   });
 
   await t.step("narrowing matches the run-time shapes", async () => {
     await using server = startServer(() => json({ name: "Ada" }));
     const grab = createGrab(server.url);
     const [data, error] = await grab<{ name: string }>("GET /me");
-    if (error) assert.fail(error.message);
-    assert.equal(data.name, "Ada");
+    if (error) fail(error.message);
+    assertEquals(data.name, "Ada");
   });
 });

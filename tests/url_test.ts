@@ -1,4 +1,4 @@
-import assert from "node:assert/strict";
+import { assertEquals, assertStrictEquals } from "@std/assert";
 import { fillUrl, joinUrl, type UrlTemplate } from "../src/url.ts";
 
 function template(
@@ -28,7 +28,7 @@ Deno.test("joinUrl()", async (t) => {
   ];
   for (const [base, target, href] of cases) {
     await t.step(`${base} + ${target} gives ${href}`, () => {
-      assert.equal(template(base, target).url.href, href);
+      assertStrictEquals(template(base, target).url.href, href);
     });
   }
 
@@ -72,7 +72,7 @@ Deno.test("joinUrl()", async (t) => {
   for (const [base, target, message] of bad) {
     await t.step(`rejects ${base} + ${target}`, () => {
       const result = joinUrl(base, target, !target.startsWith("/"));
-      assert.deepEqual(result, [{ path: "", message }]);
+      assertEquals(result, [{ path: "", message }]);
     });
   }
 });
@@ -84,22 +84,22 @@ Deno.test("fillUrl()", async (t) => {
       { id: 7, name: "a b/c?d" },
       "",
     );
-    assert.equal(url, "https://api.test/v1/users/7/files/a%20b%2Fc%3Fd");
+    assertEquals(url, "https://api.test/v1/users/7/files/a%20b%2Fc%3Fd");
   });
 
   await t.step("leaves a port alone", () => {
     const url = fillUrl(template(undefined, "http://h.test:8080/x/:id"), {
       id: 1,
     }, "");
-    assert.equal(url, "http://h.test:8080/x/1");
+    assertEquals(url, "http://h.test:8080/x/1");
   });
 
   await t.step("merges extra query after the target's own", () => {
     const t1 = template("https://api.test", "/s?q=1");
-    assert.equal(fillUrl(t1, undefined, "x=2"), "https://api.test/s?q=1&x=2");
+    assertEquals(fillUrl(t1, undefined, "x=2"), "https://api.test/s?q=1&x=2");
     const t2 = template("https://api.test", "/s");
-    assert.equal(fillUrl(t2, undefined, "x=2"), "https://api.test/s?x=2");
-    assert.equal(fillUrl(t2, undefined, ""), "https://api.test/s");
+    assertEquals(fillUrl(t2, undefined, "x=2"), "https://api.test/s?x=2");
+    assertEquals(fillUrl(t2, undefined, ""), "https://api.test/s");
   });
 
   await t.step("lists every missing or bad parameter", () => {
@@ -108,7 +108,7 @@ Deno.test("fillUrl()", async (t) => {
       { two: "", three: true } as unknown as Record<string, string>,
       "",
     );
-    assert.deepEqual(result, [
+    assertEquals(result, [
       {
         path: "",
         message: 'Cannot fill path parameter "one": value is missing',

@@ -1,4 +1,10 @@
-import assert from "node:assert/strict";
+import {
+  assert,
+  assertEquals,
+  assertNotStrictEquals,
+  assertStrictEquals,
+  fail,
+} from "@std/assert";
 import { denormalise, jsonApiOf } from "../../src/jsonapi/denormalise.ts";
 
 type Flat = Record<string, unknown>;
@@ -35,12 +41,12 @@ function dataOf(
     document,
     casing === undefined ? undefined : { casing },
   );
-  if (!result.ok) assert.fail(`expected ok, got: ${result.reason}`);
+  if (!result.ok) fail(`expected ok, got: ${result.reason}`);
   return result.data;
 }
 
 function flat(value: unknown): Flat {
-  assert.ok(typeof value === "object" && value !== null);
+  assert(typeof value === "object" && value !== null);
   return value as Flat;
 }
 
@@ -49,23 +55,23 @@ Deno.test("denormalise()", async (t) => {
     for (const name of PAIRS) {
       const wire = await readFixture(`${name}.wire`);
       const expected = await readFixture(`${name}.flat`);
-      assert.deepEqual(dataOf(wire), expected, name);
+      assertEquals(dataOf(wire), expected, name);
     }
   });
 
   await t.step("returns the document's meta and links as sent", async () => {
     const wire = await readFixture("compound.wire") as Flat;
     const result = denormalise(wire);
-    assert.ok(result.ok);
-    assert.equal(result.links, wire.links);
-    assert.equal("meta" in result, false);
+    assert(result.ok);
+    assertStrictEquals(result.links, wire.links);
+    assertEquals("meta" in result, false);
 
     const metaOnly = await readFixture("meta_only.wire") as Flat;
     const second = denormalise(metaOnly);
-    assert.ok(second.ok);
-    assert.equal(second.data, null);
-    assert.equal(second.meta, metaOnly.meta);
-    assert.equal("links" in second, false);
+    assert(second.ok);
+    assertStrictEquals(second.data, null);
+    assertStrictEquals(second.meta, metaOnly.meta);
+    assertEquals("links" in second, false);
   });
 
   await t.step(
@@ -74,22 +80,22 @@ Deno.test("denormalise()", async (t) => {
       const articles = dataOf(await readFixture("compound.wire")) as Flat[];
       const article = flat(articles[0]);
       const comments = article.comments as Flat[];
-      assert.equal(flat(comments[1]).author, article.author);
-      assert.notEqual(flat(comments[0]).author, article.author);
+      assertStrictEquals(flat(comments[1]).author, article.author);
+      assertNotStrictEquals(flat(comments[0]).author, article.author);
 
       const sparse = dataOf(
         await readFixture("sparse_fieldsets.wire"),
       ) as Flat[];
-      assert.equal(flat(sparse[0]).author, flat(sparse[1]).author);
+      assertStrictEquals(flat(sparse[0]).author, flat(sparse[1]).author);
     },
   );
 
   await t.step("ends a cycle and shares identity around it", async () => {
     const article = flat(dataOf(await readFixture("cycle.wire")));
     const author = flat(article.author);
-    assert.equal(author.name, "Dan Gebhardt");
-    assert.equal(author["favourite-article"], article);
-    assert.equal(flat(author["favourite-article"]).author, author);
+    assertEquals(author.name, "Dan Gebhardt");
+    assertStrictEquals(author["favourite-article"], article);
+    assertStrictEquals(flat(author["favourite-article"]).author, author);
   });
 
   await t.step("keeps the first occurrence and the length of data", () => {
@@ -104,9 +110,9 @@ Deno.test("denormalise()", async (t) => {
         { type: "people", id: "7", attributes: { name: "Augusta" } },
       ],
     }) as Flat[];
-    assert.equal(data.length, 2);
-    assert.equal(data[0], data[1]);
-    assert.deepEqual(data[0], { type: "people", id: "9", name: "Dan" });
+    assertEquals(data.length, 2);
+    assertStrictEquals(data[0], data[1]);
+    assertEquals(data[0], { type: "people", id: "9", name: "Dan" });
 
     const article = flat(dataOf({
       data: {
@@ -119,7 +125,7 @@ Deno.test("denormalise()", async (t) => {
         { type: "people", id: "7", attributes: { name: "Augusta" } },
       ],
     }));
-    assert.deepEqual(article.author, { type: "people", id: "7", name: "Ada" });
+    assertEquals(article.author, { type: "people", id: "7", name: "Ada" });
   });
 
   await t.step(
@@ -137,9 +143,9 @@ Deno.test("denormalise()", async (t) => {
           },
         },
       }));
-      assert.deepEqual(article.author, { type: "people", id: "2" });
-      assert.equal(article.editor, article.author);
-      assert.deepEqual(article.draft, { type: "drafts", lid: "d-1" });
+      assertEquals(article.author, { type: "people", id: "2" });
+      assertStrictEquals(article.editor, article.author);
+      assertEquals(article.draft, { type: "drafts", lid: "d-1" });
     },
   );
 
@@ -161,10 +167,10 @@ Deno.test("denormalise()", async (t) => {
       ],
     }) as Flat[];
     const [ada, charles] = [flat(data[0]), flat(data[1])];
-    assert.equal(ada.friend, charles);
-    assert.deepEqual(charles.friends, [ada]);
-    assert.equal((charles.friends as unknown[])[0], ada);
-    assert.equal(charles.name, "Charles");
+    assertStrictEquals(ada.friend, charles);
+    assertEquals(charles.friends, [ada]);
+    assertStrictEquals((charles.friends as unknown[])[0], ada);
+    assertEquals(charles.name, "Charles");
   });
 
   await t.step("converts names and nested keys to the caller casing", () => {
@@ -192,8 +198,8 @@ Deno.test("denormalise()", async (t) => {
       }],
     };
     const result = denormalise(document, { casing: "camelCase" });
-    assert.ok(result.ok);
-    assert.deepEqual(result.data, {
+    assert(result.ok);
+    assertEquals(result.data, {
       type: "blog-posts",
       id: "1",
       firstLine: "Hi",
@@ -201,12 +207,12 @@ Deno.test("denormalise()", async (t) => {
       nested: { pageLinks: [{ nextPage: "/2" }] },
       mainAuthor: { type: "blog-authors", id: "user_9", displayName: "Dan" },
     });
-    assert.equal(result.meta, document.meta);
-    assert.deepEqual(result.meta, { total_count: 1 });
-    assert.deepEqual(result.links, { self_link: "/blog-posts/1" });
-    assert.deepEqual(jsonApiOf(flat(result.data))?.meta, { edit_count: 3 });
+    assertStrictEquals(result.meta, document.meta);
+    assertEquals(result.meta, { total_count: 1 });
+    assertEquals(result.links, { self_link: "/blog-posts/1" });
+    assertEquals(jsonApiOf(flat(result.data))?.meta, { edit_count: 3 });
     // The document itself is left as it was.
-    assert.deepEqual(nested, { page_links: [{ next_page: "/2" }] });
+    assertEquals(nested, { page_links: [{ next_page: "/2" }] });
   });
 
   await t.step("keeps names as sent without casing", () => {
@@ -217,7 +223,7 @@ Deno.test("denormalise()", async (t) => {
         attributes: { first_name: "Ada", "last-name": "Lovelace" },
       },
     }));
-    assert.deepEqual(Object.keys(data), [
+    assertEquals(Object.keys(data), [
       "type",
       "id",
       "first_name",
@@ -241,35 +247,43 @@ Deno.test("denormalise()", async (t) => {
     }`);
     const check = (casing: "camelCase" | undefined) => {
       const data = flat(dataOf(document, casing));
-      assert.equal(Object.getPrototypeOf(data), Object.prototype);
-      assert.deepEqual(
-        Object.getOwnPropertyDescriptor(data, "__proto__")?.value,
-        { type: "people", id: "1" },
-      );
-      assert.equal((data as { polluted?: unknown }).polluted, undefined);
+      assertStrictEquals(Object.getPrototypeOf(data), Object.prototype);
+      // assertEquals does not tell Object.prototype from a null prototype:
+      // each own __proto__ value is checked to be a plain object as well.
+      const related = Object.getOwnPropertyDescriptor(data, "__proto__")?.value;
+      assertEquals(related, { type: "people", id: "1" });
+      assertStrictEquals(Object.getPrototypeOf(related), Object.prototype);
+      assertStrictEquals((data as { polluted?: unknown }).polluted, undefined);
       const nested = flat(data.nested);
-      assert.equal(Object.getPrototypeOf(nested), Object.prototype);
-      assert.deepEqual(
-        Object.getOwnPropertyDescriptor(nested, "__proto__")?.value,
-        { polluted: true },
+      assertStrictEquals(Object.getPrototypeOf(nested), Object.prototype);
+      const inner = Object.getOwnPropertyDescriptor(nested, "__proto__")?.value;
+      assertEquals(inner, { polluted: true });
+      assertStrictEquals(Object.getPrototypeOf(inner), Object.prototype);
+      assertStrictEquals(
+        (nested as { polluted?: unknown }).polluted,
+        undefined,
       );
-      assert.equal((nested as { polluted?: unknown }).polluted, undefined);
       const attributeOnly = flat(dataOf(
         JSON.parse(
           `{ "data": { "type": "a", "id": "1", "attributes": { "__proto__": { "polluted": true } } } }`,
         ),
         casing,
       ));
-      assert.equal(Object.getPrototypeOf(attributeOnly), Object.prototype);
-      assert.deepEqual(
-        Object.getOwnPropertyDescriptor(attributeOnly, "__proto__")?.value,
-        { polluted: true },
+      assertStrictEquals(
+        Object.getPrototypeOf(attributeOnly),
+        Object.prototype,
       );
-      assert.equal(
+      const attribute = Object.getOwnPropertyDescriptor(
+        attributeOnly,
+        "__proto__",
+      )?.value;
+      assertEquals(attribute, { polluted: true });
+      assertStrictEquals(Object.getPrototypeOf(attribute), Object.prototype);
+      assertStrictEquals(
         (attributeOnly as { polluted?: unknown }).polluted,
         undefined,
       );
-      assert.equal(({} as { polluted?: unknown }).polluted, undefined);
+      assertStrictEquals(({} as { polluted?: unknown }).polluted, undefined);
     };
     check(undefined);
     check("camelCase");
@@ -291,7 +305,7 @@ Deno.test("denormalise()", async (t) => {
     try {
       const probe: Record<string, unknown> = {};
       probe["__proto__"] = { polluted: true };
-      assert.equal(probe.polluted, true, "the standard setter is in place");
+      assertEquals(probe.polluted, true, "the standard setter is in place");
       check(undefined);
       check("camelCase");
     } finally {
@@ -319,7 +333,7 @@ Deno.test("denormalise()", async (t) => {
             relationships: { author: { data: null } },
           },
         }));
-        assert.deepEqual(Object.keys(data), ["type", "id", "title", "author"]);
+        assertEquals(Object.keys(data), ["type", "id", "title", "author"]);
       } finally {
         delete (Object.prototype as { injected?: unknown }).injected;
       }
@@ -337,7 +351,7 @@ Deno.test("denormalise()", async (t) => {
           relationships: { id: { data: { type: "people", id: "9" } } },
         },
       });
-      assert.deepEqual(data, { type: "articles", id: "1", title: "Hi" });
+      assertEquals(data, { type: "articles", id: "1", title: "Hi" });
       const pascal = dataOf(
         {
           data: {
@@ -348,7 +362,7 @@ Deno.test("denormalise()", async (t) => {
         },
         "PascalCase",
       );
-      assert.deepEqual(pascal, { type: "articles", id: "1", Title: "Hi" });
+      assertEquals(pascal, { type: "articles", id: "1", Title: "Hi" });
       const camel = dataOf(
         {
           data: {
@@ -360,30 +374,30 @@ Deno.test("denormalise()", async (t) => {
         },
         "camelCase",
       );
-      assert.deepEqual(camel, { type: "articles", id: "1", title: "Hi" });
+      assertEquals(camel, { type: "articles", id: "1", title: "Hi" });
     },
   );
 
   await t.step("adds no keys to a resource beyond its fields", async () => {
     const articles = dataOf(await readFixture("compound.wire")) as Flat[];
     const article = flat(articles[0]);
-    assert.deepEqual(Reflect.ownKeys(article), [
+    assertEquals(Reflect.ownKeys(article), [
       "type",
       "id",
       "title",
       "author",
       "comments",
     ]);
-    assert.deepEqual(Object.getOwnPropertySymbols(flat(article.author)), []);
-    assert.equal(Object.getPrototypeOf(article), Object.prototype);
-    assert.equal(
+    assertEquals(Object.getOwnPropertySymbols(flat(article.author)), []);
+    assertStrictEquals(Object.getPrototypeOf(article), Object.prototype);
+    assertEquals(
       JSON.stringify(article.author),
       `{"type":"people","id":"9","firstName":"Dan","lastName":"Gebhardt","twitter":"dgeb"}`,
     );
     const withLid = flat(dataOf({
       data: { type: "a", id: "1", lid: "l", attributes: { x: 1 } },
     }));
-    assert.deepEqual(Reflect.ownKeys(withLid), ["type", "id", "lid", "x"]);
+    assertEquals(Reflect.ownKeys(withLid), ["type", "id", "lid", "x"]);
   });
 
   const invalid: [string, unknown][] = [
@@ -482,10 +496,10 @@ Deno.test("denormalise()", async (t) => {
   for (const [name, input] of invalid) {
     await t.step(`refuses ${name}`, () => {
       const result = denormalise(input);
-      assert.equal(result.ok, false, name);
-      assert.ok(!result.ok && typeof result.reason === "string");
-      assert.ok(!result.ok && result.reason.length > 0);
-      assert.equal(Object.keys(result).length, 2);
+      assertEquals(result.ok, false, name);
+      assert(!result.ok && typeof result.reason === "string");
+      assert(!result.ok && result.reason.length > 0);
+      assertEquals(Object.keys(result).length, 2);
     });
   }
 
@@ -510,7 +524,7 @@ Deno.test("denormalise()", async (t) => {
         },
       }]
     ) {
-      assert.deepEqual(denormalise(input), {
+      assertEquals(denormalise(input), {
         ok: false,
         reason: "the document could not be read",
       });
@@ -548,20 +562,20 @@ Deno.test("denormalise()", async (t) => {
       ],
     ];
     for (const [input, reason] of cases) {
-      assert.deepEqual(denormalise(input), { ok: false, reason });
+      assertEquals(denormalise(input), { ok: false, reason });
     }
   });
 
   await t.step(
     "accepts data null, data [] and primary resources without id",
     () => {
-      assert.deepEqual(denormalise({ data: null }), { ok: true, data: null });
-      assert.deepEqual(denormalise({ data: [] }), { ok: true, data: [] });
-      assert.deepEqual(denormalise({ data: { type: "drafts" } }), {
+      assertEquals(denormalise({ data: null }), { ok: true, data: null });
+      assertEquals(denormalise({ data: [] }), { ok: true, data: [] });
+      assertEquals(denormalise({ data: { type: "drafts" } }), {
         ok: true,
         data: { type: "drafts" },
       });
-      assert.deepEqual(
+      assertEquals(
         denormalise({ data: null, meta: { total: 0 }, links: { self: "/" } }),
         { ok: true, data: null, meta: { total: 0 }, links: { self: "/" } },
       );
@@ -571,7 +585,7 @@ Deno.test("denormalise()", async (t) => {
         Flat,
         Flat,
       ];
-      assert.notEqual(two[0], two[1]);
+      assertNotStrictEquals(two[0], two[1]);
     },
   );
 
@@ -603,7 +617,7 @@ Deno.test("denormalise()", async (t) => {
       count++;
       node = node.next as Flat | null;
     }
-    assert.equal(count, depth + 1);
+    assertStrictEquals(count, depth + 1);
   });
 
   await t.step("finishes deeply nested attribute values", () => {
@@ -619,8 +633,8 @@ Deno.test("denormalise()", async (t) => {
       node = flat(node.innerValue);
       depth++;
     }
-    assert.equal(depth, 10_000);
-    assert.equal(node.leafValue, true);
+    assertEquals(depth, 10_000);
+    assertEquals(node.leafValue, true);
   });
 
   await t.step("finishes 100,000 included resources", () => {
@@ -640,8 +654,8 @@ Deno.test("denormalise()", async (t) => {
       included,
     }) as Flat;
     const items = list.items as Flat[];
-    assert.equal(items.length, count);
-    assert.deepEqual(items[count - 1], {
+    assertStrictEquals(items.length, count);
+    assertEquals(items[count - 1], {
       type: "items",
       id: String(count - 1),
       n: count - 1,
@@ -653,7 +667,7 @@ Deno.test("denormalise()", async (t) => {
     const copy = structuredClone(wire);
     denormalise(wire, { casing: "camelCase" });
     denormalise(wire);
-    assert.deepEqual(wire, copy);
+    assertEquals(wire, copy);
   });
 });
 
@@ -664,12 +678,12 @@ Deno.test("jsonApiOf()", async (t) => {
     };
     const article = flat(dataOf(wire));
     const info = jsonApiOf(article);
-    assert.ok(info !== undefined);
-    assert.equal(info.meta, wire.data.meta);
-    assert.deepEqual(info.meta, { revision: 3 });
-    assert.equal("links" in info, false);
-    assert.deepEqual(Object.keys(info.relationships), ["author"]);
-    assert.deepEqual(info.relationships.author, {});
+    assert(info !== undefined);
+    assertStrictEquals(info.meta, wire.data.meta);
+    assertEquals(info.meta, { revision: 3 });
+    assertEquals("links" in info, false);
+    assertEquals(Object.keys(info.relationships), ["author"]);
+    assertEquals(info.relationships.author, {});
   });
 
   await t.step(
@@ -678,7 +692,7 @@ Deno.test("jsonApiOf()", async (t) => {
       const article = flat(
         dataOf(await readFixture("relationships_without_data.wire")),
       );
-      assert.deepEqual(jsonApiOf(article), {
+      assertEquals(jsonApiOf(article), {
         links: { self: "http://example.com/articles/1" },
         relationships: {
           author: {
@@ -693,21 +707,21 @@ Deno.test("jsonApiOf()", async (t) => {
           },
         },
       });
-      assert.equal("comments" in article, false);
+      assertEquals("comments" in article, false);
     },
   );
 
   await t.step("gives included resources their own links", async () => {
     const articles = dataOf(await readFixture("compound.wire")) as Flat[];
     const article = flat(articles[0]);
-    assert.deepEqual(jsonApiOf(flat(article.author))?.links, {
+    assertEquals(jsonApiOf(flat(article.author))?.links, {
       self: "http://example.com/people/9",
     });
     const comments = article.comments as Flat[];
-    assert.deepEqual(jsonApiOf(flat(comments[0]))?.links, {
+    assertEquals(jsonApiOf(flat(comments[0]))?.links, {
       self: "http://example.com/comments/5",
     });
-    assert.deepEqual(
+    assertEquals(
       jsonApiOf(article)?.relationships.comments?.links?.related,
       "http://example.com/articles/1/comments",
     );
@@ -727,7 +741,7 @@ Deno.test("jsonApiOf()", async (t) => {
       },
     };
     const info = jsonApiOf(flat(dataOf(document, "camelCase")));
-    assert.deepEqual(info?.relationships, {
+    assertEquals(info?.relationships, {
       mainAuthor: {
         links: { related_link: "/blog-posts/1/main_author" },
         meta: { is_primary: true },
@@ -742,7 +756,7 @@ Deno.test("jsonApiOf()", async (t) => {
         data: [{ type: "a", id: "1", links: { self: "/first" } }],
         included: [{ type: "a", id: "1", links: { self: "/second" } }],
       }) as Flat[];
-      assert.deepEqual(jsonApiOf(flat(data[0]))?.links, { self: "/first" });
+      assertEquals(jsonApiOf(flat(data[0]))?.links, { self: "/first" });
     },
   );
 
@@ -757,36 +771,39 @@ Deno.test("jsonApiOf()", async (t) => {
         },
       },
     }));
-    assert.deepEqual(article.author, { type: "people", id: "2" });
-    assert.deepEqual(jsonApiOf(flat(article.author)), {
+    assertEquals(article.author, { type: "people", id: "2" });
+    assertEquals(jsonApiOf(flat(article.author)), {
       meta: { role: "lead" },
       relationships: {},
     });
-    assert.equal(jsonApiOf(flat(article.editor)), undefined);
+    assertStrictEquals(jsonApiOf(flat(article.editor)), undefined);
   });
 
   await t.step("gives the same info object every time", async () => {
     const article = flat(dataOf(await readFixture("single_resource.wire")));
     const first = jsonApiOf(article);
-    assert.ok(first !== undefined);
-    assert.equal(jsonApiOf(article), first);
+    assert(first !== undefined);
+    assertStrictEquals(jsonApiOf(article), first);
   });
 
   await t.step(
     "gives an entry to every resource, even one without links or meta",
     () => {
       const resource = flat(dataOf({ data: { type: "a", id: "1" } }));
-      assert.deepEqual(jsonApiOf(resource), { relationships: {} });
+      assertEquals(jsonApiOf(resource), { relationships: {} });
     },
   );
 
   await t.step("returns undefined for an object it did not denormalise", () => {
-    assert.equal(jsonApiOf({}), undefined);
-    assert.equal(jsonApiOf({ type: "articles", id: "1" }), undefined);
-    assert.equal(jsonApiOf([]), undefined);
+    assertStrictEquals(jsonApiOf({}), undefined);
+    assertStrictEquals(jsonApiOf({ type: "articles", id: "1" }), undefined);
+    assertStrictEquals(jsonApiOf([]), undefined);
     const wire = { data: { type: "a", id: "1", links: { self: "/a/1" } } };
     denormalise(wire);
-    assert.equal(jsonApiOf(wire.data), undefined);
-    assert.equal(jsonApiOf(structuredClone(dataOf(wire) as object)), undefined);
+    assertStrictEquals(jsonApiOf(wire.data), undefined);
+    assertStrictEquals(
+      jsonApiOf(structuredClone(dataOf(wire) as object)),
+      undefined,
+    );
   });
 });

@@ -1,4 +1,4 @@
-import assert from "node:assert/strict";
+import { assertEquals, assertStrictEquals } from "@std/assert";
 import {
   errorDocumentMessage,
   parseErrorDocument,
@@ -54,7 +54,7 @@ const V1_1 = {
 
 Deno.test("parseErrorDocument()", async (t) => {
   await t.step("reads a JSON:API 1.0 error document", () => {
-    assert.deepEqual(parseErrorDocument(V1_0), [
+    assertEquals(parseErrorDocument(V1_0), [
       {
         status: "422",
         title: "Invalid Attribute",
@@ -75,7 +75,7 @@ Deno.test("parseErrorDocument()", async (t) => {
   });
 
   await t.step("reads a JSON:API 1.1 error document", () => {
-    assert.deepEqual(parseErrorDocument(V1_1), [
+    assertEquals(parseErrorDocument(V1_1), [
       {
         id: "e1",
         status: "403",
@@ -109,7 +109,7 @@ Deno.test("parseErrorDocument()", async (t) => {
         { source: { pointer: "/data/attributes/" } },
       ],
     };
-    assert.deepEqual(
+    assertEquals(
       parseErrorDocument(body, { casing: "camelCase" })?.map((e) => e.field),
       [
         "firstName",
@@ -121,11 +121,11 @@ Deno.test("parseErrorDocument()", async (t) => {
         undefined,
       ],
     );
-    assert.equal(
+    assertEquals(
       parseErrorDocument(body, { casing: "kebab-case" })?.[0]?.field,
       "first-name",
     );
-    assert.equal(parseErrorDocument(body)?.[0]?.field, "first_name");
+    assertEquals(parseErrorDocument(body)?.[0]?.field, "first_name");
   });
 
   await t.step("drops members of the wrong type", () => {
@@ -151,7 +151,7 @@ Deno.test("parseErrorDocument()", async (t) => {
         links: { about: null },
       }],
     };
-    assert.deepEqual(parseErrorDocument(body), [
+    assertEquals(parseErrorDocument(body), [
       { source: { parameter: "page" } },
       { status: "500" },
       { links: { about: null } },
@@ -171,18 +171,18 @@ Deno.test("parseErrorDocument()", async (t) => {
   ];
   for (const [name, body] of notErrorDocuments) {
     await t.step(`gives undefined for ${name}`, () => {
-      assert.equal(parseErrorDocument(body), undefined);
+      assertStrictEquals(parseErrorDocument(body), undefined);
     });
   }
 });
 
 Deno.test("errorDocumentMessage()", async (t) => {
   await t.step("joins detail, else title, with a semicolon", () => {
-    assert.equal(
+    assertEquals(
       errorDocumentMessage(parseErrorDocument(V1_0)!),
       "First name must contain at least two characters.; Value is too short",
     );
-    assert.equal(
+    assertEquals(
       errorDocumentMessage(parseErrorDocument(V1_1)!),
       "Editing secret powers is not authorized on Sundays.; The resource does not have an `auther` relationship path.",
     );
@@ -191,7 +191,7 @@ Deno.test("errorDocumentMessage()", async (t) => {
   await t.step(
     "skips errors without text and falls back on an empty detail",
     () => {
-      assert.equal(
+      assertEquals(
         errorDocumentMessage([{ code: "1" }, { detail: "", title: "T" }, {
           title: "",
         }, { detail: "D" }]),
@@ -201,7 +201,10 @@ Deno.test("errorDocumentMessage()", async (t) => {
   );
 
   await t.step("gives undefined when no error has text", () => {
-    assert.equal(errorDocumentMessage([{ status: "500" }, {}]), undefined);
-    assert.equal(errorDocumentMessage([]), undefined);
+    assertStrictEquals(
+      errorDocumentMessage([{ status: "500" }, {}]),
+      undefined,
+    );
+    assertStrictEquals(errorDocumentMessage([]), undefined);
   });
 });

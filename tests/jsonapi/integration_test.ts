@@ -23,7 +23,12 @@
  * @module
  */
 
-import assert from "node:assert/strict";
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertStrictEquals,
+} from "@std/assert";
 import createGrab, { GrabError, jsonApiOf, paginate } from "../../mod.ts";
 
 interface Person {
@@ -110,11 +115,11 @@ async function startFortune(): Promise<RunningServer> {
     clearTimeout(slow);
   }
   const url = output.slice(0, output.indexOf("\n"));
-  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  assertMatch(url, /^http:\/\/127\.0\.0\.1:\d+$/);
   return {
     url,
     async [Symbol.asyncDispose]() {
-      assert.equal((await stop()).code, 0);
+      assertEquals((await stop()).code, 0);
     },
   };
 }
@@ -134,9 +139,9 @@ Deno.test("json-api mode against Fortune.js (fortune-json-api)", async (t) => {
     const [ada, error, meta] = await api<Person>("POST /people", {
       body: { type: "people", id: "ada", name: "Ada Lovelace" },
     });
-    assert.equal(error, null);
-    assert.equal(meta.statusCode, 201);
-    assert.deepEqual(ada, {
+    assertStrictEquals(error, null);
+    assertEquals(meta.statusCode, 201);
+    assertEquals(ada, {
       type: "people",
       id: "ada",
       name: "Ada Lovelace",
@@ -146,8 +151,8 @@ Deno.test("json-api mode against Fortune.js (fortune-json-api)", async (t) => {
       const [tag, tagError] = await api<Tag>("POST /tags", {
         body: { type: "tags", id, label },
       });
-      assert.equal(tagError, null);
-      assert.deepEqual(tag, { type: "tags", id, label });
+      assertStrictEquals(tagError, null);
+      assertEquals(tag, { type: "tags", id, label });
     }
   });
 
@@ -172,17 +177,18 @@ Deno.test("json-api mode against Fortune.js (fortune-json-api)", async (t) => {
           },
         },
       });
-      assert.equal(error, null);
-      assert.equal(meta.statusCode, 201);
-      assert.ok(post);
-      assert.match(post.id, /^[\w-]+$/);
+      assertStrictEquals(error, null);
+      assertEquals(meta.statusCode, 201);
+      assert(post);
+      assertMatch(post.id, /^[\w-]+$/);
       postId = post.id;
-      assert.equal(meta.headers.get("location"), `/posts/${postId}`);
-      assert.equal(
+      assertEquals(meta.headers.get("location"), `/posts/${postId}`);
+      assertEquals(
         meta.headers.get("content-type"),
         "application/vnd.api+json",
       );
-      assert.deepEqual(post, {
+      // Related resources the response did not include are bare identifiers.
+      assertEquals<unknown>(post, {
         type: "posts",
         id: postId,
         title: "Notes on the Engine",
@@ -193,13 +199,13 @@ Deno.test("json-api mode against Fortune.js (fortune-json-api)", async (t) => {
       });
 
       // What went over the wire: kebab-case members, relationships split out.
-      assert.equal(sent.length, 1);
+      assertEquals(sent.length, 1);
       const request = sent[0]!;
-      assert.equal(
+      assertEquals(
         request.headers.get("content-type"),
         "application/vnd.api+json",
       );
-      assert.deepEqual(JSON.parse(await request.text()), {
+      assertEquals(JSON.parse(await request.text()), {
         data: {
           type: "posts",
           attributes: { "title": "Notes on the Engine", "word-count": 1200 },
@@ -216,7 +222,7 @@ Deno.test("json-api mode against Fortune.js (fortune-json-api)", async (t) => {
       });
 
       // Resource and relationship links stay off the object.
-      assert.deepEqual(jsonApiOf(post), {
+      assertEquals(jsonApiOf(post), {
         links: { self: `/posts/${postId}` },
         relationships: {
           author: {
@@ -243,30 +249,30 @@ Deno.test("json-api mode against Fortune.js (fortune-json-api)", async (t) => {
         params: { id: postId },
         query: { include: ["author", "author.posts", "tags"] },
       });
-      assert.equal(error, null);
-      assert.equal(meta.statusCode, 200);
-      assert.deepEqual(meta.links, { self: `/posts/${postId}` });
-      assert.equal(meta.meta, undefined);
-      assert.ok(post);
-      assert.equal(post.title, "Notes on the Engine");
-      assert.equal(post.wordCount, 1200);
+      assertStrictEquals(error, null);
+      assertEquals(meta.statusCode, 200);
+      assertEquals(meta.links, { self: `/posts/${postId}` });
+      assertStrictEquals(meta.meta, undefined);
+      assert(post);
+      assertEquals(post.title, "Notes on the Engine");
+      assertEquals(post.wordCount, 1200);
 
       // The author comes from `included`, attributes and all.
       const author = post.author;
-      assert.ok(author);
-      assert.equal(author.name, "Ada Lovelace");
+      assert(author);
+      assertEquals(author.name, "Ada Lovelace");
       // author.posts points back at the primary resource: the same object.
-      assert.equal(author.posts.length, 1);
-      assert.equal(author.posts[0], post);
-      assert.equal(author.posts[0]!.author, author);
+      assertEquals(author.posts.length, 1);
+      assertStrictEquals(author.posts[0], post);
+      assertStrictEquals(author.posts[0]!.author, author);
 
-      assert.deepEqual(post.tags, [
+      assertEquals(post.tags, [
         { type: "tags", id: "maths", label: "Maths" },
         { type: "tags", id: "engines", label: "Engines" },
       ]);
 
-      assert.deepEqual(jsonApiOf(author)?.links, { self: "/people/ada" });
-      assert.deepEqual(jsonApiOf(author)?.relationships, {
+      assertEquals(jsonApiOf(author)?.links, { self: "/people/ada" });
+      assertEquals(jsonApiOf(author)?.relationships, {
         posts: {
           links: {
             self: "/people/ada/relationships/posts",
@@ -274,7 +280,7 @@ Deno.test("json-api mode against Fortune.js (fortune-json-api)", async (t) => {
           },
         },
       });
-      assert.deepEqual(jsonApiOf(post.tags[0]!), {
+      assertEquals(jsonApiOf(post.tags[0]!), {
         links: { self: "/tags/maths" },
         relationships: {},
       });
@@ -292,18 +298,18 @@ Deno.test("json-api mode against Fortune.js (fortune-json-api)", async (t) => {
         publishedAt: "1843-10-01T00:00:00.000Z",
       },
     });
-    assert.equal(error, null);
-    assert.equal(data, null);
-    assert.equal(meta.statusCode, 204);
+    assertStrictEquals(error, null);
+    assertStrictEquals(data, null);
+    assertEquals(meta.statusCode, 204);
 
     const [post] = await api<Post>("GET /posts/:id", {
       params: { id: postId },
     });
-    assert.ok(post);
-    assert.equal(post.title, "Sketch of the Analytical Engine");
-    assert.equal(post.wordCount, 1500);
-    assert.equal(post.publishedAt, "1843-10-01T00:00:00.000Z");
-    assert.deepEqual(post.author, { type: "people", id: "ada" });
+    assert(post);
+    assertEquals(post.title, "Sketch of the Analytical Engine");
+    assertEquals(post.wordCount, 1500);
+    assertEquals(post.publishedAt, "1843-10-01T00:00:00.000Z");
+    assertEquals<unknown>(post.author, { type: "people", id: "ada" });
   });
 
   await t.step(
@@ -317,21 +323,21 @@ Deno.test("json-api mode against Fortune.js (fortune-json-api)", async (t) => {
           relationships: { author: null, tags: [] },
         },
       });
-      assert.equal(error, null);
-      assert.equal(meta.statusCode, 204);
+      assertStrictEquals(error, null);
+      assertEquals(meta.statusCode, 204);
 
       const [post] = await api<Post>("GET /posts/:id", {
         params: { id: postId },
       });
-      assert.ok(post);
-      assert.equal(post.author, null);
-      assert.deepEqual(post.tags, []);
-      assert.equal(post.title, "Sketch of the Analytical Engine");
+      assert(post);
+      assertStrictEquals(post.author, null);
+      assertEquals(post.tags, []);
+      assertEquals(post.title, "Sketch of the Analytical Engine");
 
       // Fortune keeps the inverse side in step.
       const [ada] = await api<Person>("GET /people/ada");
-      assert.ok(ada);
-      assert.deepEqual(ada.posts, []);
+      assert(ada);
+      assertEquals(ada.posts, []);
     },
   );
 
@@ -339,23 +345,23 @@ Deno.test("json-api mode against Fortune.js (fortune-json-api)", async (t) => {
     const [data, error, meta] = await api("DELETE /posts/:id", {
       params: { id: postId },
     });
-    assert.equal(error, null);
-    assert.equal(data, null);
-    assert.equal(meta.statusCode, 204);
+    assertStrictEquals(error, null);
+    assertStrictEquals(data, null);
+    assertEquals(meta.statusCode, 204);
 
     const [gone, notFound, notFoundMeta] = await api("GET /posts/:id", {
       params: { id: postId },
     });
-    assert.equal(gone, null);
-    assert.deepEqual(notFoundMeta, {});
-    assert.ok(notFound instanceof GrabError);
-    assert.equal(notFound.statusCode, 404);
-    assert.equal(notFound.method, "GET");
-    assert.equal(notFound.url, `${server.url}/posts/${postId}`);
-    assert.deepEqual(notFound.errors, [
+    assertStrictEquals(gone, null);
+    assertEquals(notFoundMeta, {});
+    assert(notFound instanceof GrabError);
+    assertEquals(notFound.statusCode, 404);
+    assertEquals(notFound.method, "GET");
+    assertEquals(notFound.url, `${server.url}/posts/${postId}`);
+    assertEquals(notFound.errors, [
       { title: "NotFoundError", detail: "No records match the request." },
     ]);
-    assert.equal(notFound.message, "No records match the request.");
+    assertEquals(notFound.message, "No records match the request.");
   });
 
   const titles = ["Alpha", "Bravo", "Charlie", "Delta", "Echo"];
@@ -370,7 +376,7 @@ Deno.test("json-api mode against Fortune.js (fortune-json-api)", async (t) => {
           author: { type: "people", id: "ada" },
         },
       });
-      assert.equal(error, null);
+      assertStrictEquals(error, null);
     }
 
     const [posts, error, meta] = await api<Post[]>("GET /posts", {
@@ -380,12 +386,12 @@ Deno.test("json-api mode against Fortune.js (fortune-json-api)", async (t) => {
         include: ["author"],
       },
     });
-    assert.equal(error, null);
-    assert.ok(posts);
-    assert.deepEqual(posts.map((post) => post.title), ["Delta", "Charlie"]);
-    assert.deepEqual(posts.map((post) => post.wordCount), [200, 300]);
-    assert.deepEqual(meta.meta, { count: 5 });
-    assert.deepEqual(meta.links, {
+    assertStrictEquals(error, null);
+    assert(posts);
+    assertEquals(posts.map((post) => post.title), ["Delta", "Charlie"]);
+    assertEquals(posts.map((post) => post.wordCount), [200, 300]);
+    assertEquals(meta.meta, { count: 5 });
+    assertEquals(meta.links, {
       self:
         "/posts?sort=word-count&page%5Boffset%5D=1&page%5Blimit%5D=2&include=author",
       first:
@@ -396,8 +402,8 @@ Deno.test("json-api mode against Fortune.js (fortune-json-api)", async (t) => {
         "/posts?sort=word-count&include=author&page%5Boffset%5D=2&page%5Blimit%5D=2",
     });
     // One author in `included`, one object on both posts.
-    assert.equal(posts[0]!.author!.name, "Ada Lovelace");
-    assert.equal(posts[0]!.author, posts[1]!.author);
+    assertEquals(posts[0]!.author!.name, "Ada Lovelace");
+    assertStrictEquals(posts[0]!.author, posts[1]!.author);
   });
 
   await t.step("paginate follows links.next to the last page", async () => {
@@ -414,12 +420,12 @@ Deno.test("json-api mode against Fortune.js (fortune-json-api)", async (t) => {
       })
     ) {
       pages.push(posts.map((post) => post.title ?? ""));
-      assert.deepEqual(meta.meta, { count: 5 });
+      assertEquals(meta.meta, { count: 5 });
     }
-    assert.deepEqual(pages, [["Echo", "Delta"], ["Charlie", "Bravo"], [
+    assertEquals(pages, [["Echo", "Delta"], ["Charlie", "Bravo"], [
       "Alpha",
     ]]);
-    assert.deepEqual(urls, [
+    assertEquals(urls, [
       `${server.url}/posts?sort=-title&page%5Blimit%5D=2`,
       `${server.url}/posts?sort=-title&page%5Boffset%5D=2&page%5Blimit%5D=2`,
       `${server.url}/posts?sort=-title&page%5Boffset%5D=4&page%5Blimit%5D=2`,
@@ -432,15 +438,15 @@ Deno.test("json-api mode against Fortune.js (fortune-json-api)", async (t) => {
       const [data, error, meta] = await api("POST /posts", {
         body: { type: "posts", title: "Undated", publishedAt: "someday" },
       });
-      assert.equal(data, null);
-      assert.deepEqual(meta, {});
-      assert.ok(error instanceof GrabError);
-      assert.equal(error.statusCode, 400);
-      assert.deepEqual(error.errors, [{
+      assertStrictEquals(data, null);
+      assertEquals(meta, {});
+      assert(error instanceof GrabError);
+      assertEquals(error.statusCode, 400);
+      assertEquals(error.errors, [{
         title: "BadRequestError",
         detail: "Date string must be an ISO 8601 formatted string.",
       }]);
-      assert.equal(
+      assertEquals(
         error.message,
         "Date string must be an ISO 8601 formatted string.",
       );
@@ -453,24 +459,24 @@ Deno.test("json-api mode against Fortune.js (fortune-json-api)", async (t) => {
       const [data, error] = await api("POST /posts", {
         body: { type: "posts", title: "Backwards", wordCount: -1 },
       });
-      assert.equal(data, null);
-      assert.ok(error instanceof GrabError);
-      assert.equal(error.statusCode, 400);
-      assert.deepEqual(error.errors, [{
+      assertStrictEquals(data, null);
+      assert(error instanceof GrabError);
+      assertEquals(error.statusCode, 400);
+      assertEquals(error.errors, [{
         title: "BadRequestError",
         detail: "A word count cannot be negative.",
         source: { pointer: "/data/attributes/word-count" },
         field: "wordCount",
       }]);
       // fortune-json-api never sends `status`; deepEqual shows it absent.
-      assert.equal(error.message, "A word count cannot be negative.");
+      assertEquals(error.message, "A word count cannot be negative.");
 
       // Nothing was stored.
       const [posts, listError, meta] = await api<Post[]>("GET /posts");
-      assert.equal(listError, null);
-      assert.deepEqual(meta.meta, { count: 5 });
-      assert.deepEqual(meta.links, { self: "/posts" });
-      assert.equal(posts?.length, 5);
+      assertStrictEquals(listError, null);
+      assertEquals(meta.meta, { count: 5 });
+      assertEquals(meta.links, { self: "/posts" });
+      assertEquals(posts?.length, 5);
     },
   );
 });

@@ -1,4 +1,10 @@
-import assert from "node:assert/strict";
+import {
+  assert,
+  assertEquals,
+  assertNotStrictEquals,
+  assertRejects,
+  assertStrictEquals,
+} from "@std/assert";
 import createGrab, {
   GrabError,
   GrabTransportError,
@@ -79,13 +85,13 @@ Deno.test("createGrab() in json-api format", async (t) => {
     "sends the JSON:API media type on reads and writes",
     async () => {
       const [, readMeta] = await orThrow(api("GET /echo"));
-      assert.equal(readMeta?.meta?.["accept"], MEDIA);
-      assert.equal(readMeta?.meta?.["contentType"], null);
+      assertStrictEquals(readMeta?.meta?.["accept"], MEDIA);
+      assertStrictEquals(readMeta?.meta?.["contentType"], null);
       const [, writeMeta] = await orThrow(api("POST /echo", {
         body: { type: "things", name: "x" },
       }));
-      assert.equal(writeMeta?.meta?.["accept"], MEDIA);
-      assert.equal(writeMeta?.meta?.["contentType"], MEDIA);
+      assertStrictEquals(writeMeta?.meta?.["accept"], MEDIA);
+      assertStrictEquals(writeMeta?.meta?.["contentType"], MEDIA);
     },
   );
 
@@ -99,21 +105,21 @@ Deno.test("createGrab() in json-api format", async (t) => {
     }));
     const expected =
       `${MEDIA}; ext="https://jsonapi.org/ext/atomic"; profile="https://example.com/p1 https://example.com/p2"`;
-    assert.equal(meta?.meta?.["accept"], expected);
-    assert.equal(meta?.meta?.["contentType"], expected);
+    assertStrictEquals(meta?.meta?.["accept"], expected);
+    assertStrictEquals(meta?.meta?.["contentType"], expected);
   });
 
   await t.step("caller headers win, and headers: false opts out", async () => {
     const [, own] = await orThrow(api("GET /echo", {
       headers: { Accept: "application/json" },
     }));
-    assert.equal(own?.meta?.["accept"], "application/json");
+    assertEquals(own?.meta?.["accept"], "application/json");
     const [, off] = await orThrow(api("POST /echo", {
       body: { type: "things" },
       jsonApi: { headers: false },
     }));
-    assert.equal(off?.meta?.["accept"], "*/*");
-    assert.notEqual(off?.meta?.["contentType"], MEDIA);
+    assertEquals(off?.meta?.["accept"], "*/*");
+    assertNotStrictEquals(off?.meta?.["contentType"], MEDIA);
   });
 
   await t.step("serialises a flat body with wireCasing", async () => {
@@ -127,7 +133,7 @@ Deno.test("createGrab() in json-api format", async (t) => {
         tags: [{ type: "tags", id: "1" }, { type: "tags", id: "2" }],
       },
     }));
-    assert.deepEqual(meta?.meta?.["body"], {
+    assertEquals(meta?.meta?.["body"], {
       data: {
         type: "blog-posts",
         lid: "tmp-1",
@@ -146,11 +152,11 @@ Deno.test("createGrab() in json-api format", async (t) => {
     "an invalid body rejects with every issue and sends nothing",
     async () => {
       const before = server.requests.length;
-      const error = await api("PATCH /echo", {
-        body: { title: 1n, links: "x" },
-      }).catch((e) => e);
-      assert.ok(error instanceof GrabValidationError);
-      assert.deepEqual(
+      const error = await assertRejects(
+        () => api("PATCH /echo", { body: { title: 1n, links: "x" } }),
+        GrabValidationError,
+      );
+      assertEquals(
         error.issues.map((issue) => issue.path).sort(),
         [
           "/links",
@@ -159,13 +165,13 @@ Deno.test("createGrab() in json-api format", async (t) => {
           "",
         ].sort(),
       );
-      assert.equal(server.requests.length, before);
+      assertStrictEquals(server.requests.length, before);
     },
   );
 
   await t.step("an array body is refused", async () => {
-    await assert.rejects(
-      api("POST /echo", { body: [{ type: "a" }] }),
+    await assertRejects(
+      () => api("POST /echo", { body: [{ type: "a" }] }),
       GrabValidationError,
     );
   });
@@ -175,7 +181,7 @@ Deno.test("createGrab() in json-api format", async (t) => {
       body: '{"data":{"type":"raw"}}',
       headers: { "content-type": MEDIA },
     }));
-    assert.deepEqual(meta?.meta?.["body"], { data: { type: "raw" } });
+    assertEquals(meta?.meta?.["body"], { data: { type: "raw" } });
   });
 
   await t.step("JSON:API query conventions", async () => {
@@ -188,7 +194,7 @@ Deno.test("createGrab() in json-api format", async (t) => {
         page: { pageSize: 10 },
       },
     }));
-    assert.equal(
+    assertStrictEquals(
       meta?.meta?.["query"],
       "?include=author,comments.author&sort=-createdAt,title" +
         "&fields[blogPosts]=title,wordCount&filter[author_name]=dan&page[page_size]=10",
@@ -197,23 +203,23 @@ Deno.test("createGrab() in json-api format", async (t) => {
 
   await t.step("denormalises a compound document", async () => {
     const [article, error, meta] = await api("GET /articles/1");
-    assert.equal(error, null);
-    assert.deepEqual(article, {
+    assertStrictEquals(error, null);
+    assertEquals(article, {
       type: "articles",
       id: "1",
       title: "Rails is Omakase",
       wordCount: 3,
       author: { type: "people", id: "9", firstName: "Dan" },
     });
-    assert.deepEqual(meta?.meta, { copyright: "Example" });
-    assert.deepEqual(meta?.links, { self: "/articles/1" });
-    assert.equal(meta?.statusCode, 200);
+    assertEquals(meta?.meta, { copyright: "Example" });
+    assertEquals(meta?.links, { self: "/articles/1" });
+    assertEquals(meta?.statusCode, 200);
     const info = jsonApiOf(article as object);
-    assert.deepEqual(info?.links, { self: "/articles/1" });
-    assert.deepEqual(info?.relationships["author"]?.links, {
+    assertEquals(info?.links, { self: "/articles/1" });
+    assertEquals(info?.relationships["author"]?.links, {
       related: "/articles/1/author",
     });
-    assert.deepEqual(info?.relationships["comments"]?.links, {
+    assertEquals(info?.relationships["comments"]?.links, {
       related: "/articles/1/comments",
     });
   });
@@ -222,9 +228,9 @@ Deno.test("createGrab() in json-api format", async (t) => {
     "a meta-only document gives null data with the meta",
     async () => {
       const [data, error, meta] = await api("GET /meta-only");
-      assert.equal(error, null);
-      assert.equal(data, null);
-      assert.deepEqual(meta?.meta, { total: 0 });
+      assertStrictEquals(error, null);
+      assertStrictEquals(data, null);
+      assertEquals(meta?.meta, { total: 0 });
     },
   );
 
@@ -232,18 +238,18 @@ Deno.test("createGrab() in json-api format", async (t) => {
     "a 2xx body that is not a document is a parse error",
     async () => {
       const [data, error, meta] = await api("GET /plain-json");
-      assert.equal(data, null);
-      assert.ok(error instanceof GrabTransportError);
-      assert.equal(error.kind, "parse");
-      assert.deepEqual(meta, { statusCode: 0 });
+      assertStrictEquals(data, null);
+      assert(error instanceof GrabTransportError);
+      assertEquals(error.kind, "parse");
+      assertEquals(meta, { statusCode: 0 });
     },
   );
 
   await t.step("204 is a success with null data", async () => {
     const [data, error, meta] = await api("DELETE /no-content");
-    assert.equal(data, null);
-    assert.equal(error, null);
-    assert.equal(meta?.statusCode, 204);
+    assertStrictEquals(data, null);
+    assertStrictEquals(error, null);
+    assertEquals(meta?.statusCode, 204);
   });
 
   for (const format of ["json-api", "json"] as const) {
@@ -258,14 +264,14 @@ Deno.test("createGrab() in json-api format", async (t) => {
         const [data, error, meta] = await grab("POST /invalid", {
           body: format === "json" ? { a: 1 } : { type: "people" },
         });
-        assert.equal(data, null);
-        assert.ok(error instanceof GrabError);
-        assert.equal(error.statusCode, 422);
-        assert.equal(
+        assertStrictEquals(data, null);
+        assert(error instanceof GrabError);
+        assertEquals(error.statusCode, 422);
+        assertEquals(
           error.message,
           "First name must contain at least two characters.; Unknown town",
         );
-        assert.deepEqual(error.errors, [
+        assertEquals(error.errors, [
           {
             status: "422",
             source: { pointer: "/data/attributes/first_name" },
@@ -280,7 +286,7 @@ Deno.test("createGrab() in json-api format", async (t) => {
             field: "homeTown",
           },
         ]);
-        assert.deepEqual(meta, {});
+        assertEquals(meta, {});
       },
     );
   }

@@ -1,5 +1,5 @@
 // deno-lint-ignore-file no-console
-import assert from "node:assert/strict";
+import { assertEquals, assertStrictEquals } from "@std/assert";
 import { fc } from "../_npm.ts";
 import createGrab from "../../mod.ts";
 import { convertKey } from "../../src/casing.ts";
@@ -82,15 +82,15 @@ Deno.test("JSON:API round trip", async (t) => {
           runs++;
           const before = server.requests.length;
           const [data, error] = await api("POST /articles", { body: flat });
-          assert.equal(error, null);
-          assert.equal(server.requests.length, before + 1);
+          assertStrictEquals(error, null);
+          assertStrictEquals(server.requests.length, before + 1);
           // fast-check builds null-prototype objects; compare as plain data.
-          assert.deepEqual(data, JSON.parse(JSON.stringify(flat)));
+          assertEquals(data, JSON.parse(JSON.stringify(flat)));
         }),
         { seed: 20261121, numRuns: RUNS },
       );
       console.log(`round trip: ${runs} runs`);
-      assert.equal(runs, RUNS);
+      assertStrictEquals(runs, RUNS);
     },
   );
 });

@@ -1,4 +1,4 @@
-import assert from "node:assert/strict";
+import { assert, assertEquals, assertStrictEquals } from "@std/assert";
 import type { Casing } from "../../src/casing.ts";
 import { serialise, shapeOf } from "../../src/jsonapi/serialise.ts";
 
@@ -153,7 +153,7 @@ Deno.test("serialise()", async (t) => {
   ];
   for (const [name, flat, wire] of pairs) {
     await t.step(`serialises ${name}`, () => {
-      assert.deepEqual(serialise(flat, NONE), wire);
+      assertEquals(serialise(flat, NONE), wire);
     });
   }
 
@@ -171,7 +171,7 @@ Deno.test("serialise()", async (t) => {
         casing: "camelCase",
         wireCasing: "snake_case",
       } as const;
-      assert.deepEqual(serialise(body, options), {
+      assertEquals(serialise(body, options), {
         data: {
           type: "blog-posts",
           id: "7",
@@ -190,7 +190,7 @@ Deno.test("serialise()", async (t) => {
         relationships: { mainAuthor: { data: null, meta: { setBy: "x" } } },
         meta: { requestId: 1 },
       };
-      assert.deepEqual(serialise(wire, options), {
+      assertEquals(serialise(wire, options), {
         data: {
           type: "blog-posts",
           attributes: { first_name: "Ada" },
@@ -203,7 +203,7 @@ Deno.test("serialise()", async (t) => {
 
   await t.step("converts snake_case fields to kebab-case", () => {
     const options = { casing: "snake_case", wireCasing: "kebab-case" } as const;
-    assert.deepEqual(
+    assertEquals(
       serialise({
         data: {
           type: "line_items",
@@ -225,7 +225,7 @@ Deno.test("serialise()", async (t) => {
 
   await t.step('converts nothing when casing is "none"', () => {
     const body = { type: "a", firstName: "x", nested: { someKey: 1 } };
-    assert.deepEqual(
+    assertEquals(
       serialise(body, { casing: "none", wireCasing: "kebab-case" }),
       {
         data: {
@@ -259,7 +259,7 @@ Deno.test("serialise()", async (t) => {
       for (const casing of casings) {
         serialise(body, { casing, wireCasing: "snake_case" });
       }
-      assert.deepEqual(body, before);
+      assertEquals(body, before);
     }
   });
 
@@ -271,14 +271,20 @@ Deno.test("serialise()", async (t) => {
       casing: "camelCase",
       wireCasing: "snake_case",
     }) as { data: { attributes: Record<string, unknown> } };
-    assert.ok(Object.hasOwn(data.attributes, "__proto__"));
-    assert.deepEqual(
-      Object.getOwnPropertyDescriptor(data.attributes, "__proto__")?.value,
-      { x: 1 },
+    assert(Object.hasOwn(data.attributes, "__proto__"));
+    const value = Object.getOwnPropertyDescriptor(
+      data.attributes,
+      "__proto__",
+    )?.value;
+    assertEquals(value, { x: 1 });
+    // assertEquals does not tell Object.prototype from a null prototype.
+    assertStrictEquals(Object.getPrototypeOf(value), Object.prototype);
+    assertStrictEquals(
+      Object.getPrototypeOf(data.attributes),
+      Object.prototype,
     );
-    assert.equal(Object.getPrototypeOf(data.attributes), Object.prototype);
     const nested = data.attributes.nested as Record<string, unknown>;
-    assert.ok(Object.hasOwn(nested, "__proto__"));
+    assert(Object.hasOwn(nested, "__proto__"));
     const wire = JSON.parse(
       '{"type":"a","attributes":{"__proto__":1},"relationships":{"__proto__":null}}',
     );
@@ -288,9 +294,9 @@ Deno.test("serialise()", async (t) => {
     }) as {
       data: { attributes: object; relationships: object };
     };
-    assert.ok(Object.hasOwn(out.data.attributes, "__proto__"));
-    assert.ok(Object.hasOwn(out.data.relationships, "__proto__"));
-    assert.equal(
+    assert(Object.hasOwn(out.data.attributes, "__proto__"));
+    assert(Object.hasOwn(out.data.relationships, "__proto__"));
+    assertStrictEquals(
       Object.getPrototypeOf(out.data.relationships),
       Object.prototype,
     );
@@ -314,7 +320,7 @@ Deno.test("shapeOf()", async (t) => {
   ];
   for (const [body, shape] of cases) {
     await t.step(`takes ${JSON.stringify(body)} for ${shape}`, () => {
-      assert.equal(shapeOf(body), shape);
+      assertStrictEquals(shapeOf(body), shape);
     });
   }
 });

@@ -1,4 +1,4 @@
-import assert from "node:assert/strict";
+import { assert, assertEquals, assertStrictEquals } from "@std/assert";
 import { fc } from "../_npm.ts";
 import { type Casing, convertKey } from "../../src/casing.ts";
 import type { HttpMethod } from "../../src/endpoint.ts";
@@ -342,7 +342,7 @@ Deno.test("validateWrite()", async (t) => {
 
   for (const [name, body, options, issues] of cases) {
     await t.step(`reports ${name}`, () => {
-      assert.deepEqual(
+      assertEquals(
         validateWrite(body, options),
         issues.map(([path, message]) => ({ path, message })),
       );
@@ -358,7 +358,7 @@ Deno.test("validateWrite()", async (t) => {
       author: { type: "people", id: NaN },
       profile: { links: [], "x-": 1 },
     };
-    assert.deepEqual(validateWrite(body, PATCH), [
+    assertEquals(validateWrite(body, PATCH), [
       { path: "/type", message: type("resource", "missing") },
       { path: "/id", message: id("resource", "a BigInt") },
       { path: "/links", message: reserved('"links"') },
@@ -372,8 +372,8 @@ Deno.test("validateWrite()", async (t) => {
 
   await t.step("checks names after casing to wireCasing", () => {
     const body = { type: "a", firstName: "Ada", address: { postCode: "x" } };
-    assert.deepEqual(validateWrite(body, CAMEL), []);
-    assert.deepEqual(
+    assertEquals(validateWrite(body, CAMEL), []);
+    assertEquals(
       validateWrite({ type: "a", Type: 1 }, {
         method: "POST",
         casing: "PascalCase",
@@ -381,7 +381,7 @@ Deno.test("validateWrite()", async (t) => {
       }),
       [{ path: "/Type", message: reserved('"Type" (sent as "type")') }],
     );
-    assert.deepEqual(validateWrite({ type: "a", Type: 1 }, POST), []);
+    assertEquals(validateWrite({ type: "a", Type: 1 }, POST), []);
   });
 
   const valid: [string, unknown, Options][] = [
@@ -432,7 +432,7 @@ Deno.test("validateWrite()", async (t) => {
   ];
   for (const [name, body, options] of valid) {
     await t.step(`accepts ${name}`, () => {
-      assert.deepEqual(validateWrite(body, options), []);
+      assertEquals(validateWrite(body, options), []);
     });
   }
 
@@ -444,29 +444,29 @@ Deno.test("validateWrite()", async (t) => {
           casing,
           wireCasing: "kebab-case",
         } as const;
-        assert.deepEqual(validateWrite(body, options), []);
+        assertEquals(validateWrite(body, options), []);
         const { data } = serialise(body, options) as { data: Wire };
-        assert.equal(data.type, body.type);
-        assert.equal(data.id, String(body.id));
+        assertStrictEquals(data.type, body.type);
+        assertStrictEquals(data.id, String(body.id));
         const to = casing === "none" ? "none" : "kebab-case";
         for (const [key, kind] of kinds) {
           const wire = convertKey(key, to);
           const value = body[key] as Record<string, unknown>;
           if (kind === "attribute") {
-            assert.ok(Object.hasOwn(data.attributes ?? {}, wire));
-            assert.equal(data.relationships?.[wire], undefined);
+            assert(Object.hasOwn(data.attributes ?? {}, wire));
+            assertStrictEquals(data.relationships?.[wire], undefined);
           } else {
             const reduce = (item: Record<string, unknown>) => ({
               type: item.type,
               id: String(item.id),
             });
-            assert.deepEqual(data.relationships?.[wire], {
+            assertEquals(data.relationships?.[wire], {
               data: Array.isArray(value) ? value.map(reduce) : reduce(value),
             });
-            assert.equal(data.attributes?.[wire], undefined);
+            assertStrictEquals(data.attributes?.[wire], undefined);
           }
         }
-        assert.equal(
+        assertStrictEquals(
           Object.keys(data.attributes ?? {}).length +
             Object.keys(data.relationships ?? {}).length,
           kinds.length,
@@ -483,7 +483,7 @@ Deno.test("validateWrite()", async (t) => {
         if (key === "-id") delete broken.id;
         else broken[key] = value;
         const issues = validateWrite(broken, patch ? PATCH : POST);
-        assert.ok(issues.length > 0);
+        assert(issues.length > 0);
       }),
       { seed: 42, numRuns: 300 },
     );
