@@ -43,9 +43,42 @@ const NO_BODY: EncodedBody = Object.freeze({ body: undefined, json: false });
 export function encodeBody(body: unknown): EncodedBody | ValidationIssue[] {
   if (body === undefined || body === null) return NO_BODY;
   if (isPassThrough(body)) return { body, json: false };
-  const issues = findNonJsonValues(body);
+  const json = toJson(body);
+  return typeof json === "string" ? { body: json, json: true } : json;
+}
+
+/**
+ * `JSON.stringify` in one pass that also notices what it would silently drop
+ * or turn into `null` (a function, a symbol, `NaN`, `Infinity`), so each
+ * `toJSON` and getter runs once. Only when something is wrong does a second
+ * walk find where, for the issues.
+ */
+export function toJson(value: unknown): string | ValidationIssue[] {
+  let lossy = false;
+  let text: string | undefined;
+  let failure: unknown;
+  try {
+    text = JSON.stringify(value, (_key, item: unknown) => {
+      if (typeof item === "number" ? !Number.isFinite(item) : notJson(item)) {
+        lossy = true;
+      }
+      return item;
+    });
+  } catch (error) {
+    failure = error;
+  }
+  if (!lossy && failure === undefined && text !== undefined) return text;
+  const issues = findNonJsonValues(value);
   if (issues.length > 0) return issues;
-  return { body: JSON.stringify(body), json: true };
+  const why = failure instanceof Error
+    ? failure.message
+    : "it has no JSON form";
+  return [{ path: "", message: `Cannot serialise the body as JSON: ${why}` }];
+}
+
+function notJson(item: unknown): boolean {
+  const type = typeof item;
+  return type === "bigint" || type === "function" || type === "symbol";
 }
 
 /**

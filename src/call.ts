@@ -10,6 +10,7 @@ import { encodeBody } from "./body.ts";
 import { Deadline } from "./deadline.ts";
 import { type Endpoint, type HttpMethod, parseEndpoint } from "./endpoint.ts";
 import {
+  asValidationError,
   GrabValidationError,
   requestError,
   type ValidationIssue,
@@ -121,7 +122,7 @@ export class Call {
       exchange = this.#prepare(options, deadline);
     } catch (error) {
       deadline.dispose();
-      return Promise.reject(error);
+      return Promise.reject(asValidationError(error, this.method, this.url));
     }
     return runAttempts(exchange);
   }

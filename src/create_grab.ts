@@ -12,6 +12,7 @@ import { type Deadline, PASSED } from "./deadline.ts";
 import { type Casing, convertKeys } from "./casing.ts";
 import type { Endpoint, PathParamNames, PathParamValue } from "./endpoint.ts";
 import {
+  asValidationError,
   GrabError,
   GrabTransportError,
   GrabValidationError,
@@ -93,6 +94,13 @@ export interface Grab {
     ...options: GrabArgs<E, Omit<GrabCallOptions<Body>, "params">>
   ): Promise<GrabResult<Data>>;
 }
+
+/**
+ * Marks call options as bound for an origin nobody named (a next link that
+ * `paginate` follows elsewhere): the factory's headers and hooks stay home.
+ * @internal
+ */
+export const FOREIGN: unique symbol = Symbol("grab.foreign");
 
 const TRANSPORT_META: TransportMeta = Object.freeze({ statusCode: 0 });
 const CALL_CACHE_LIMIT = 1_000;
@@ -186,7 +194,10 @@ export function createGrab(
     given?: GrabCallOptions | null,
   ): Promise<GrabResult<unknown>> {
     const options = given ?? {};
-    const { call, trusted } = entryFor(endpoint);
+    const entry = entryFor(endpoint);
+    const call = entry.call;
+    const trusted = entry.trusted &&
+      (options as { [FOREIGN]?: boolean })[FOREIGN] !== true;
     const method = call.method;
     const optionIssues = checkOptions(options);
     if (optionIssues.length > 0) {
@@ -194,71 +205,13 @@ export function createGrab(
     }
     const format = options.format ?? factory.format ?? "json";
     const casing = options.casing ?? factory.casing ?? "none";
-    const wireCasing = options.wireCasing ?? factory.wireCasing ??
-      "snake_case";
-
-    let headers: HeadersInit | undefined = options.headers ?? undefined;
-    if (trusted && staticHeaders !== undefined) {
-      const merged: HeaderRecord = { ...staticHeaders };
-      const issues = mergeHeaders(merged, headers);
-      if (issues.length > 0) throw headerError(issues);
-      headers = merged;
+    let send: SendOptions;
+    try {
+      send = sendOptions(factory, options, trusted, staticHeaders);
+      encodeFormat(send, options, call, casing, factory.wireCasing);
+    } catch (error) {
+      throw asValidationError(error, method, call.url);
     }
-
-    let body = options.body;
-    if (body !== undefined && body !== null && !isPassThrough(body)) {
-      if (format === "json-api") {
-        const issues = validateWrite(body, { method, casing, wireCasing });
-        if (issues.length > 0) {
-          throw requestError(method, call.url, issues, "the request body");
-        }
-        body = serialise(body, { casing, wireCasing });
-      } else if (casing !== "none") {
-        const issues = findNonJsonValues(body);
-        if (issues.length > 0) {
-          throw requestError(method, call.url, issues, "the request body");
-        }
-        body = convertKeys(body, wireCasing);
-      }
-    }
-
-    let query = options.query;
-    if (
-      query !== undefined && casing !== "none" &&
-      !(query instanceof URLSearchParams)
-    ) {
-      query = serialiseQuery(query, new URLSearchParams(), {
-        format,
-        casing: wireCasing,
-      });
-    }
-
-    const send: SendOptions = { format };
-    if (body !== undefined) send.body = body;
-    if (headers !== undefined) send.headers = headers;
-    if (isSet(query)) send.query = query;
-    if (isSet(options.params)) send.params = options.params;
-    if (isSet(options.signal)) send.signal = options.signal;
-    const timeout = options.timeout ?? factory.timeout;
-    if (isSet(timeout)) send.timeout = timeout;
-    const retry = options.retry ?? factory.retry;
-    if (isSet(retry)) send.retry = retry;
-    // Factory hooks belong to the factory, like its headers: they run only
-    // for the origins its headers go to.
-    const hooks = combineHooks(
-      trusted ? factory.hooks ?? undefined : undefined,
-      options.hooks ?? undefined,
-    );
-    if (hooks !== undefined) send.hooks = hooks;
-    if (isSet(factory.fetch)) send.fetch = factory.fetch;
-    const maxBodyBytes = options.maxBodyBytes ?? factory.maxBodyBytes;
-    if (isSet(maxBodyBytes)) send.maxBodyBytes = maxBodyBytes;
-    const jsonApi = options.jsonApi ?? factory.jsonApi;
-    if (isSet(jsonApi)) send.jsonApi = jsonApi;
-    const redirect = options.redirect ?? factory.redirect;
-    if (isSet(redirect)) send.redirect = redirect;
-    const credentials = options.credentials ?? factory.credentials;
-    if (isSet(credentials)) send.credentials = credentials;
 
     // The deadline starts before the header function, which it bounds too.
     const deadline = startDeadline(send);
@@ -272,8 +225,10 @@ export function createGrab(
         return [null, passedError(call, deadline), TRANSPORT_META];
       }
       const merged: HeaderRecord = {};
-      const issues = mergeHeaders(merged, fresh);
-      if (issues.length === 0) issues.push(...mergeHeaders(merged, headers));
+      const issues = [
+        ...mergeHeaders(merged, fresh),
+        ...mergeHeaders(merged, send.headers),
+      ];
       if (issues.length > 0) {
         deadline.dispose();
         throw headerError(issues);
@@ -360,6 +315,94 @@ function transportFailure(
     { kind, method: call.method, url, issues },
   );
   return [null, error, TRANSPORT_META];
+}
+
+/**
+ * The {@linkcode SendOptions} of one grab: each call option over the
+ * factory's, the factory's headers and hooks only where they are trusted.
+ */
+function sendOptions(
+  factory: GrabOptions,
+  options: GrabCallOptions,
+  trusted: boolean,
+  staticHeaders: HeaderRecord | undefined,
+): SendOptions {
+  const send: SendOptions = {
+    format: options.format ?? factory.format ?? "json",
+  };
+  let headers: HeadersInit | undefined = options.headers ?? undefined;
+  if (trusted && staticHeaders !== undefined) {
+    const merged: HeaderRecord = { ...staticHeaders };
+    const issues = mergeHeaders(merged, headers);
+    if (issues.length > 0) throw headerError(issues);
+    headers = merged;
+  }
+  if (headers !== undefined) send.headers = headers;
+  if (options.body !== undefined) send.body = options.body;
+  if (isSet(options.query)) send.query = options.query;
+  if (isSet(options.params)) send.params = options.params;
+  if (isSet(options.signal)) send.signal = options.signal;
+  const timeout = options.timeout ?? factory.timeout;
+  if (isSet(timeout)) send.timeout = timeout;
+  const retry = options.retry ?? factory.retry;
+  if (isSet(retry)) send.retry = retry;
+  // Factory hooks belong to the factory, like its headers: they run only
+  // for the origins its headers go to.
+  const hooks = combineHooks(
+    trusted ? factory.hooks ?? undefined : undefined,
+    options.hooks ?? undefined,
+  );
+  if (hooks !== undefined) send.hooks = hooks;
+  if (isSet(factory.fetch)) send.fetch = factory.fetch;
+  const maxBodyBytes = options.maxBodyBytes ?? factory.maxBodyBytes;
+  if (isSet(maxBodyBytes)) send.maxBodyBytes = maxBodyBytes;
+  const jsonApi = options.jsonApi ?? factory.jsonApi;
+  if (isSet(jsonApi)) send.jsonApi = jsonApi;
+  const redirect = options.redirect ?? factory.redirect;
+  if (isSet(redirect)) send.redirect = redirect;
+  const credentials = options.credentials ?? factory.credentials;
+  if (isSet(credentials)) send.credentials = credentials;
+  return send;
+}
+
+/**
+ * The format's share of the request: a JSON:API body validated and
+ * serialised, a JSON body's and the query's keys in the wire casing.
+ */
+function encodeFormat(
+  send: SendOptions,
+  options: GrabCallOptions,
+  call: Call,
+  casing: Casing,
+  factoryWireCasing: Casing | undefined,
+): void {
+  const { method, url } = call;
+  const bodyError = (issues: ValidationIssue[]) =>
+    requestError(method, url, issues, "the request body");
+  const format = send.format;
+  const wireCasing = options.wireCasing ?? factoryWireCasing ?? "snake_case";
+  const body = send.body;
+  if (body !== undefined && body !== null && !isPassThrough(body)) {
+    if (format === "json-api") {
+      const issues = validateWrite(body, { method, casing, wireCasing });
+      if (issues.length > 0) throw bodyError(issues);
+      send.body = serialise(body, { casing, wireCasing });
+    } else if (casing !== "none") {
+      const issues = findNonJsonValues(body);
+      if (issues.length > 0) throw bodyError(issues);
+      send.body = convertKeys(body, wireCasing);
+    }
+  }
+  const query = send.query;
+  if (
+    query !== undefined && casing !== "none" &&
+    !(query instanceof URLSearchParams)
+  ) {
+    send.query = serialiseQuery(query, new URLSearchParams(), {
+      format: format ?? "json",
+      casing: wireCasing,
+    });
+  }
 }
 
 /** The transport error of a grab whose deadline passed before sending. */

@@ -265,6 +265,26 @@ export function requestError(
 }
 
 /**
+ * Anything thrown while a request is prepared, as the validation error it
+ * is: a `GrabValidationError` as it is, anything else (a getter or `toJSON`
+ * of the caller's that threw) wrapped, never a raw `TypeError`.
+ */
+export function asValidationError(
+  error: unknown,
+  method: string,
+  url: URL | string,
+): GrabValidationError {
+  if (error instanceof GrabValidationError) return error;
+  const why = error instanceof Error ? error.message : String(error);
+  return requestError(
+    method,
+    url,
+    [{ path: "", message: `Cannot prepare the request: ${why}` }],
+    "the request",
+  );
+}
+
+/**
  * A URL's query or userinfo inside free text: `scheme://` then an optional
  * `user:pass@`, then the rest of the authority and path, then `?query`. The
  * query ends at white space, a quote, a bracket or a fragment.

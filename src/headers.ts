@@ -11,6 +11,10 @@ import type { ValidationIssue } from "./errors.ts";
 export type HeaderRecord = Record<string, string>;
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// CR, LF and NUL would end the header. A character past U+00FF cannot be
+// written as one byte: the platform refuses it while sending, which would
+// look like a network failure.
+const UNSENDABLE_VALUE = /[\r\n\0]|[^\0-\xff]/;
 const FORBIDDEN_VALUE = /[\r\n\0]/;
 const NONE: ValidationIssue[] = [];
 
@@ -29,9 +33,9 @@ const NONE: ValidationIssue[] = [];
  */
 export function mergeHeaders(
   target: HeaderRecord,
-  init: HeadersInit | undefined,
+  init: HeadersInit | undefined | null,
 ): ValidationIssue[] {
-  if (init === undefined) return NONE;
+  if (init === undefined || init === null) return NONE;
   let issues = NONE;
   const add = (value: string, name: string) => {
     if (!TOKEN.test(name)) {
@@ -39,11 +43,12 @@ export function mergeHeaders(
         path: "",
         message: "Cannot send a header: its name is not a valid HTTP token",
       });
-    } else if (FORBIDDEN_VALUE.test(value)) {
+    } else if (UNSENDABLE_VALUE.test(value)) {
       issues = issues.concat({
         path: "",
-        message:
-          `Cannot send header "${name}": its value contains CR, LF or NUL`,
+        message: FORBIDDEN_VALUE.test(value)
+          ? `Cannot send header "${name}": its value contains CR, LF or NUL`
+          : `Cannot send header "${name}": its value has a character outside Latin-1; percent-encode it`,
       });
     } else {
       target[name.toLowerCase()] = value.trim();

@@ -96,6 +96,12 @@ export function findNonJsonValues(
     }
     if (typeof current === "object" && current !== null) {
       if (typeof (current as { toJSON?: unknown }).toJSON === "function") {
+        // What JSON.stringify would write is what toJSON returns.
+        const [ok, json] = attempt(() =>
+          (current as { toJSON(key: string): unknown }).toJSON(key ?? "")
+        );
+        if (!ok) report(at, `an object whose toJSON threw (${json})`);
+        else if (json !== current) stack.push([json, at, undefined, false]);
         continue;
       }
       if (ancestors.has(current)) {
@@ -113,7 +119,9 @@ export function findNonJsonValues(
         const keys = Object.keys(record);
         for (let i = keys.length - 1; i >= 0; i--) {
           const k = keys[i]!;
-          stack.push([record[k], joinPointer(at, k), k, false]);
+          const [ok, member] = attempt(() => record[k]);
+          if (ok) stack.push([member, joinPointer(at, k), k, false]);
+          else report(joinPointer(at, k), `a getter that threw (${member})`);
         }
       }
     } else if (
@@ -126,4 +134,13 @@ export function findNonJsonValues(
     }
   }
   return issues;
+}
+
+/** Runs `read`: `[true, value]`, or `[false, message]` when it throws. */
+function attempt(read: () => unknown): [true, unknown] | [false, string] {
+  try {
+    return [true, read()];
+  } catch (error) {
+    return [false, error instanceof Error ? error.message : String(error)];
+  }
 }

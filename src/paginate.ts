@@ -4,8 +4,8 @@
  * @module
  */
 
-import type { Grab } from "./create_grab.ts";
-import type { Endpoint } from "./endpoint.ts";
+import { FOREIGN, type Grab } from "./create_grab.ts";
+import { type Endpoint, parseEndpoint } from "./endpoint.ts";
 import { combineHooks, type Hooks } from "./hooks.ts";
 import { parseLinkHeader } from "./link_header.ts";
 import type { GrabCallOptions } from "./options.ts";
@@ -47,19 +47,25 @@ export async function* paginate<Data = unknown>(
   options: GrabCallOptions & { limit?: number } = {},
 ): AsyncGenerator<OrThrowResult<Data>, void, undefined> {
   const { limit = Infinity, ...first } = options;
-  const method = endpoint.trim().split(/\s+/)[0];
+  const { method } = parseEndpoint(endpoint);
   const seen = new Set<string>();
+  let requestUrl = "";
   let responseUrl = "";
   const track: Hooks = {
     afterResponse(request, response) {
+      requestUrl = request.url;
       responseUrl = response.url || request.url;
     },
   };
   const withTracking = (call: GrabCallOptions): GrabCallOptions => ({
     ...call,
-    hooks: combineHooks(call.hooks, track)!,
+    hooks: combineHooks(call.hooks ?? undefined, track)!,
   });
   const { query: _query, params: _params, ...rest } = first;
+  // A next link on another origin gets none of the caller's headers and
+  // hooks, and none of the factory's either.
+  const { headers: _headers, hooks: _hooks, ...anonymous } = rest;
+  let origin: string | undefined;
   let current: Endpoint = endpoint;
   let callOptions: GrabCallOptions = withTracking(first);
   for (let page = 0; page < limit; page++) {
@@ -71,38 +77,44 @@ export async function* paginate<Data = unknown>(
     if (error !== null) throw error;
     yield [data as Data, meta];
     if (responseUrl === "") return;
-    seen.add(responseUrl);
+    origin ??= new URL(requestUrl).origin;
+    seen.add(withoutFragment(responseUrl));
     const next = nextLink(meta.links?.["next"], meta.headers, responseUrl);
-    if (next === undefined || seen.has(next)) return;
-    seen.add(next);
-    current = `${method} ${next}` as Endpoint;
-    callOptions = withTracking(rest);
+    if (next === undefined || seen.has(next.href)) return;
+    seen.add(next.href);
+    current = `${method} ${next.href}` as Endpoint;
+    callOptions = next.origin === origin
+      ? withTracking(rest)
+      : Object.assign(withTracking(anonymous), { [FOREIGN]: true });
   }
 }
 
+function withoutFragment(href: string): string {
+  const at = href.indexOf("#");
+  return at === -1 ? href : href.slice(0, at);
+}
+
+/** The next page's URL, without its fragment, or `undefined` at the end. */
 function nextLink(
   link: unknown,
   headers: Headers,
   base: string,
-): string | undefined {
+): URL | undefined {
   let href: unknown = link;
   if (typeof link === "object" && link !== null) {
     href = (link as { href?: unknown }).href;
   }
-  if (typeof href === "string" && href !== "") {
-    try {
-      const url = new URL(href, base);
-      if (url.protocol === "http:" || url.protocol === "https:") {
-        return url.href;
-      }
-    } catch {
-      return undefined;
-    }
+  if (typeof href !== "string" || href === "") {
+    href = parseLinkHeader(headers.get("link"), base).get("next");
+  }
+  if (typeof href !== "string" || href === "") return undefined;
+  let url: URL;
+  try {
+    url = new URL(href, base);
+  } catch {
     return undefined;
   }
-  const fromHeader = parseLinkHeader(headers.get("link"), base).get("next");
-  if (fromHeader === undefined) return undefined;
-  return fromHeader.startsWith("http://") || fromHeader.startsWith("https://")
-    ? fromHeader
-    : undefined;
+  if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+  url.hash = "";
+  return url;
 }

@@ -6,6 +6,7 @@
  */
 
 import { type Casing, convertKey, isPlainObject } from "./casing.ts";
+import { GrabValidationError } from "./errors.ts";
 
 /**
  * `"json"` or `"json-api"`: how bodies and queries are written and read.
@@ -51,16 +52,28 @@ export function serialiseQuery(
   }
   const casing = options.casing ?? "none";
   const joinArrays = options.format === "json-api";
-  // Each entry: value, the key written so far, and whether keys below are type names.
-  const stack: [unknown, string, boolean][] = [];
+  const stack: Entry[] = [];
   const keys = Object.keys(query);
+  const root: Entry = {
+    value: query,
+    name: "",
+    typeNames: false,
+    parent: undefined,
+    depth: 0,
+  };
   for (let i = keys.length - 1; i >= 0; i--) {
     const key = keys[i]!;
-    stack.push([query[key], convertKey(key, casing), key === "fields"]);
+    stack.push(
+      entry(query[key], convertKey(key, casing), key === "fields", root),
+    );
   }
   while (stack.length > 0) {
-    const [value, name, typeNamesBelow] = stack.pop()!;
+    const current = stack.pop()!;
+    const { value, name } = current;
     if (value === undefined || value === null) continue;
+    if (typeof value === "object" && !(value instanceof Date)) {
+      checkNesting(current, name);
+    }
     if (Array.isArray(value)) {
       if (joinArrays && value.every(isScalar)) {
         const kept = value.filter((item) =>
@@ -71,20 +84,67 @@ export function serialiseQuery(
       }
       for (let i = value.length - 1; i >= 0; i--) {
         const item = value[i];
-        stack.push([item, isScalar(item) ? name : `${name}[${i}]`, false]);
+        stack.push(
+          entry(item, isScalar(item) ? name : `${name}[${i}]`, false, current),
+        );
       }
     } else if (isPlainObject(value)) {
       const inner = Object.keys(value);
       for (let i = inner.length - 1; i >= 0; i--) {
         const key = inner[i]!;
-        const written = typeNamesBelow ? key : convertKey(key, casing);
-        stack.push([value[key], `${name}[${written}]`, false]);
+        const written = current.typeNames ? key : convertKey(key, casing);
+        stack.push(entry(value[key], `${name}[${written}]`, false, current));
       }
     } else {
       params.append(name, scalar(value));
     }
   }
   return params;
+}
+
+/** The deepest nesting a query may have: `a[b][c]…` with this many brackets. */
+const MAX_QUERY_DEPTH = 32;
+
+/** One value on the walk, linked to the object or array that holds it. */
+interface Entry {
+  value: unknown;
+  /** The key written so far: `filter[name]`. */
+  name: string;
+  /** True when the keys below are JSON:API type names (`fields[…]`). */
+  typeNames: boolean;
+  parent: Entry | undefined;
+  depth: number;
+}
+
+function entry(
+  value: unknown,
+  name: string,
+  typeNames: boolean,
+  parent: Entry,
+): Entry {
+  return { value, name, typeNames, parent, depth: parent.depth + 1 };
+}
+
+/**
+ * Refuses an object that holds itself (the walk would never end) and nesting
+ * deeper than {@linkcode MAX_QUERY_DEPTH} (the key would grow without bound).
+ */
+function checkNesting(current: Entry, name: string): void {
+  let problem: string | undefined;
+  if (current.depth > MAX_QUERY_DEPTH) {
+    problem = `it is nested more than ${MAX_QUERY_DEPTH} levels deep`;
+  } else {
+    for (let up = current.parent; up !== undefined; up = up.parent) {
+      if (up.value === current.value) {
+        problem = "it refers to itself";
+        break;
+      }
+    }
+  }
+  if (problem === undefined) return;
+  const where = name.length > 60 ? `${name.slice(0, 60)}…` : name;
+  const message = `Cannot serialise the query at "${where}": ${problem}`;
+  throw new GrabValidationError(message, [{ path: "", message }]);
 }
 
 function isScalar(value: unknown): boolean {

@@ -312,6 +312,7 @@ function denormaliseDocument(
     const flat = targets[i]!;
     for (const name in rels) {
       if (inherited && !Object.hasOwn(rels, name)) continue;
+      if (name.charCodeAt(0) === 64 /* @ */) continue;
       const rel = rels[name];
       if (!isRecord(rel)) {
         return fail(
@@ -487,6 +488,9 @@ function copyAttributes(
   const convert = casing !== "none";
   for (const name in attributes) {
     if (inherited && !Object.hasOwn(attributes, name)) continue;
+    // An @-member (`@context`) belongs to an extension, not to the resource
+    // (JSON:API 1.1, "@-Members").
+    if (name.charCodeAt(0) === 64 /* @ */) continue;
     let key = name;
     let value = attributes[name];
     if (convert) {
