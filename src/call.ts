@@ -173,10 +173,8 @@ export class Call {
     if (body !== undefined) init.body = body;
     if (stream) init.duplex = "half";
     if (deadline.signal !== undefined) init.signal = deadline.signal;
-    if (options.redirect !== undefined) init.redirect = options.redirect;
-    if (options.credentials !== undefined) {
-      init.credentials = options.credentials;
-    }
+    if (isSet(options.redirect)) init.redirect = options.redirect;
+    if (isSet(options.credentials)) init.credentials = options.credentials;
     const fetch = options.fetch ?? globalThis.fetch;
     return {
       method,

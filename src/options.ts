@@ -338,7 +338,9 @@ export interface GrabCallOptions<Body = unknown>
 }
 
 /**
- * Options of {@linkcode Call.send}: one exchange, every option resolved.
+ * Options of {@linkcode Call.send}: one exchange. The fields are those of
+ * {@linkcode GrabCallOptions} that concern the exchange itself (no key
+ * casing, no schema) and the factory's `fetch`.
  *
  * @example A single read without retries
  * ```ts
@@ -347,179 +349,10 @@ export interface GrabCallOptions<Body = unknown>
  * const outcome = await new Call("GET https://api.example.com/users/:id").send(options);
  * ```
  */
-export interface SendOptions {
-  /**
-   * A plain value (sent as JSON) or a body type sent as is.
-   * @default {undefined}
-   *
-   * @example Sending a JSON body
-   * ```ts
-   * import { Call } from "@grab/grab";
-   * const call = new Call("POST https://api.example.com/notes");
-   * const outcome = await call.send({ body: { text: "Buy milk" } });
-   * ```
-   */
-  body?: unknown;
-  /**
-   * Request headers.
-   * @default {{}}
-   *
-   * @example Authenticating one exchange
-   * ```ts
-   * import { Call } from "@grab/grab";
-   * const call = new Call("GET https://api.example.com/me");
-   * const outcome = await call.send({ headers: { authorization: "Bearer secret" } });
-   * ```
-   */
-  headers?: HeadersInit;
-  /**
-   * Query parameters, merged with any in the target.
-   * @default {undefined}
-   *
-   * @example Filtering a list
-   * ```ts
-   * import { Call } from "@grab/grab";
-   * const call = new Call("GET https://api.example.com/issues");
-   * const outcome = await call.send({ query: { state: "open", page: { size: 10 } } });
-   * ```
-   */
-  query?: QueryInit;
-  /**
-   * Values for the endpoint's `:name` segments.
-   * @default {undefined}
-   *
-   * @example One call, many users
-   * ```ts
-   * import { Call } from "@grab/grab";
-   * const call = new Call("GET https://api.example.com/users/:id");
-   * const outcomes = await Promise.all([1, 2, 3].map((id) => call.send({ params: { id } })));
-   * ```
-   */
-  params?: Record<string, string | number>;
-  /**
-   * Aborting it gives a transport error of kind `"abort"`.
-   * @default {undefined}
-   *
-   * @example Cancelling an exchange
-   * ```ts
-   * import { Call } from "@grab/grab";
-   * const controller = new AbortController();
-   * const pending = new Call("GET https://api.example.com/search").send({ signal: controller.signal });
-   * controller.abort(); // `pending` resolves with a transport error of kind "abort"
-   * ```
-   */
-  signal?: AbortSignal;
-  /**
-   * Milliseconds for the exchange, retries included; `false` for none.
-   * @default {30000}
-   *
-   * @example A 5 s limit
-   * ```ts
-   * import { Call } from "@grab/grab";
-   * const outcome = await new Call("GET https://api.example.com/health").send({ timeout: 5_000 });
-   * ```
-   */
-  timeout?: number | false;
-  /**
-   * Retry count or policy.
-   * @default {2}
-   *
-   * @example Retrying only a 503, up to three times
-   * ```ts
-   * import { Call } from "@grab/grab";
-   * const call = new Call("GET https://api.example.com/status");
-   * const outcome = await call.send({ retry: { limit: 3, statusCodes: [503] } });
-   * ```
-   */
-  retry?: number | RetryOptions;
-  /**
-   * Hooks around each attempt.
-   * @default {undefined}
-   *
-   * @example Logging retries
-   * ```ts
-   * import { Call } from "@grab/grab";
-   * const call = new Call("GET https://api.example.com/status");
-   * const outcome = await call.send({
-   *   hooks: { beforeRetry: ({ attempt, delay }) => console.warn(`Retry ${attempt} in ${delay} ms`) },
-   * });
-   * ```
-   */
-  hooks?: Hooks;
-  /**
-   * The `fetch` to use.
-   * @default {globalThis.fetch}
-   *
-   * @example A stub `fetch` for tests
-   * ```ts
-   * import { Call } from "@grab/grab";
-   * const stub = () => Promise.resolve(Response.json({ id: 7, name: "Ada" }));
-   * const outcome = await new Call("GET https://api.example.com/users/7").send({ fetch: stub });
-   * ```
-   */
-  fetch?: (input: Request | string, init?: RequestInit) => Promise<Response>;
-  /**
-   * Sets the JSON:API media types, and comma-joins query arrays.
-   * @default {"json"}
-   *
-   * @example A JSON:API read
-   * ```ts
-   * import { Call } from "@grab/grab";
-   * const call = new Call("GET https://api.example.com/v1/articles");
-   * const outcome = await call.send({ format: "json-api", query: { include: ["author", "tags"] } });
-   * ```
-   */
-  format?: Format;
-  /**
-   * Byte cap on the response body.
-   * @default {67108864}
-   *
-   * @example A 1 MiB cap
-   * ```ts
-   * import { Call } from "@grab/grab";
-   * const call = new Call("GET https://api.example.com/export");
-   * const outcome = await call.send({ maxBodyBytes: 1024 * 1024 });
-   * ```
-   */
-  maxBodyBytes?: number;
-  /**
-   * JSON:API media type parameters.
-   * @default {{ headers: true }}
-   *
-   * @example Asking for a profile
-   * ```ts
-   * import { Call } from "@grab/grab";
-   * const call = new Call("GET https://api.example.com/v1/articles");
-   * const jsonApi = { profile: ["https://example.com/profiles/timestamps"] };
-   * const outcome = await call.send({ format: "json-api", jsonApi });
-   * ```
-   */
-  jsonApi?: JsonApiOptions;
-  /**
-   * Redirect mode for `fetch`.
-   * @default {"follow"}
-   *
-   * @example Refusing redirects
-   * ```ts
-   * import { Call } from "@grab/grab";
-   * const call = new Call("GET https://api.example.com/files/1");
-   * const outcome = await call.send({ redirect: "error" });
-   * ```
-   */
-  redirect?: RequestRedirect;
-  /**
-   * Credentials mode for `fetch` in browsers.
-   * @default {"same-origin"}
-   *
-   * @example Sending cookies cross-origin
-   * ```ts
-   * import { Call } from "@grab/grab";
-   * const call = new Call("GET https://api.example.com/me");
-   * const outcome = await call.send({ credentials: "include" });
-   * ```
-   */
-  credentials?: RequestCredentials;
-}
+export interface SendOptions
+  extends
+    Omit<GrabCallOptions, "casing" | "wireCasing" | "schema">,
+    Pick<GrabOptions, "fetch"> {}
 
 /** The longest `timeout` a timer can hold: 2^31 − 1 ms. */
 const MAX_TIMEOUT = 2 ** 31 - 1;
@@ -559,6 +392,15 @@ export function checkOptions(options: object): ValidationIssue[] {
   if (isSet(fetch) && typeof fetch !== "function") {
     add("fetch", "a function");
   }
+  for (const [name, allowed] of ENUMS) {
+    const value = (options as Record<string, unknown>)[name];
+    if (isSet(value) && !allowed.includes(value as string)) {
+      add(
+        name,
+        allowed.map((v) => `"${v}"`).join(", ").replace(/, ([^,]*)$/, " or $1"),
+      );
+    }
+  }
   if (isSet(hooks)) {
     if (typeof hooks !== "object") add("hooks", "an object of functions");
     else {
@@ -572,6 +414,13 @@ export function checkOptions(options: object): ValidationIssue[] {
   }
   return issues;
 }
+
+/** The options whose values are one of a few strings. */
+const ENUMS: [string, readonly string[]][] = [
+  ["format", ["json", "json-api"]],
+  ["redirect", ["follow", "error", "manual"]],
+  ["credentials", ["omit", "same-origin", "include"]],
+];
 
 const HOOK_NAMES = ["beforeRequest", "afterResponse", "beforeRetry"] as const;
 

@@ -1,0 +1,57 @@
+/**
+ * Child process of bounds_misc_test.ts (run with `--v8-flags=--expose-gc`):
+ * grabs about 1,000 distinct endpoints of 60 KB each through one factory
+ * against a local server and reports the heap retained afterwards. The pad
+ * stays under 64 KiB because Deno's fetch refuses longer URLs. There are
+ * fewer than 1,000 distinct endpoints in all, so a cache bounded only at
+ * 1,000 entries would still hold every one when the heap is measured.
+ *
+ * @module
+ */
+
+import createGrab from "../mod.ts";
+import { report } from "./_memory.ts";
+
+const ENDPOINTS = 998;
+const PAD = 60_000;
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) throw new Error("run with --v8-flags=--expose-gc");
+const collect = () => {
+  for (let i = 0; i < 4; i++) gc();
+};
+
+const server = Deno.serve(
+  { hostname: "127.0.0.1", port: 0, onListen() {} },
+  () => new Response(null, { status: 204 }),
+);
+const grab = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+  retry: 0,
+  timeout: 30_000,
+});
+
+let failures = 0;
+for (let i = 0; i < 20; i++) {
+  const [, error] = await grab("GET /warm-up");
+  if (error !== null) failures++;
+}
+collect();
+const before = Deno.memoryUsage().heapUsed;
+
+const pad = "p".repeat(PAD);
+let endpointBytes = 0;
+for (let i = 0; i < ENDPOINTS; i++) {
+  const endpoint = `GET /x?i=${i}&pad=${pad}` as const;
+  endpointBytes += endpoint.length;
+  const [, error] = await grab(endpoint);
+  if (error !== null) failures++;
+}
+collect();
+const after = Deno.memoryUsage().heapUsed;
+
+// The factory, and whatever it caches, is still in use here.
+const [, last] = await grab("GET /last");
+if (last !== null) failures++;
+await server.shutdown();
+
+await report({ before, after, failures, endpoints: ENDPOINTS, endpointBytes });

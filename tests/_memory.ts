@@ -1,0 +1,34 @@
+/**
+ * Memory measurements for child scripts, with no dependency beyond the
+ * runtime, so a child process needs no package resolution.
+ *
+ * @module
+ */
+
+/**
+ * The peak resident set size of the current process in bytes (VmHWM from
+ * /proc/self/status), or `null` where /proc is absent. Deno lets only a
+ * process with every permission read /proc/self, so the child scripts that
+ * call this run with `--allow-all`. getrusage's `maxRSS` is no substitute:
+ * Linux carries it across `execve`, so a child reports its parent's peak.
+ */
+export async function peakRss(): Promise<number | null> {
+  let status: string;
+  try {
+    status = await Deno.readTextFile("/proc/self/status");
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  }
+  const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status);
+  return match ? Number(match[1]) * 1024 : null;
+}
+
+/** Writes one JSON line to stdout (for child scripts). */
+export async function report(value: unknown): Promise<void> {
+  const bytes = new TextEncoder().encode(JSON.stringify(value) + "\n");
+  let left = bytes;
+  while (left.byteLength > 0) {
+    left = left.subarray(await Deno.stdout.write(left));
+  }
+}

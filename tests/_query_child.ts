@@ -1,0 +1,38 @@
+/**
+ * Child process of bounds_input_test.ts: grabs with a circular `query` and
+ * reports how the grab ended. It runs in its own process so that the test
+ * can kill it if serialising the query never ends (no timer can bound a
+ * synchronous loop, and terminating a worker does not stop one).
+ *
+ * Arguments: the server URL, then `object`, `array` or `call`.
+ *
+ * @module
+ */
+
+import createGrab, { Call } from "../mod.ts";
+import { report } from "./_memory.ts";
+
+const [url = "", variant = "object"] = Deno.args;
+const query: Record<string, unknown> = { a: 1 };
+if (variant === "array") {
+  const list: unknown[] = ["x"];
+  list.push(list);
+  query["list"] = list;
+} else {
+  query["self"] = query;
+}
+try {
+  if (variant === "call") {
+    await new Call("GET /items", url).send({ query, timeout: 5_000, retry: 0 });
+  } else {
+    const grab = createGrab(url, { timeout: 5_000, retry: 0 });
+    await grab("GET /items", { query });
+  }
+  await report({ outcome: "resolved" });
+} catch (error) {
+  await report({
+    outcome: "rejected",
+    name: error instanceof Error ? error.name : typeof error,
+    message: error instanceof Error ? error.message : String(error),
+  });
+}

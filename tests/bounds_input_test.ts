@@ -1,0 +1,464 @@
+/**
+ * The caller's values: what cannot be sent is a `GrabValidationError` before
+ * any request (never a raw `TypeError`, never a retried network failure).
+ * Path parameters fill exactly one segment; a circular or too deep query, a
+ * header value the platform refuses, a body whose `toJSON` or getter throws,
+ * a signal that is not an `AbortSignal` and out-of-range numeric options are
+ * refused; `null` and `undefined` options mean none.
+ *
+ * @module
+ */
+
+import { assert, assertEquals } from "@std/assert";
+import createGrab, {
+  Call,
+  type GrabCallOptions,
+  type GrabOptions,
+  type SendOptions,
+} from "../mod.ts";
+import { json, startServer } from "./_server.ts";
+import { assertOk, assertValidation, runChild, settles } from "./_bounds.ts";
+
+/** A server that answers every request with 200 `{ ok: true }`. */
+function okServer() {
+  return startServer(() => json({ ok: true }));
+}
+
+const DOT_SEGMENTS = [
+  "..",
+  ".",
+  "",
+  "%2e%2e",
+  "%2E.",
+  ".%2e",
+  "%2E%2E",
+  "%2e",
+];
+
+const ONE_SEGMENT = [
+  "a..b",
+  "...",
+  ".x",
+  "x.",
+  "..a",
+  "a/b",
+  "../x",
+  "%2e%2e%2e",
+];
+
+Deno.test("a path parameter fills exactly one segment", async (t) => {
+  await using server = okServer();
+  const base = `${server.url}/v1`;
+  const grab = createGrab(base, { retry: 0, timeout: 10_000 });
+
+  for (const value of DOT_SEGMENTS) {
+    await t.step(
+      `${JSON.stringify(value)} is refused before any request`,
+      async () => {
+        await assertValidation(() =>
+          grab("DELETE /users/:id/sessions", { params: { id: value } })
+        );
+        await assertValidation(() =>
+          grab("GET /:id", { params: { id: value } })
+        );
+        await assertValidation(() =>
+          grab(`GET ${server.url}/files/:name`, { params: { name: value } })
+        );
+        await assertValidation(() =>
+          new Call("DELETE /users/:id/sessions", base).send({
+            params: { id: value },
+            retry: 0,
+          })
+        );
+        assertEquals(server.requests.length, 0, "the server saw no request");
+      },
+    );
+  }
+
+  for (const value of ONE_SEGMENT) {
+    await t.step(
+      `${JSON.stringify(value)} reaches the server in one segment`,
+      async () => {
+        const before = server.requests.length;
+        assertOk(
+          await settles(
+            grab("DELETE /users/:id/sessions", { params: { id: value } }),
+          ),
+        );
+        const seen = server.requests.slice(before);
+        assertEquals(seen.length, 1);
+        const segments = seen[0]!.url.pathname.split("/");
+        assertEquals(segments.length, 5, seen[0]!.url.pathname);
+        assertEquals(segments.slice(0, 3), ["", "v1", "users"]);
+        assertEquals(segments[4], "sessions");
+        assertEquals(decodeURIComponent(segments[3]!), value);
+      },
+    );
+  }
+});
+
+/** How the child process's grab with a circular query ended. */
+interface QueryReply {
+  outcome: "resolved" | "rejected";
+  name?: string;
+  message?: string;
+}
+
+/**
+ * Runs a grab with a circular query in a child process, with a small heap,
+ * so that a serialiser that never ends fails the test instead of the run.
+ */
+function circularQuery(url: string, variant: string): Promise<QueryReply> {
+  return runChild<QueryReply>(
+    "./_query_child.ts",
+    ["--allow-net=127.0.0.1", "--v8-flags=--max-old-space-size=256"],
+    { args: [url, variant], guardMs: 30_000 },
+  );
+}
+
+Deno.test("a query that cannot be written is refused", async (t) => {
+  await using server = okServer();
+
+  for (const variant of ["object", "array", "call"] as const) {
+    await t.step(
+      `a circular query (${variant}) is a GrabValidationError, not a hang`,
+      async () => {
+        const reply = await circularQuery(server.url, variant);
+        assertEquals(reply.outcome, "rejected", JSON.stringify(reply));
+        assertEquals(reply.name, "GrabValidationError", reply.message);
+        assertEquals(server.requests.length, 0);
+      },
+    );
+  }
+
+  await t.step(
+    "a 10,000 levels deep query is a GrabValidationError",
+    async () => {
+      let query: Record<string, unknown> = { leaf: "x" };
+      for (let i = 0; i < 10_000; i++) query = { a: query };
+      const grab = createGrab(server.url, { retry: 0, timeout: 10_000 });
+      await assertValidation(() => grab("GET /items", { query }));
+      await assertValidation(() =>
+        new Call("GET /items", server.url).send({ query, retry: 0 })
+      );
+      assertEquals(server.requests.length, 0);
+    },
+  );
+
+  await t.step("a shared (not circular) object is fine", async () => {
+    const shared = { size: 10 };
+    const grab = createGrab(server.url, { retry: 0, timeout: 10_000 });
+    assertOk(
+      await settles(
+        grab("GET /items", { query: { page: shared, also: shared } }),
+      ),
+    );
+    const seen = server.requests.at(-1)!;
+    assertEquals(seen.url.searchParams.get("page[size]"), "10");
+    assertEquals(seen.url.searchParams.get("also[size]"), "10");
+  });
+});
+
+const NON_LATIN_1 = "Zoë €";
+
+Deno.test("a header value outside Latin-1 is refused before any request", async (t) => {
+  await using server = okServer();
+  let retries = 0;
+  const hooks = {
+    beforeRequest: () => {},
+    afterResponse: () => {},
+    beforeRetry: () => void retries++,
+  };
+  const options = { retry: { limit: 2, backoff: () => 0 }, timeout: 10_000 };
+
+  await t.step("in call headers (record and pairs)", async () => {
+    const grab = createGrab(server.url, options);
+    await assertValidation(() =>
+      grab("GET /x", { headers: { "x-name": NON_LATIN_1 } })
+    );
+    await assertValidation(() =>
+      grab("GET /x", { headers: [["x-name", NON_LATIN_1]] })
+    );
+  });
+
+  await t.step("in call headers, with hooks set", async () => {
+    const grab = createGrab(server.url, { ...options, hooks });
+    await assertValidation(() =>
+      grab("GET /x", { headers: { "x-name": NON_LATIN_1 }, hooks })
+    );
+  });
+
+  await t.step("in static factory headers", async () => {
+    await assertValidation(() => {
+      const grab = createGrab(server.url, {
+        ...options,
+        hooks,
+        headers: { "x-name": NON_LATIN_1 },
+      });
+      // Should createGrab accept it, the grab must still reject.
+      return grab("GET /x");
+    });
+  });
+
+  await t.step("from a factory header function", async () => {
+    const grab = createGrab(server.url, {
+      ...options,
+      hooks,
+      headers: () => ({ "x-name": NON_LATIN_1 }),
+    });
+    await assertValidation(() => grab("GET /x"));
+  });
+
+  await t.step("through Call.send", async () => {
+    const call = new Call("GET /x", server.url);
+    await assertValidation(() =>
+      call.send({ ...options, headers: { "x-name": NON_LATIN_1 } })
+    );
+    await assertValidation(() =>
+      call.send({ ...options, hooks, headers: { "x-name": NON_LATIN_1 } })
+    );
+  });
+
+  await t.step("nothing reached the server, nothing was retried", () => {
+    assertEquals(server.requests.length, 0);
+    assertEquals(retries, 0);
+  });
+
+  await t.step("a Latin-1 value is sent (control)", async () => {
+    const grab = createGrab(server.url, options);
+    assertOk(await settles(grab("GET /x", { headers: { "x-name": "Zoë" } })));
+    assertEquals(server.requests.length, 1);
+  });
+});
+
+/** Bodies that JSON.stringify throws on. */
+function badBodies(): [string, Record<string, unknown>][] {
+  const getter = { type: "notes", title: "t" };
+  Object.defineProperty(getter, "secret", {
+    enumerable: true,
+    get() {
+      throw new Error("getter failed");
+    },
+  });
+  return [
+    ["a toJSON that throws", {
+      type: "notes",
+      when: {
+        toJSON() {
+          throw new Error("toJSON failed");
+        },
+      },
+    }],
+    ["a toJSON that returns a BigInt", {
+      type: "notes",
+      when: { toJSON: () => 10n },
+    }],
+    ["a getter that throws", getter],
+  ];
+}
+
+Deno.test("a body that cannot be serialised is refused before any request", async (t) => {
+  await using server = okServer();
+  const modes: [string, GrabOptions][] = [
+    ["json", {}],
+    ["json, camelCase", { casing: "camelCase" }],
+    ["json-api", { format: "json-api" }],
+  ];
+  for (const [label, body] of badBodies()) {
+    for (const [mode, factory] of modes) {
+      await t.step(`${label} (${mode})`, async () => {
+        const grab = createGrab(server.url, { ...factory, retry: 0 });
+        await assertValidation(() => grab("POST /notes", { body }));
+      });
+    }
+    await t.step(`${label} (Call.send)`, async () => {
+      await assertValidation(() =>
+        new Call("POST /notes", server.url).send({ body, retry: 0 })
+      );
+    });
+  }
+
+  await t.step("nothing reached the server", () => {
+    assertEquals(server.requests.length, 0);
+  });
+
+  await t.step(
+    "a Date (a toJSON that works) is still sent (control)",
+    async () => {
+      const grab = createGrab(server.url, { retry: 0 });
+      assertOk(
+        await settles(grab("POST /notes", { body: { when: new Date(0) } })),
+      );
+      assertEquals(
+        JSON.parse(server.requests.at(-1)!.body),
+        { when: "1970-01-01T00:00:00.000Z" },
+      );
+    },
+  );
+});
+
+Deno.test("options are checked", async (t) => {
+  await using server = okServer();
+  const bad: [string, unknown][] = [
+    ["maxBodyBytes", NaN],
+    ["maxBodyBytes", -1],
+    ["maxBodyBytes", 1.5],
+    ["timeout", -1],
+    ["timeout", NaN],
+    ["timeout", 0],
+    ["retry", -1],
+    ["retry", 1.5],
+    ["retry", { limit: -1 }],
+    ["retry", { maxDelay: -5 }],
+  ];
+  for (const [name, value] of bad) {
+    const shown = typeof value === "object"
+      ? JSON.stringify(value)
+      : String(value);
+    await t.step(`${name}: ${shown} on a factory throws`, async () => {
+      await assertValidation(
+        () => createGrab(server.url, { [name]: value } as GrabOptions),
+        name,
+      );
+    });
+    await t.step(`${name}: ${shown} on a call rejects`, async () => {
+      const grab = createGrab(server.url);
+      await assertValidation(
+        () => grab("POST /x", { body: {}, [name]: value } as GrabCallOptions),
+        name,
+      );
+    });
+    await t.step(`${name}: ${shown} on Call.send rejects`, async () => {
+      await assertValidation(
+        () =>
+          new Call("POST /x", server.url).send(
+            { body: {}, [name]: value } as SendOptions,
+          ),
+        name,
+      );
+    });
+  }
+
+  for (const signal of [{}, { aborted: false }, "signal"]) {
+    await t.step(`signal: ${JSON.stringify(signal)} rejects`, async () => {
+      const grab = createGrab(server.url);
+      await assertValidation(
+        () =>
+          grab("POST /x", {
+            body: {},
+            signal: signal as unknown as AbortSignal,
+          }),
+        "signal",
+      );
+      await assertValidation(
+        () =>
+          new Call("POST /x", server.url).send({
+            signal: signal as unknown as AbortSignal,
+          }),
+        "signal",
+      );
+    });
+  }
+
+  await t.step("nothing reached the server", () => {
+    assertEquals(server.requests.length, 0);
+  });
+
+  const good: [string, unknown][] = [
+    ["retry", { maxDelay: Infinity }],
+    ["retry", 0],
+    ["timeout", false],
+    ["timeout", Infinity],
+    ["maxBodyBytes", Infinity],
+    ["maxBodyBytes", 1024],
+  ];
+  for (const [name, value] of good) {
+    const shown = typeof value === "object"
+      ? JSON.stringify(value)
+      : String(value);
+    await t.step(`${name}: ${shown} is accepted`, async () => {
+      const options = { [name]: value };
+      const grab = createGrab(server.url, options as GrabOptions);
+      assertOk(await settles(grab("GET /x")));
+      assertOk(await settles(grab("GET /x", options as GrabCallOptions)));
+    });
+  }
+
+  await t.step("timeout: 1 and maxBodyBytes: 0 are accepted", () => {
+    createGrab(server.url, { timeout: 1 });
+    createGrab(server.url, { maxBodyBytes: 0 });
+  });
+});
+
+Deno.test("null and undefined options mean none", async (t) => {
+  await using server = okServer();
+  const callNames = [
+    "timeout",
+    "retry",
+    "maxBodyBytes",
+    "hooks",
+    "headers",
+    "query",
+    "params",
+    "signal",
+    "body",
+    "format",
+    "casing",
+    "wireCasing",
+    "jsonApi",
+    "redirect",
+    "credentials",
+    "schema",
+  ];
+  const factoryNames = [
+    "timeout",
+    "retry",
+    "maxBodyBytes",
+    "hooks",
+    "headers",
+    "format",
+    "casing",
+    "wireCasing",
+    "jsonApi",
+    "redirect",
+    "credentials",
+    "fetch",
+    "trustedOrigins",
+  ];
+
+  for (const empty of [null, undefined]) {
+    for (const name of callNames) {
+      await t.step(`call ${name}: ${empty}`, async () => {
+        const grab = createGrab(server.url);
+        const options = { [name]: empty } as GrabCallOptions;
+        assertEquals(assertOk(await settles(grab("GET /x", options))), {
+          ok: true,
+        });
+      });
+    }
+    for (const name of factoryNames) {
+      await t.step(`factory ${name}: ${empty}`, async () => {
+        const grab = createGrab(
+          server.url,
+          { [name]: empty } as GrabOptions,
+        );
+        assertEquals(assertOk(await settles(grab("GET /x"))), { ok: true });
+      });
+    }
+  }
+
+  await t.step("Call.send with every option null", async () => {
+    const options: Record<string, null> = {};
+    for (const name of callNames) {
+      if (name !== "schema" && name !== "casing" && name !== "wireCasing") {
+        options[name] = null;
+      }
+    }
+    options["fetch"] = null;
+    const outcome = await settles(
+      new Call("GET /x", server.url).send(options as SendOptions),
+    );
+    assert(outcome.ok, "the exchange should succeed");
+    assertEquals(outcome.body, { ok: true });
+  });
+});

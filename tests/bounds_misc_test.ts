@@ -1,0 +1,304 @@
+/**
+ * The smaller bounds: pagination treats links that differ only in their
+ * fragment as one link; `Retry-After` is delay-seconds or one of RFC 9110's
+ * three HTTP-date formats, anything else falls back to the backoff; JSON:API
+ * @-members are not attributes; the per-factory endpoint cache is bounded in
+ * bytes. Also kept: a non-2xx JSON body is parsed whatever its
+ * `Content-Type`, and `beforeRequest` runs before every attempt.
+ *
+ * @module
+ */
+
+import { assert, assertEquals } from "@std/assert";
+import createGrab, { paginate } from "../mod.ts";
+import { parseRetryAfter } from "../src/retry.ts";
+import { json, startServer } from "./_server.ts";
+import { assertHttp, assertOk, runChild, settles } from "./_bounds.ts";
+
+Deno.test("paginate() treats next links that differ only in fragment as one", async (t) => {
+  let n = 0;
+  await using server = startServer({
+    "/items": () => {
+      n++;
+      return json([n], {
+        headers: { link: `</items?page=1#${n}>; rel="next"` },
+      });
+    },
+    "/articles": () => {
+      n++;
+      return json({
+        data: [{ type: "articles", id: String(n) }],
+        links: { next: `/articles?page=1#${n}` },
+      }, { headers: { "content-type": "application/vnd.api+json" } });
+    },
+  });
+  const grab = createGrab(server.url, { retry: 0, timeout: 10_000 });
+
+  for (
+    const [endpoint, format] of [
+      ["GET /items", "json"],
+      ["GET /articles", "json-api"],
+    ] as const
+  ) {
+    await t.step(
+      `${format}: an ever-changing fragment stops the walk`,
+      async () => {
+        const before = server.requests.length;
+        let pages = 0;
+        const walk = async () => {
+          for await (
+            const _page of paginate(grab, endpoint, { format, limit: 50 })
+          ) {
+            pages++;
+          }
+        };
+        await settles(walk(), "the pagination");
+        const requests = server.requests.length - before;
+        assertEquals(requests, 2, "the first page, then page=1 once");
+        assertEquals(pages, 2);
+      },
+    );
+  }
+});
+
+Deno.test("parseRetryAfter() reads only delay-seconds and RFC 9110 dates", async (t) => {
+  const now = Date.UTC(1994, 10, 6, 8, 48, 37); // a minute before the dates
+  const valid: [string, number][] = [
+    ["Sun, 06 Nov 1994 08:49:37 GMT", 60_000], // IMF-fixdate
+    ["Sunday, 06-Nov-94 08:49:37 GMT", 60_000], // RFC 850
+    ["Sun Nov  6 08:49:37 1994", 60_000], // asctime
+    ["Sun, 06 Nov 1994 08:47:37 GMT", 0], // in the past
+    ["120", 120_000],
+    ["0", 0],
+    ["2024", 2_024_000],
+    ["  120 ", 120_000], // surrounding white space is not part of the value
+  ];
+  for (const [value, expected] of valid) {
+    await t.step(`${JSON.stringify(value)} is ${expected} ms`, () => {
+      assertEquals(parseRetryAfter(value, now), expected);
+    });
+  }
+
+  const invalid = [
+    "Sun Nov 06 1994 08:49:37 GMT", // Date.prototype.toString's shape
+    "Wed Nov 06 2999 08:49:37 GMT",
+    "1994-11-06T08:49:37Z",
+    "Sun, 06 Nov 1994",
+    "06 Nov 1994 08:49:37 GMT",
+    "tomorrow",
+    "1.5",
+    "-1",
+    "+120",
+    "1e3",
+    "0x10",
+    "120s",
+    "",
+  ];
+  for (const value of invalid) {
+    await t.step(`${JSON.stringify(value)} is not read`, () => {
+      assertEquals(parseRetryAfter(value, now), undefined);
+    });
+  }
+
+  await t.step("an absent header is not read", () => {
+    assertEquals(parseRetryAfter(null, now), undefined);
+  });
+});
+
+Deno.test("a Retry-After that is not an RFC 9110 date falls back to the backoff", async (t) => {
+  await using server = startServer((_request, seen) =>
+    json({ busy: true }, {
+      status: 503,
+      headers: { "retry-after": seen.url.searchParams.get("after")! },
+    })
+  );
+  const grab = createGrab(server.url, { timeout: 10_000 });
+  const retry = { limit: 1, backoff: () => 1 };
+
+  await t.step("a far-future date in Date's own format: retried", async () => {
+    const before = server.requests.length;
+    const result = await settles(
+      grab("GET /busy", {
+        query: { after: "Wed Nov 06 2999 08:49:37 GMT" },
+        retry,
+      }),
+    );
+    assertHttp(result, 503);
+    assertEquals(server.requests.length - before, 2);
+  });
+
+  await t.step(
+    "the same date as an IMF-fixdate: not retried (control)",
+    async () => {
+      const before = server.requests.length;
+      const result = await settles(
+        grab("GET /busy", {
+          query: { after: "Wed, 06 Nov 2999 08:49:37 GMT" },
+          retry,
+        }),
+      );
+      assertHttp(result, 503);
+      assertEquals(server.requests.length - before, 1);
+    },
+  );
+});
+
+Deno.test("JSON:API @-members are left off the denormalised resource", async (t) => {
+  const document = {
+    "@context": "https://schema.org",
+    data: [{
+      type: "articles",
+      id: "1",
+      "@context": "https://schema.org",
+      attributes: {
+        title: "Hello",
+        "@context": "https://schema.org",
+        "@type": "Article",
+        body: { "@language": "en", text: "Hi" },
+      },
+      relationships: { author: { data: { type: "people", id: "9" } } },
+    }],
+    included: [{
+      type: "people",
+      id: "9",
+      "@id": "https://example.com/people/9",
+      attributes: { name: "Ann", "@type": "Person" },
+    }],
+  };
+  await using server = startServer(() =>
+    json(document, { headers: { "content-type": "application/vnd.api+json" } })
+  );
+
+  for (const casing of ["none", "camelCase"] as const) {
+    await t.step(`casing: ${casing}`, async () => {
+      const grab = createGrab(server.url, {
+        format: "json-api",
+        casing,
+        retry: 0,
+      });
+      const data = assertOk(await settles(grab("GET /articles")));
+      const [article] = data as Record<string, unknown>[];
+      assert(article !== undefined);
+      assertEquals(
+        Object.keys(article).filter((key) => key.startsWith("@")),
+        [],
+      );
+      assertEquals(article["title"], "Hello");
+      const author = article["author"] as Record<string, unknown>;
+      assertEquals(author["name"], "Ann");
+      assertEquals(
+        Object.keys(author).filter((key) => key.startsWith("@")),
+        [],
+      );
+    });
+  }
+});
+
+interface CacheReport {
+  before: number;
+  after: number;
+  failures: number;
+  endpoints: number;
+  endpointBytes: number;
+}
+
+Deno.test("the per-factory endpoint cache is bounded in bytes", async (t) => {
+  const report = await runChild<CacheReport>("./_cache_child.ts", [
+    "--allow-net=127.0.0.1",
+    "--v8-flags=--expose-gc",
+  ]);
+  const MB = 1024 * 1024;
+
+  await t.step("every grab succeeded", () => {
+    assertEquals(report.failures, 0);
+    assert(report.endpointBytes > 50 * MB);
+  });
+
+  await t.step("the heap retained after the grabs stays under 20 MB", () => {
+    const retained = report.after - report.before;
+    assert(
+      retained < 20 * MB,
+      `${
+        (retained / MB).toFixed(1)
+      } MB retained after ${report.endpoints} endpoints of ${
+        (report.endpointBytes / MB).toFixed(1)
+      } MB in all`,
+    );
+  });
+});
+
+Deno.test("kept behaviour around the bounds", async (t) => {
+  const attempts = new Map<string, number>();
+  await using server = startServer({
+    "/mislabelled/:type": (_request, seen) =>
+      new Response('{"error":"bad","code":42}', {
+        status: 422,
+        headers: {
+          "content-type": decodeURIComponent(seen.url.pathname.split("/")[2]!),
+        },
+      }),
+    "/html": () =>
+      new Response("<h1>Bad gateway</h1>", {
+        status: 502,
+        headers: { "content-type": "text/html" },
+      }),
+    "/flaky/:name": (_request, seen) => {
+      const n = (attempts.get(seen.url.pathname) ?? 0) + 1;
+      attempts.set(seen.url.pathname, n);
+      return n < 3 ? json({ n }, { status: 503 }) : json({ n });
+    },
+  });
+
+  for (const type of ["text/html", "text/plain", "application/octet-stream"]) {
+    await t.step(`a non-2xx JSON body labelled ${type} is parsed`, async () => {
+      const grab = createGrab(server.url, { retry: 0 });
+      const result = await settles(
+        grab("GET /mislabelled/:type", { params: { type } }),
+      );
+      assertEquals(assertHttp(result, 422).body, { error: "bad", code: 42 });
+    });
+  }
+
+  await t.step(
+    "a non-2xx body that is not JSON stays text (control)",
+    async () => {
+      const grab = createGrab(server.url, { retry: 0 });
+      const result = await settles(grab("GET /html"));
+      assertEquals(assertHttp(result, 502).body, "<h1>Bad gateway</h1>");
+    },
+  );
+
+  await t.step("beforeRequest runs before every attempt", async () => {
+    const seenByHook: string[] = [];
+    const grab = createGrab(server.url, {
+      retry: { limit: 2, backoff: () => 1 },
+      timeout: 10_000,
+      hooks: {
+        beforeRequest(request) {
+          seenByHook.push("factory");
+          request.headers.set("x-attempt", String(seenByHook.length));
+        },
+      },
+    });
+    const before = server.requests.length;
+    const data = assertOk(
+      await settles(
+        grab("GET /flaky/:name", {
+          params: { name: "hooks" },
+          hooks: { beforeRequest: () => void seenByHook.push("call") },
+        }),
+      ),
+    );
+    assertEquals(data, { n: 3 });
+    assertEquals(seenByHook, [
+      "factory",
+      "call",
+      "factory",
+      "call",
+      "factory",
+      "call",
+    ]);
+    const seen = server.requests.slice(before);
+    assertEquals(seen.map((r) => r.headers.get("x-attempt")), ["1", "3", "5"]);
+  });
+});

@@ -1,0 +1,162 @@
+/**
+ * No URL in a message, `String(error)`, `JSON.stringify(error)` or an
+ * inspected error (its `cause` included) carries a query string or userinfo:
+ * not the request's, not one a hook added, not a redirect target's.
+ *
+ * @module
+ */
+
+import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import createGrab, { Call } from "../mod.ts";
+import { closedPort, startServer } from "./_server.ts";
+import { assertTransport, settles } from "./_bounds.ts";
+
+const SECRET = "SECRET";
+
+/** Every way an error can be shown, none of which may hold the secret. */
+function assertNoSecret(error: unknown): void {
+  assert(error instanceof Error);
+  const views: Record<string, string> = {
+    message: error.message,
+    "String(error)": String(error),
+    "JSON.stringify(error)": JSON.stringify(error) ?? "",
+    "Deno.inspect(error)": Deno.inspect(error, { depth: 10 }),
+    "Deno.inspect(error.cause)": Deno.inspect(error.cause, { depth: 10 }),
+    stack: error.stack ?? "",
+    url: String((error as { url?: unknown }).url ?? ""),
+  };
+  for (const [view, text] of Object.entries(views)) {
+    assert(
+      !text.includes(SECRET),
+      `${view} shows the secret:\n${text}`,
+    );
+  }
+}
+
+/**
+ * The error a grab ends with: the tuple's, or the rejection's (a library may
+ * refuse a URL with userinfo as a validation error).
+ */
+async function failureOf(
+  grabbing: Promise<readonly [unknown, unknown, unknown]>,
+): Promise<unknown> {
+  let result: readonly [unknown, unknown, unknown];
+  try {
+    result = await settles(grabbing);
+  } catch (error) {
+    if (error instanceof Error && error.name === "AssertionError") throw error;
+    return error;
+  }
+  assertEquals(result[0], null);
+  assert(result[1] !== null, "the grab should fail");
+  return result[1];
+}
+
+Deno.test("a query or userinfo a hook added never shows in the error", async (t) => {
+  const port = closedPort();
+  const grab = createGrab(`http://127.0.0.1:${port}`, {
+    retry: 0,
+    timeout: 10_000,
+  });
+
+  await t.step("?token=SECRET added by beforeRequest", async () => {
+    const result = await settles(
+      grab("GET /x", {
+        hooks: {
+          beforeRequest: (request) =>
+            new Request(`${request.url}?token=${SECRET}`, request),
+        },
+      }),
+    );
+    const error = assertTransport(result, "network");
+    assertNoSecret(error);
+    // The error still says where it went.
+    assertStringIncludes(error.message, `127.0.0.1:${port}`);
+  });
+
+  await t.step("?token=SECRET added to a URL that had a query", async () => {
+    const result = await settles(
+      grab("GET /x", {
+        query: { page: 2 },
+        hooks: {
+          beforeRequest: (request) =>
+            new Request(`${request.url}&token=${SECRET}`, request),
+        },
+      }),
+    );
+    assertNoSecret(assertTransport(result, "network"));
+  });
+
+  await t.step("user:SECRET@ added by beforeRequest", async () => {
+    const error = await failureOf(
+      grab("GET /x", {
+        hooks: {
+          beforeRequest: (request) => {
+            const url = new URL(request.url);
+            url.username = "user";
+            url.password = SECRET;
+            return new Request(url, request);
+          },
+        },
+      }),
+    );
+    assertNoSecret(error);
+  });
+
+  await t.step("the same through Call.send", async () => {
+    const outcome = await settles(
+      new Call(`GET http://127.0.0.1:${port}/x`).send({
+        retry: 0,
+        hooks: {
+          beforeRequest: (request) =>
+            new Request(`${request.url}?token=${SECRET}`, request),
+        },
+      }),
+    );
+    assert(!outcome.ok, "the exchange should fail");
+    assertNoSecret(outcome.error);
+  });
+
+  await t.step("the call's own query (control)", async () => {
+    const result = await settles(grab("GET /x", { query: { token: SECRET } }));
+    assertNoSecret(assertTransport(result, "network"));
+  });
+});
+
+Deno.test("a redirect target's query or userinfo never shows in the error", async (t) => {
+  const port = closedPort();
+  await using server = startServer((_request, seen) => {
+    const target = seen.url.pathname === "/userinfo"
+      ? `http://user:${SECRET}@127.0.0.1:${port}/x`
+      : `http://127.0.0.1:${port}/x?X-Amz-Signature=${SECRET}&X-Amz-Expires=60`;
+    return new Response(null, { status: 302, headers: { location: target } });
+  });
+  const grab = createGrab(server.url, { retry: 0, timeout: 10_000 });
+
+  await t.step(
+    "302 to a closed port with ?X-Amz-Signature=SECRET",
+    async () => {
+      const result = await settles(grab("GET /signed"));
+      assertNoSecret(assertTransport(result, "network"));
+    },
+  );
+
+  await t.step("the same with retries", async () => {
+    const result = await settles(
+      grab("GET /signed", { retry: { limit: 1, backoff: () => 0 } }),
+    );
+    assertNoSecret(assertTransport(result, "network"));
+  });
+
+  await t.step("302 to user:SECRET@ on a closed port", async () => {
+    assertNoSecret(await failureOf(grab("GET /userinfo")));
+  });
+
+  await t.step("Call.send through the same redirect", async () => {
+    const outcome = await settles(
+      new Call("GET /signed", server.url).send({ retry: 0 }),
+    );
+    assert(!outcome.ok, "the exchange should fail");
+    assertNoSecret(outcome.error);
+  });
+});

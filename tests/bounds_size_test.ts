@@ -1,0 +1,198 @@
+/**
+ * `maxBodyBytes` holds whatever the framing headers say: a `Content-Length`
+ * sent together with a `Transfer-Encoding`, and a compressed body. A 2xx over
+ * the cap is kind "too-large"; a non-2xx stays a `GrabError` with a null
+ * body. A child process checks that the cap bounds memory, not only the
+ * result.
+ *
+ * @module
+ */
+
+import { assert, assertEquals } from "@std/assert";
+import createGrab, { Call } from "../mod.ts";
+import { type Fault, head, startFaultServer, write } from "./_faults.ts";
+import { startServer } from "./_server.ts";
+import { assertHttp, assertTransport, runChild, settles } from "./_bounds.ts";
+
+const MIB = 1024 * 1024;
+const CAP = MIB;
+const encoder = new TextEncoder();
+const CHUNK = encoder.encode(`10000\r\n${"x".repeat(0x10000)}\r\n`);
+
+/**
+ * A response that says `Content-Length: 10` and `Transfer-Encoding: te`, then
+ * sends `totalBytes` of chunked body (64 KiB chunks) and the last chunk.
+ */
+function lyingFraming(
+  status: string,
+  te: string,
+  type: string,
+  totalBytes: number,
+): Fault {
+  return async (conn) => {
+    await write(
+      conn,
+      head(status, {
+        "content-type": type,
+        connection: "close",
+        "content-length": "10",
+        "transfer-encoding": te,
+      }),
+    );
+    for (let sent = 0; sent < totalBytes; sent += 0x10000) {
+      await write(conn, CHUNK);
+    }
+    await write(conn, "0\r\n\r\n");
+  };
+}
+
+const VARIANTS = ["chunked", "identity", "CHUNKED", "identity, chunked"];
+const FORMATS = [
+  { format: "json", type: "application/json" },
+  { format: "json-api", type: "application/vnd.api+json" },
+] as const;
+
+Deno.test("maxBodyBytes holds against Content-Length with Transfer-Encoding", async (t) => {
+  for (const { format, type } of FORMATS) {
+    for (const te of VARIANTS) {
+      await t.step(
+        `${format}: a 2xx with Content-Length: 10 and Transfer-Encoding: ${te} is too-large`,
+        async () => {
+          await using server = startFaultServer(
+            lyingFraming("200 OK", te, type, 4 * MIB),
+          );
+          const grab = createGrab(server.url, {
+            format,
+            maxBodyBytes: CAP,
+            timeout: 20_000,
+            retry: { backoff: () => 0 },
+          });
+          const result = await settles(grab("GET /big"));
+          assertTransport(result, "too-large");
+          assertEquals(server.requests.length, 1, "too-large is not retried");
+        },
+      );
+      await t.step(
+        `${format}: a 500 with Content-Length: 10 and Transfer-Encoding: ${te} is a GrabError with a null body`,
+        async () => {
+          await using server = startFaultServer(
+            lyingFraming("500 Internal Server Error", te, type, 4 * MIB),
+          );
+          const grab = createGrab(server.url, {
+            format,
+            maxBodyBytes: CAP,
+            timeout: 20_000,
+            retry: 0,
+          });
+          const result = await settles(grab("GET /big"));
+          const error = assertHttp(result, 500);
+          assertEquals(error.body, null);
+        },
+      );
+    }
+  }
+
+  await t.step("Call.send gives too-large for the same framing", async () => {
+    await using server = startFaultServer(
+      lyingFraming("200 OK", "chunked", "application/json", 4 * MIB),
+    );
+    const outcome = await settles(
+      new Call("GET /big", server.url).send({
+        maxBodyBytes: CAP,
+        timeout: 20_000,
+        retry: 0,
+      }),
+    );
+    assert(!outcome.ok, "the outcome should be a transport failure");
+    assertEquals(outcome.error.kind, "too-large");
+  });
+
+  await t.step(
+    "a body under the cap with the same framing is read",
+    async () => {
+      await using server = startFaultServer(async (conn) => {
+        const body = '"' + "y".repeat(1000) + '"';
+        await write(
+          conn,
+          head("200 OK", {
+            "content-type": "application/json",
+            connection: "close",
+            "content-length": "10",
+            "transfer-encoding": "chunked",
+          }) + `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+        );
+      });
+      const grab = createGrab(server.url, { maxBodyBytes: CAP, retry: 0 });
+      const [data, error] = await settles(grab("GET /small"));
+      assertEquals(error, null);
+      assertEquals(data, "y".repeat(1000));
+    },
+  );
+});
+
+Deno.test("maxBodyBytes counts the bytes of a compressed body after decoding", async (t) => {
+  const plain = encoder.encode(JSON.stringify("z".repeat(8 * MIB)));
+  const gzipped = new Uint8Array(
+    await new Response(
+      new Blob([plain]).stream().pipeThrough(new CompressionStream("gzip")),
+    ).arrayBuffer(),
+  );
+  await using server = startServer((_request, seen) =>
+    new Response(gzipped, {
+      status: seen.url.pathname === "/error" ? 500 : 200,
+      headers: {
+        "content-type": "application/json",
+        "content-encoding": "gzip",
+        "content-length": String(gzipped.byteLength),
+      },
+    })
+  );
+  const grab = createGrab(server.url, {
+    maxBodyBytes: CAP,
+    timeout: 20_000,
+    retry: 0,
+  });
+
+  await t.step("a 2xx is too-large", async () => {
+    assertTransport(await settles(grab("GET /ok")), "too-large");
+  });
+
+  await t.step("a 500 is a GrabError with a null body", async () => {
+    const error = assertHttp(await settles(grab("GET /error")), 500);
+    assertEquals(error.body, null);
+  });
+});
+
+interface CapReport {
+  name: string | null;
+  kind: string | null;
+  bodyBytes: number;
+  peak: number | null;
+}
+
+Deno.test("a 128 MiB chunked body with Content-Length: 10 is never held in memory", async (t) => {
+  // --allow-all: Deno lets no narrower permission read /proc/self/status.
+  const report = await runChild<CapReport>("./_cap_child.ts", ["--allow-all"]);
+
+  await t.step("the grab is too-large", () => {
+    assertEquals(report.name, "GrabTransportError");
+    assertEquals(report.kind, "too-large");
+  });
+
+  const limit = 100 * MIB;
+  await t.step({
+    name: report.peak === null
+      ? "peak RSS stays under 100 MiB (skipped: no /proc/self/status here)"
+      : "peak RSS (VmHWM) stays under 100 MiB",
+    ignore: report.peak === null,
+    fn: () => {
+      const peak = report.peak!;
+      assert(
+        peak < limit,
+        `peak RSS ${(peak / MIB).toFixed(1)} MiB for a ${
+          report.bodyBytes / MIB
+        } MiB body capped at 1 MiB; expected < ${limit / MIB} MiB`,
+      );
+    },
+  });
+});
