@@ -47,11 +47,8 @@ export type {
   TransportMeta,
 } from "./src/result.ts";
 export type { Endpoint, HttpMethod } from "./src/endpoint.ts";
-export type {
-  GrabCallOptions,
-  GrabOptions,
-  SendOptions,
-} from "./src/options.ts";
+export type { GrabOptions } from "./src/options.ts";
+export type { GrabCallOptions, SendOptions } from "./src/call_options.ts";
 export type { Casing } from "./src/casing.ts";
 export type { Format } from "./src/query.ts";
 export type { JsonApiError } from "./src/jsonapi/types.ts";

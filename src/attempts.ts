@@ -16,19 +16,17 @@ import {
 import { type Deadline, PASSED, sleep } from "./deadline.ts";
 import type { HttpMethod } from "./endpoint.ts";
 import {
-  GrabTransportError,
-  redactCause,
-  safeUrl,
+  type GrabTransportError,
+  transportError,
   type TransportErrorKind,
-  transportErrorMessage,
 } from "./errors.ts";
-import type { Hooks } from "./hooks.ts";
+import { type Hooks, runAfterResponse } from "./hooks.ts";
 import type { SendOutcome } from "./result.ts";
 import {
   MAX_TIMER_DELAY,
-  parseRetryAfter,
   retryDelay,
   type RetryPolicy,
+  statusRetryDelay,
 } from "./retry.ts";
 
 /** A `fetch` as grab calls it: a plain function, never a method. */
@@ -121,13 +119,23 @@ async function attemptOnce(
   }
   let { platform } = fromFetch(exchange);
   if (hooks?.afterResponse) {
-    const replaced = await afterResponse(exchange, request!, response);
+    const replaced = await runAfterResponse(
+      hooks.afterResponse,
+      request!,
+      response,
+      fromFetch(exchange),
+    );
     platform &&= replaced === response;
     response = replaced;
   }
   const status = response.status;
   if (retry !== 0 && exchange.policy.statusCodes.has(status)) {
-    const delay = nextDelay(retry, response, exchange.policy, deadline.end);
+    const delay = statusRetryDelay(
+      retry,
+      response.headers.get("retry-after"),
+      exchange.policy,
+      deadline.end,
+    );
     if (delay !== undefined) {
       await discardBody(response, { platform, deadline });
       return {
@@ -170,45 +178,12 @@ function send(
     : deadline.race(sending, cancelBody);
 }
 
-/** Runs `afterResponse`; the response to use from here on. */
-async function afterResponse(
-  exchange: Exchange,
-  request: Request,
-  response: Response,
-): Promise<Response> {
-  let replaced: Response | void;
-  try {
-    replaced = await exchange.deadline.race<Response | void>(
-      exchange.hooks!.afterResponse!(request, response),
-      (late) => late && cancelBody(late),
-    );
-  } catch (error) {
-    // A hook that threw or outlasted the deadline leaves this body unread.
-    await discardBody(response, fromFetch(exchange));
-    throw error;
-  }
-  if (!replaced || replaced === response) {
-    if (response.bodyUsed) throw usedBody();
-    return response;
-  }
-  await discardBody(response, fromFetch(exchange));
-  if (replaced.bodyUsed) throw usedBody();
-  return replaced;
-}
-
 /** The source of a response as the exchange's `fetch` gave it. */
 function fromFetch(exchange: Exchange): BodySource {
   return {
     platform: exchange.fetch === globalThis.fetch,
     deadline: exchange.deadline,
   };
-}
-
-function usedBody(): TypeError {
-  // The hook's bug, not the network's: reading it again cannot work.
-  return new TypeError(
-    "Cannot read the response: an afterResponse hook used its body; return a new Response or read a clone",
-  );
 }
 
 /**
@@ -292,39 +267,15 @@ function passed(exchange: Exchange): SendOutcome {
 }
 
 /** A transport failure of the exchange. */
-export function failure(
-  exchange: Pick<Exchange, "href" | "method">,
+function failure(
+  exchange: Exchange,
   kind: TransportErrorKind,
   cause?: unknown,
 ): SendOutcome {
-  const url = safeUrl(exchange.href);
-  const method = exchange.method;
   return {
     ok: false,
-    error: new GrabTransportError(
-      transportErrorMessage(kind, method, url),
-      { kind, method, url, cause: redactCause(cause) },
-    ),
+    error: transportError(kind, exchange.method, exchange.href, { cause }),
   };
-}
-
-/**
- * The wait before a retry, or `undefined` when the server asks for more than
- * `maxDelay`, than the time left, or than a timer can hold.
- */
-function nextDelay(
-  attempt: number,
-  response: Response,
-  policy: RetryPolicy,
-  end: number,
-): number | undefined {
-  const now = Date.now();
-  const asked = parseRetryAfter(response.headers.get("retry-after"), now);
-  const delay = asked ?? retryDelay(attempt, policy);
-  if (asked !== undefined && (asked > policy.maxDelay || now + asked >= end)) {
-    return undefined;
-  }
-  return delay > MAX_TIMER_DELAY ? undefined : delay;
 }
 
 function parseLoose(text: string): unknown {

@@ -1,85 +1,11 @@
 /**
- * Request bodies (JSON or passed through) and response bodies (read to the
- * end under a byte cap, or cancelled).
+ * Reading a response body: to the end under a byte cap, or cancelled, and
+ * within the deadline when the body may ignore the abort signal.
  *
  * @module
  */
 
-import type { ValidationIssue } from "./errors.ts";
-import type { Deadline } from "./deadline.ts";
-import { findNonJsonValues } from "./json_value.ts";
-
-/** True for the body types sent as they are, without serialisation. */
-export function isPassThrough(body: unknown): body is BodyInit {
-  return typeof body === "string" ||
-    body instanceof FormData ||
-    body instanceof URLSearchParams ||
-    body instanceof Blob ||
-    body instanceof ArrayBuffer ||
-    ArrayBuffer.isView(body) ||
-    body instanceof ReadableStream;
-}
-
-/** A request body ready for `fetch`. */
-export interface EncodedBody {
-  /** What `fetch` sends; `undefined` for no body. */
-  body: BodyInit | undefined;
-  /** True when the body was serialised to JSON here. */
-  json: boolean;
-}
-
-const NO_BODY: EncodedBody = Object.freeze({ body: undefined, json: false });
-
-/**
- * Serialises a plain value to JSON, or passes a body type through. A value
- * JSON cannot carry gives the issues instead.
- *
- * @example
- * ```ts ignore
- * encodeBody({ a: 1 }); // { body: '{"a":1}', json: true }
- * encodeBody(new FormData()); // { body: FormData, json: false }
- * ```
- */
-export function encodeBody(body: unknown): EncodedBody | ValidationIssue[] {
-  if (body === undefined || body === null) return NO_BODY;
-  if (isPassThrough(body)) return { body, json: false };
-  const json = toJson(body);
-  return typeof json === "string" ? { body: json, json: true } : json;
-}
-
-/**
- * `JSON.stringify` in one pass that also notices what it would silently drop
- * or turn into `null` (a function, a symbol, `NaN`, `Infinity`), so each
- * `toJSON` and getter runs once. Only when something is wrong does a second
- * walk find where, for the issues.
- */
-export function toJson(value: unknown): string | ValidationIssue[] {
-  let lossy = false;
-  let text: string | undefined;
-  let failure: unknown;
-  try {
-    text = JSON.stringify(value, (_key, item: unknown) => {
-      if (typeof item === "number" ? !Number.isFinite(item) : notJson(item)) {
-        lossy = true;
-      }
-      return item;
-    });
-  } catch (error) {
-    failure = error;
-  }
-  if (!lossy && failure === undefined && text !== undefined) return text;
-  const issues = findNonJsonValues(value);
-  if (issues.length > 0) return issues;
-  const why = failure instanceof Error
-    ? failure.message
-    : "it has no JSON form";
-  return [{ path: "", message: `Cannot serialise the body as JSON: ${why}` }];
-}
-
-function notJson(item: unknown): boolean {
-  const type = typeof item;
-  return type === "bigint" || type === "function" || type === "symbol";
-}
+import { type Deadline, PASSED } from "./deadline.ts";
 
 /**
  * Cancels a response body, ignoring a body that is already used or locked
@@ -116,7 +42,7 @@ const DIGITS = /^\d+$/;
 /**
  * Reads a response body as text, or `null` when it is empty by status,
  * method or bytes. Cancels a body over `maxBodyBytes` as soon as the cap is
- * passed, before buffering the rest. A read failure rejects; a read that
+ * passed, before buffering the rest. A read failure rejects; a body that
  * outlasts `source.deadline` rejects with {@linkcode PASSED}.
  */
 export async function readBody(
@@ -188,22 +114,25 @@ async function readStream(
   const stream = response.body;
   if (stream === null) return null;
   const reader = stream.getReader();
-  const bounded = !platform && deadline !== undefined;
-  const read = bounded
-    ? () => deadline.race(reader.read())
-    : () => reader.read();
-  // A body that is not the platform's may never answer a cancel either.
+  // A body that is not the platform's may ignore the signal and never answer
+  // a cancel either. Cancelling the reader ends a pending read at once
+  // (the streams standard closes the stream before asking its source), so
+  // one listener bounds every read; a cancel is then never waited for.
+  const signal = platform ? undefined : deadline?.signal;
   const cancel = (): Promise<void> => {
     const cancelling = reader.cancel().catch(ignore);
-    return bounded ? deadline.race(cancelling).catch(ignore) : cancelling;
+    return signal === undefined ? cancelling : Promise.resolve();
   };
+  const onAbort = () => void cancel();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) onAbort();
   let first: Uint8Array | undefined;
   let streaming: TextDecoder | undefined;
   let text = "";
   let size = 0;
   try {
     for (;;) {
-      const { done, value } = await read();
+      const { done, value } = await reader.read();
       if (done) break;
       size += value.byteLength;
       if (size > maxBodyBytes) {
@@ -224,12 +153,15 @@ async function readStream(
       text += streaming.decode(value, { stream: true });
     }
   } catch (error) {
-    // A body that broke off, or one whose read outlasted the deadline.
+    // A body that broke off.
     await cancel();
     throw error;
   } finally {
+    signal?.removeEventListener("abort", onAbort);
     releaseLock(reader);
   }
+  // The deadline passed and ended the reads early.
+  if (signal?.aborted) throw PASSED;
   if (streaming !== undefined) {
     text += streaming.decode();
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);

@@ -1,43 +1,31 @@
 /**
- * `Call`: the one request path. It parses the endpoint once; `send` performs
- * one exchange (attempts, retries, hooks, timeout) and reads the body.
+ * `Call`: the one request path. It parses the endpoint once; each exchange
+ * then runs the stages of a grab in order: options resolved, request encoded,
+ * the header function and the attempts within one deadline.
  *
  * @module
  */
 
-import { type Exchange, runAttempts } from "./attempts.ts";
-import { encodeBody } from "./body.ts";
-import { Deadline } from "./deadline.ts";
+import { runAttempts } from "./attempts.ts";
+import { Deadline, PASSED } from "./deadline.ts";
 import { type Endpoint, type HttpMethod, parseEndpoint } from "./endpoint.ts";
 import {
   asValidationError,
-  GrabValidationError,
-  requestError,
+  type GrabValidationError,
+  transportError,
+  validationError,
   type ValidationIssue,
 } from "./errors.ts";
+import { type Codec, codecFor } from "./format.ts";
 import { type HeaderRecord, mergeHeaders } from "./headers.ts";
-import { mediaType } from "./jsonapi/media_type.ts";
-import {
-  checkOptions,
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_TIMEOUT,
-  isSet,
-  type SendOptions,
-} from "./options.ts";
-import { serialiseQuery } from "./query.ts";
+import type { SendOptions } from "./call_options.ts";
+import { completeHeaders, encodeRequest } from "./request.ts";
+import { NO_FACTORY, type Resolved, resolveOptions } from "./resolve.ts";
 import type { SendOutcome } from "./result.ts";
-import { resolveRetry } from "./retry.ts";
-import { fillUrl, joinUrl, type UrlTemplate } from "./url.ts";
+import { joinUrl, type UrlTemplate } from "./url.ts";
 
-/**
- * Sends `call` with options already checked, within a deadline that started
- * before (the grab callable starts it before calling a header function).
- */
-export let sendWithin: (
-  call: Call,
-  options: SendOptions,
-  deadline: Deadline,
-) => Promise<SendOutcome>;
+/** A call's URL template, for {@linkcode exchange}; set by `Call` itself. */
+let templateOf: (call: Call) => UrlTemplate;
 
 /**
  * One endpoint, parsed and resolved once, sendable many times. The grab
@@ -103,104 +91,101 @@ export class Call {
    * if (!outcome.ok) console.log(outcome.error.kind);
    * ```
    */
+  /**
+   * Performs one exchange: fills the URL, sends with retries, hooks and the
+   * timeout, and reads the body. Resolves for every response and every
+   * transport failure.
+   *
+   * @param options Body, headers, query, params and the exchange's settings.
+   * @returns The response with its body read, or the transport error.
+   * @throws {GrabValidationError} (as a rejection, before sending) when a
+   * path parameter is missing, a header has CR, LF or NUL, or the body cannot
+   * be sent.
+   *
+   * @example
+   * ```ts
+   * import { Call } from "@grab/grab";
+   * const outcome = await new Call("POST https://api.example.com/notes")
+   *   .send({ body: { text: "hi" }, retry: 0 });
+   * if (!outcome.ok) console.log(outcome.error.kind);
+   * ```
+   */
   send(options: SendOptions = {}): Promise<SendOutcome> {
-    const given = options ?? {};
-    const issues = checkOptions(given);
-    if (issues.length > 0) {
-      return Promise.reject(invalid(this.method, this.url, issues));
+    const resolved = resolveOptions(NO_FACTORY, options ?? {}, true);
+    if (Array.isArray(resolved)) {
+      return Promise.reject(invalid(this.method, this.url, resolved));
     }
-    return this.#send(given, startDeadline(given));
+    return exchange(this, resolved);
   }
 
   static {
-    sendWithin = (call, options, deadline) => call.#send(options, deadline);
+    templateOf = (call) => call.#template;
   }
+}
 
-  #send(options: SendOptions, deadline: Deadline): Promise<SendOutcome> {
-    let exchange: Exchange;
+/**
+ * One exchange of `call` with resolved options: the request encoded, then
+ * the factory's header function and every attempt within one deadline.
+ * Rejects only with a `GrabValidationError` (or what a hook throws).
+ */
+export async function exchange(
+  call: Call,
+  resolved: Resolved,
+  codec?: Codec,
+): Promise<SendOutcome> {
+  const { method, url } = call;
+  const format = codec ?? await codecFor(resolved.format);
+  let request;
+  try {
+    request = encodeRequest(method, templateOf(call), resolved, format);
+  } catch (error) {
+    throw asValidationError(error, method, url);
+  }
+  if (Array.isArray(request)) throw invalid(method, url, request);
+  const deadline = new Deadline(resolved.timeout, resolved.signal);
+  let fromFunction: HeaderRecord | undefined;
+  if (resolved.headerFunction !== undefined) {
     try {
-      exchange = this.#prepare(options, deadline);
+      fromFunction = await headersFrom(resolved, deadline);
     } catch (error) {
       deadline.dispose();
-      return Promise.reject(asValidationError(error, this.method, this.url));
+      if (error !== PASSED) throw error;
+      const kind = deadline.reason ?? "abort";
+      const cause = deadline.signal?.reason;
+      return {
+        ok: false,
+        error: transportError(kind, method, request.href, { cause }),
+      };
     }
-    return runAttempts(exchange);
   }
-
-  #prepare(options: SendOptions, deadline: Deadline): Exchange {
-    const method = this.method;
-    const format = options.format ?? "json";
-    let issues = NO_ISSUES;
-    const query = !isSet(options.query) ? "" : serialiseQuery(
-      options.query,
-      new URLSearchParams(),
-      { format },
-    ).toString();
-    const href = fillUrl(this.#template, options.params, query);
-    if (typeof href !== "string") issues = issues.concat(href);
-    const headers: HeaderRecord = {};
-    const headerIssues = mergeHeaders(headers, options.headers);
-    if (headerIssues.length > 0) issues = issues.concat(headerIssues);
-    const encoded = encodeBody(options.body);
-    if (Array.isArray(encoded)) {
-      issues = issues.concat(encoded);
-    } else if (
-      encoded.body !== undefined && (method === "GET" || method === "HEAD")
-    ) {
-      issues = issues.concat({
-        path: "",
-        message: `Cannot send a body with ${method}: fetch does not allow it`,
-      });
-    }
-    if (
-      issues.length > 0 || typeof href !== "string" || Array.isArray(encoded)
-    ) {
-      throw invalid(method, this.url, issues);
-    }
-    const jsonApi = format === "json-api";
-    if (!jsonApi || options.jsonApi?.headers !== false) {
-      const type = jsonApi
-        ? mediaType(options.jsonApi ?? {})
-        : "application/json";
-      if (headers["accept"] === undefined) headers["accept"] = type;
-      if (encoded.json && headers["content-type"] === undefined) {
-        headers["content-type"] = type;
-      }
-    }
-    const init: RequestInit & { duplex?: "half" } = { method, headers };
-    const body = encoded.body;
-    const stream = body instanceof ReadableStream;
-    if (body !== undefined) init.body = body;
-    if (stream) init.duplex = "half";
-    if (deadline.signal !== undefined) init.signal = deadline.signal;
-    if (isSet(options.redirect)) init.redirect = options.redirect;
-    if (isSet(options.credentials)) init.credentials = options.credentials;
-    const fetch = options.fetch ?? globalThis.fetch;
-    return {
-      method,
-      href,
-      init,
-      replayable: !stream,
-      hooks: options.hooks ?? undefined,
-      fetch,
-      policy: resolveRetry(options.retry ?? undefined),
-      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-      deadline,
-    };
-  }
+  completeHeaders(request, fromFunction);
+  if (deadline.signal !== undefined) request.init.signal = deadline.signal;
+  return runAttempts({
+    method,
+    href: request.href,
+    init: request.init,
+    replayable: request.replayable,
+    hooks: resolved.hooks,
+    fetch: resolved.fetch,
+    policy: resolved.retry,
+    maxBodyBytes: resolved.maxBodyBytes,
+    deadline,
+  });
 }
 
-/** The deadline of options already checked. */
-export function startDeadline(
-  options: Pick<SendOptions, "timeout" | "signal">,
-): Deadline {
-  return new Deadline(
-    options.timeout ?? DEFAULT_TIMEOUT,
-    options.signal ?? undefined,
-  );
+/** The factory's header function's headers, checked, within the deadline. */
+async function headersFrom(
+  resolved: Resolved,
+  deadline: Deadline,
+): Promise<HeaderRecord> {
+  const fresh = await deadline.race(resolved.headerFunction!());
+  const headers: HeaderRecord = {};
+  const issues = mergeHeaders(headers, fresh);
+  if (issues.length > 0) {
+    throw validationError(issues, "Cannot send the headers");
+  }
+  return headers;
 }
-
-const NO_ISSUES: ValidationIssue[] = [];
 
 function invalid(
   method: string,
@@ -208,6 +193,6 @@ function invalid(
   issues: ValidationIssue[],
 ): GrabValidationError {
   return url === undefined
-    ? new GrabValidationError(issues[0]!.message, issues)
-    : requestError(method, url, issues, "the request");
+    ? validationError(issues)
+    : validationError(issues, { method, url, where: "the request" });
 }

@@ -12,6 +12,11 @@
  * @module
  */
 
+import { isPlainObject, setOwn } from "./object.ts";
+
+// Kept for the modules that still import it from here.
+export { isPlainObject } from "./object.ts";
+
 /**
  * A key casing. `"none"` leaves every key as it is.
  *
@@ -84,36 +89,6 @@ function capitalise(word: string): string {
   return word.charAt(0).toUpperCase() + word.slice(1);
 }
 
-/** True for arrays and objects whose prototype is `Object.prototype` or `null`. */
-export function isPlainObject(
-  value: unknown,
-): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-/**
- * Sets `target[key] = value` as an own data property, even for `"__proto__"`,
- * which a plain assignment would turn into a prototype change.
- */
-export function setOwn(
-  target: Record<string, unknown>,
-  key: string,
-  value: unknown,
-): void {
-  if (key === "__proto__") {
-    Object.defineProperty(target, key, {
-      value,
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    });
-  } else {
-    target[key] = value;
-  }
-}
-
 type Container = Record<string, unknown> | unknown[];
 
 /**
@@ -150,7 +125,10 @@ export function convertKeys(value: unknown, to: Casing): unknown {
 }
 
 function isContainer(value: unknown): value is Container {
-  return Array.isArray(value) || isPlainObject(value);
+  // An object with a toJSON method is sent as what that returns, not as its
+  // own keys, so its keys are not renamed either.
+  return Array.isArray(value) ||
+    (isPlainObject(value) && typeof value["toJSON"] !== "function");
 }
 
 function emptyLike(value: Container): Container {

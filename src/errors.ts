@@ -1,69 +1,25 @@
 /**
- * The three error classes and the functions that build their messages.
- * Messages never contain URL userinfo, query strings or header values.
+ * The three error classes and one builder for each. Messages never contain
+ * URL userinfo, query strings or header values.
  *
  * @module
  */
 
+import type {
+  GrabErrorOptions,
+  GrabTransportErrorOptions,
+  TransportErrorKind,
+  ValidationIssue,
+} from "./error_types.ts";
 import type { JsonApiError } from "./jsonapi/types.ts";
+import { redactCause, safeUrl } from "./redact.ts";
 
-/**
- * One problem found before a request was sent.
- *
- * @example Reading the issues of a validation error
- * ```ts
- * import { isGrabValidationError, type ValidationIssue } from "@grab/grab";
- * function show(error: unknown): ValidationIssue[] {
- *   return isGrabValidationError(error) ? error.issues : [];
- * }
- * ```
- */
-export interface ValidationIssue {
-  /** JSON pointer into the caller's body as written (`/author/id`), or `""` for the endpoint and options. */
-  path: string;
-  /** What could not be done, and the value that stopped it. */
-  message: string;
-}
-
-/**
- * What went wrong for a {@linkcode GrabTransportError}.
- *
- * - `"network"`: the connection failed, or the body broke off while reading
- * - `"abort"`: the caller's `signal` aborted
- * - `"timeout"`: the `timeout` passed
- * - `"parse"`: a 2xx body was not the expected JSON (or JSON:API document)
- * - `"too-large"`: the body was over `maxBodyBytes`
- * - `"schema"`: the body failed the `schema`
- *
- * @example Branching on the kind
- * ```ts
- * import type { TransportErrorKind } from "@grab/grab";
- * const retryable = (kind: TransportErrorKind) => kind === "network";
- * ```
- */
-export type TransportErrorKind =
-  | "network"
-  | "abort"
-  | "timeout"
-  | "parse"
-  | "too-large"
-  | "schema";
-
-/** Options of {@linkcode GrabError}'s constructor. */
-export interface GrabErrorOptions extends ErrorOptions {
-  /** HTTP status. */
-  statusCode: number;
-  /** Parsed JSON body, text, or `null`. */
-  body: unknown;
-  /** Response headers. */
-  headers: Headers;
-  /** Request method. */
-  method: string;
-  /** Request URL; userinfo and query are removed. */
-  url: string;
-  /** JSON:API errors, when the body is an error document. */
-  errors?: JsonApiError[] | undefined;
-}
+export type {
+  GrabErrorOptions,
+  GrabTransportErrorOptions,
+  TransportErrorKind,
+  ValidationIssue,
+};
 
 /**
  * A response arrived with a status outside 2xx.
@@ -110,18 +66,6 @@ export class GrabError extends Error {
     this.method = options.method;
     this.url = options.url;
   }
-}
-
-/** Options of {@linkcode GrabTransportError}'s constructor. */
-export interface GrabTransportErrorOptions extends ErrorOptions {
-  /** What went wrong. */
-  kind: TransportErrorKind;
-  /** Request method. */
-  method: string;
-  /** Request URL; userinfo and query are removed. */
-  url: string;
-  /** Schema issues, for kind `"schema"`. */
-  issues?: readonly unknown[] | undefined;
 }
 
 /**
@@ -203,16 +147,6 @@ export class GrabValidationError extends Error {
   }
 }
 
-/** `origin + pathname` of a URL: no userinfo, no query, no fragment. */
-export function safeUrl(url: URL | string): string {
-  try {
-    const parsed = typeof url === "string" ? new URL(url) : url;
-    return parsed.origin + parsed.pathname;
-  } catch {
-    return "<invalid URL>";
-  }
-}
-
 /** `"<status> <statusText>: <METHOD> <origin+path>"`. */
 export function httpErrorMessage(
   status: number,
@@ -233,31 +167,90 @@ const TRANSPORT_MESSAGES: Record<TransportErrorKind, string> = {
   schema: "Cannot accept the response: the body fails the schema",
 };
 
-/** The message of a transport error, with the request named safely. */
-export function transportErrorMessage(
+/**
+ * Builds a {@linkcode GrabTransportError}: the request named by origin and
+ * path only, the cause redacted of every URL's query and userinfo.
+ */
+export function transportError(
   kind: TransportErrorKind,
   method: string,
-  url: string,
-  detail?: string,
-): string {
-  const base = TRANSPORT_MESSAGES[kind];
-  return `${base}${
-    detail === undefined ? "" : ` (${detail})`
-  }: ${method} ${url}`;
+  href: string,
+  extra: { cause?: unknown; detail?: string; issues?: readonly unknown[] } = {},
+): GrabTransportError {
+  const url = safeUrl(href);
+  const detail = extra.detail === undefined ? "" : ` (${extra.detail})`;
+  return new GrabTransportError(
+    `${TRANSPORT_MESSAGES[kind]}${detail}: ${method} ${url}`,
+    {
+      kind,
+      method,
+      url,
+      cause: redactCause(extra.cause),
+      issues: extra.issues,
+    },
+  );
+}
+
+/** A response with a status outside 2xx, read. */
+export interface HttpErrorInit {
+  status: number;
+  statusText: string;
+  /** The response's URL, or the request's. */
+  url: string;
+  headers: Headers;
+  body: unknown;
 }
 
 /**
- * A validation error for a request: the summary names the method and the
- * URL (origin and path only) and counts the problems, which carry the detail.
+ * Builds a {@linkcode GrabError}. Its message is the JSON:API errors'
+ * `detail ?? title` when given, else `"<status> <statusText>: <METHOD> <url>"`.
  */
-export function requestError(
+export function httpError(
   method: string,
-  url: URL | string,
+  response: HttpErrorInit,
+  errors: JsonApiError[] | undefined,
+  message: string | undefined,
+): GrabError {
+  const url = safeUrl(response.url);
+  return new GrabError(
+    message ??
+      httpErrorMessage(response.status, response.statusText, method, url),
+    {
+      statusCode: response.status,
+      body: response.body,
+      headers: response.headers,
+      method,
+      url,
+      errors,
+    },
+  );
+}
+
+/** The request a validation error is about, and where in it the problems are. */
+export interface RequestContext {
+  method: string;
+  url: URL | string;
+  /** `"the request"`, `"the options"`, `"the request body"`. */
+  where: string;
+}
+
+/**
+ * Builds a {@linkcode GrabValidationError}. About a request, the summary
+ * names its method and URL (origin and path only) and counts the problems;
+ * with a `summary` string it leads the joined issue messages; without
+ * either, the message is the issues' own.
+ */
+export function validationError(
   issues: ValidationIssue[],
-  where: string,
+  context?: RequestContext | string,
 ): GrabValidationError {
-  const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
   const detail = issues.map((issue) => issue.message).join("; ");
+  if (context === undefined) return new GrabValidationError(detail, issues);
+  if (typeof context === "string") {
+    return new GrabValidationError(`${context}: ${detail}`, issues);
+  }
+  const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
+  const { method, url, where } = context;
   return new GrabValidationError(
     `Cannot send ${method} ${safeUrl(url)}: ${count} in ${where} (${detail})`,
     issues,
@@ -276,54 +269,8 @@ export function asValidationError(
 ): GrabValidationError {
   if (error instanceof GrabValidationError) return error;
   const why = error instanceof Error ? error.message : String(error);
-  return requestError(
-    method,
-    url,
+  return validationError(
     [{ path: "", message: `Cannot prepare the request: ${why}` }],
-    "the request",
+    { method, url, where: "the request" },
   );
-}
-
-/**
- * A URL's query or userinfo inside free text: `scheme://` then an optional
- * `user:pass@`, then the rest of the authority and path, then `?query`. The
- * query ends at white space, a quote, a bracket or a fragment.
- */
-const URL_SECRETS =
-  /\b([a-z][a-z\d+.-]*:\/\/)(?:[^\s/?#@"'<>()\[\]]*@)?([^\s?#"'<>()\[\]]*)(\?[^\s#"'<>()\[\]]*)?/gi;
-
-/** `text` with every URL's userinfo removed and its query replaced by `?…`. */
-export function redactUrls(text: string): string {
-  return text.replace(
-    URL_SECRETS,
-    (_match, scheme: string, rest: string, query: string | undefined) =>
-      scheme + rest + (query === undefined || query === "?" ? "" : "?…"),
-  );
-}
-
-/**
- * The platform's error may quote a URL with its query string: the request's,
- * one a hook added, a redirect target's (Deno's "error sending request for
- * url (…?token=…)"). Returns a copy of `cause` (and of its own causes) with
- * every URL's query and userinfo removed from messages and stacks, or
- * `cause` itself when there is nothing to remove.
- */
-export function redactCause(cause: unknown, depth = 0): unknown {
-  if (typeof cause === "string") return redactUrls(cause);
-  if (!(cause instanceof Error) || depth > 8) return cause;
-  const inner = redactCause(cause.cause, depth + 1);
-  const message = redactUrls(cause.message);
-  const stack = cause.stack === undefined ? undefined : redactUrls(cause.stack);
-  if (
-    inner === cause.cause && message === cause.message && stack === cause.stack
-  ) {
-    return cause;
-  }
-  const clean = new Error(
-    message,
-    inner === undefined ? undefined : { cause: inner },
-  );
-  clean.name = cause.name;
-  if (stack !== undefined) clean.stack = stack;
-  return clean;
 }

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { cancelBody } from "./body.ts";
+import { type BodySource, cancelBody, discardBody } from "./body.ts";
 import type { GrabTransportError } from "./errors.ts";
 
 /**
@@ -147,4 +147,45 @@ export function combineHooks(
 function chain<T>(a: T | undefined, b: T | undefined): T[] | undefined {
   if (a === undefined) return b === undefined ? undefined : [b];
   return b === undefined ? [a] : [a, b];
+}
+
+/**
+ * Runs an `afterResponse` hook within the deadline of `source`; the response
+ * to use from here on. The response it replaced is cancelled, and so is one
+ * that arrives after the deadline passed.
+ */
+export async function runAfterResponse(
+  hook: NonNullable<Hooks["afterResponse"]>,
+  request: Request,
+  response: Response,
+  source: BodySource,
+): Promise<Response> {
+  let replaced: Response | void;
+  try {
+    const running = hook(request, response);
+    replaced = source.deadline === undefined
+      ? await running
+      : await source.deadline.race<Response | void>(
+        running,
+        (late) => late && cancelBody(late),
+      );
+  } catch (error) {
+    // A hook that threw or outlasted the deadline leaves this body unread.
+    await discardBody(response, source);
+    throw error;
+  }
+  if (!replaced || replaced === response) {
+    if (response.bodyUsed) throw usedBody();
+    return response;
+  }
+  await discardBody(response, source);
+  if (replaced.bodyUsed) throw usedBody();
+  return replaced;
+}
+
+function usedBody(): TypeError {
+  // The hook's bug, not the network's: reading it again cannot work.
+  return new TypeError(
+    "Cannot read the response: an afterResponse hook used its body; return a new Response or read a clone",
+  );
 }

@@ -1,11 +1,12 @@
 /**
- * Finding the values JSON cannot carry, and the JSON pointer helpers that
- * name them in {@linkcode ValidationIssue}s.
+ * Finding the values JSON cannot carry, each named by a JSON pointer in a
+ * {@linkcode ValidationIssue}, and the value descriptions its messages use.
  *
  * @module
  */
 
 import type { ValidationIssue } from "./errors.ts";
+import { joinPointer } from "./object.ts";
 
 /** Options of {@linkcode findNonJsonValues}. */
 export interface FindNonJsonValuesOptions {
@@ -14,13 +15,14 @@ export interface FindNonJsonValuesOptions {
    * issue at the member's path (used to check JSON:API member names).
    */
   check?: (key: string, path: string) => string | undefined;
+  /**
+   * Calls each `toJSON` and checks what it returns, as `JSON.stringify`
+   * would see it; without, an object with a `toJSON` method is accepted as
+   * it is. Only a diagnosis calls it: the one serialisation calls it once.
+   */
+  callToJSON?: boolean;
   /** Objects that already contain `value`, so a reference back to one is circular. */
   within?: readonly object[];
-}
-
-/** `base` plus one RFC 6901 reference token: `~` becomes `~0`, `/` becomes `~1`. */
-export function joinPointer(base: string, key: string | number): string {
-  return `${base}/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`;
 }
 
 /** A short description of a value for messages: `missing`, `"x"`, `5`, `an array`. */
@@ -53,7 +55,7 @@ export function describeValue(value: unknown): string {
  * object that is its own ancestor; the same object in two sibling places is
  * fine). `undefined` is accepted, as `JSON.stringify` drops it (or writes
  * `null` in an array). An object with a `toJSON` method (`Date`) is accepted
- * and not walked. Iterative, so a deep value cannot overflow the stack.
+ * and not walked, unless `options.callToJSON` asks to check what it returns. Iterative, so a deep value cannot overflow the stack.
  *
  * Each issue's `path` is a JSON pointer below `path` (default `""`).
  *
@@ -96,6 +98,7 @@ export function findNonJsonValues(
     }
     if (typeof current === "object" && current !== null) {
       if (typeof (current as { toJSON?: unknown }).toJSON === "function") {
+        if (options.callToJSON !== true) continue;
         // What JSON.stringify would write is what toJSON returns.
         const [ok, json] = attempt(() =>
           (current as { toJSON(key: string): unknown }).toJSON(key ?? "")

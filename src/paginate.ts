@@ -8,7 +8,7 @@ import { FOREIGN, type Grab } from "./create_grab.ts";
 import { type Endpoint, parseEndpoint } from "./endpoint.ts";
 import { combineHooks, type Hooks } from "./hooks.ts";
 import { parseLinkHeader } from "./link_header.ts";
-import type { GrabCallOptions } from "./options.ts";
+import type { GrabCallOptions } from "./call_options.ts";
 import type { OrThrowResult } from "./or_throw.ts";
 
 /**

@@ -6,7 +6,7 @@
  */
 
 import { type Casing, convertKey, isPlainObject } from "./casing.ts";
-import { GrabValidationError } from "./errors.ts";
+import { validationError } from "./errors.ts";
 
 /**
  * `"json"` or `"json-api"`: how bodies and queries are written and read.
@@ -144,7 +144,7 @@ function checkNesting(current: Entry, name: string): void {
   if (problem === undefined) return;
   const where = name.length > 60 ? `${name.slice(0, 60)}…` : name;
   const message = `Cannot serialise the query at "${where}": ${problem}`;
-  throw new GrabValidationError(message, [{ path: "", message }]);
+  throw validationError([{ path: "", message }]);
 }
 
 function isScalar(value: unknown): boolean {

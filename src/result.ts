@@ -103,3 +103,6 @@ export type SendOutcome =
 
 /** The frozen `{}` of every HTTP error. */
 export const HTTP_ERROR_META: HttpErrorMeta = Object.freeze({});
+
+/** The meta of every transport failure: `{ statusCode: 0 }`, frozen. */
+export const TRANSPORT_META: TransportMeta = Object.freeze({ statusCode: 0 });

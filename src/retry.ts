@@ -6,6 +6,7 @@
  */
 
 import type { HttpMethod } from "./endpoint.ts";
+import { DEFAULTS } from "./options.ts";
 
 /**
  * When and how often to retry.
@@ -93,32 +94,22 @@ export interface RetryPolicy {
   maxDelay: number;
 }
 
+const RETRY = DEFAULTS.retry;
+
 /** Methods retried by default. */
-export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
-  "GET",
-  "HEAD",
-  "PUT",
-  "DELETE",
-  "OPTIONS",
-  "TRACE",
-]);
+export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(RETRY.methods);
 
 /** Statuses retried by default. */
-export const RETRY_STATUS_CODES: ReadonlySet<number> = new Set([
-  408,
-  429,
-  500,
-  502,
-  503,
-  504,
-]);
+export const RETRY_STATUS_CODES: ReadonlySet<number> = new Set(
+  RETRY.statusCodes,
+);
 
 const DEFAULT_POLICY: RetryPolicy = {
-  limit: 2,
+  limit: RETRY.limit,
   methods: IDEMPOTENT_METHODS,
   statusCodes: RETRY_STATUS_CODES,
   backoff: undefined,
-  maxDelay: 10_000,
+  maxDelay: RETRY.maxDelay,
 };
 
 const NO_RETRY: RetryPolicy = { ...DEFAULT_POLICY, limit: 0 };
@@ -129,7 +120,7 @@ export function resolveRetry(
 ): RetryPolicy {
   if (retry === undefined) return DEFAULT_POLICY;
   if (typeof retry === "number") {
-    if (retry === 2) return DEFAULT_POLICY;
+    if (retry === RETRY.limit) return DEFAULT_POLICY;
     return retry > 0 ? { ...DEFAULT_POLICY, limit: retry } : NO_RETRY;
   }
   return {
@@ -158,9 +149,8 @@ export function retryDelay(
   policy: RetryPolicy,
   random: () => number = Math.random,
 ): number {
-  const wanted = policy.backoff
-    ? policy.backoff(attempt)
-    : random() * Math.min(policy.maxDelay, 300 * 2 ** (attempt - 1));
+  const wanted = policy.backoff ? policy.backoff(attempt) : random() *
+    Math.min(policy.maxDelay, RETRY.backoffBase * 2 ** (attempt - 1));
   if (!(wanted > 0)) return 0;
   return Math.min(wanted, policy.maxDelay);
 }
@@ -225,4 +215,25 @@ function parseRfc850(text: string): number {
   let year = thisYear - (thisYear % 100) + Number(yy);
   if (year > thisYear + 50) year -= 100;
   return Date.parse(`${day} ${month} ${year} ${time} GMT`);
+}
+
+/**
+ * The wait before retrying a retryable status: what `Retry-After` asks, or
+ * the backoff without it. `undefined`, so that the response is returned as
+ * it is, when the server asks for more than `maxDelay` or than the time left
+ * before `end`, or when the wait is more than a timer can hold.
+ */
+export function statusRetryDelay(
+  attempt: number,
+  retryAfter: string | null,
+  policy: RetryPolicy,
+  end: number,
+  now: number = Date.now(),
+): number | undefined {
+  const asked = parseRetryAfter(retryAfter, now);
+  if (asked !== undefined && (asked > policy.maxDelay || now + asked >= end)) {
+    return undefined;
+  }
+  const delay = asked ?? retryDelay(attempt, policy);
+  return delay > MAX_TIMER_DELAY ? undefined : delay;
 }

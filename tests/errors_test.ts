@@ -13,7 +13,8 @@ import {
   isGrabValidationError,
   orThrow,
 } from "../mod.ts";
-import { httpErrorMessage, safeUrl } from "../src/errors.ts";
+import { httpErrorMessage } from "../src/errors.ts";
+import { safeUrl } from "../src/redact.ts";
 import { json, startServer } from "./_server.ts";
 
 function httpError(): GrabError {

@@ -1,9 +1,6 @@
 import { assertEquals, assertStrictEquals } from "@std/assert";
-import {
-  describeValue,
-  findNonJsonValues,
-  joinPointer,
-} from "../src/json_value.ts";
+import { describeValue, findNonJsonValues } from "../src/json_value.ts";
+import { joinPointer } from "../src/object.ts";
 
 const message = (path: string, what: string) =>
   `Cannot serialise ${

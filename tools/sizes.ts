@@ -44,4 +44,6 @@ for await (const path of sources(root)) {
 }
 for (const line of offenders.sort()) console.log(line);
 if (offenders.length > 0) Deno.exit(1);
-console.log(`${root}: every file ≤ ${MAX_FILE_LINES} lines, every function ≤ ${MAX_FUNCTION_LINES}`);
+console.log(
+  `${root}: every file ≤ ${MAX_FILE_LINES} lines, every function ≤ ${MAX_FUNCTION_LINES}`,
+);

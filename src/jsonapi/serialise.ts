@@ -9,8 +9,8 @@ import {
   convertKey,
   convertKeys,
   isPlainObject,
-  setOwn,
 } from "../casing.ts";
+import { setOwn } from "../object.ts";
 
 type Item = Record<string, unknown>;
 

@@ -7,11 +7,8 @@
 import { type Casing, convertKey, isPlainObject } from "../casing.ts";
 import type { HttpMethod } from "../endpoint.ts";
 import type { ValidationIssue } from "../errors.ts";
-import {
-  describeValue,
-  findNonJsonValues,
-  joinPointer,
-} from "../json_value.ts";
+import { describeValue, findNonJsonValues } from "../json_value.ts";
+import { joinPointer } from "../object.ts";
 import {
   isFlatRelationship,
   isRelationshipObject,

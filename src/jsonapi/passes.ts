@@ -1,0 +1,220 @@
+/**
+ * The two passes of `denormalise` over a document's resources: no
+ * recursion, so any depth of relationships or nesting is safe.
+ *
+ * @module
+ */
+
+import { type Casing, convertKey, convertKeys } from "../casing.ts";
+import {
+  escapeToken,
+  hasEnumerableInheritedKeys,
+  isIdentityKey,
+  isPlainObject,
+  setOwn,
+} from "../object.ts";
+import {
+  addLid,
+  addResource,
+  createIndex,
+  findResource,
+  type Flat,
+  resolveLinkage,
+  type ResourceIndex,
+  type Wire,
+} from "./resource_index.ts";
+import { Source } from "./source.ts";
+
+/**
+ * One denormalisation: the document's resources in document order (primary
+ * data, then included, read in place rather than copied into one list) and
+ * what the two passes build.
+ */
+export interface Pass {
+  readonly primary: unknown[];
+  readonly included: unknown[];
+  readonly primaryCount: number;
+  readonly total: number;
+  readonly many: boolean;
+  readonly casing: Casing;
+  readonly convert: boolean;
+  /** Whether for...in needs an own-key check (see hasEnumerableInheritedKeys). */
+  readonly inherited: boolean;
+  readonly index: ResourceIndex;
+  /** targets[i]: the flat object that resource i fills, or null for a repeat. */
+  readonly targets: (Flat | null)[];
+  /** The flat primary data, repeats included, so that it keeps its length. */
+  readonly data: Flat[];
+}
+
+/**
+ * A pass over the resources of a document whose top-level members are
+ * checked: `data` is a resource object, an array, `null` or undefined.
+ */
+export function startPass(
+  data: unknown,
+  included: unknown[] | undefined,
+  casing: Casing,
+): Pass {
+  const many = Array.isArray(data);
+  const primary: unknown[] = many
+    ? data
+    : data === undefined || data === null
+    ? []
+    : [data];
+  included ??= [];
+  const total = primary.length + included.length;
+  return {
+    primary,
+    included,
+    primaryCount: primary.length,
+    total,
+    many,
+    casing,
+    convert: casing !== "none",
+    inherited: hasEnumerableInheritedKeys(),
+    index: createIndex(casing),
+    targets: new Array(total),
+    data: new Array(primary.length),
+  };
+}
+
+/**
+ * Pass 1: checks each resource, creates its flat object with attributes, and
+ * indexes it by type + id and by type + lid. Returns why a resource is not
+ * valid, if one is not.
+ */
+export function indexResources(pass: Pass): string | undefined {
+  for (let i = 0; i < pass.total; i++) {
+    const wire = wireAt(pass, i);
+    if (!isPlainObject(wire)) return `${pointerOf(pass, i)} is not an object`;
+    const type = wire.type;
+    if (typeof type !== "string" || type === "") {
+      return `${pointerOf(pass, i)}/type is not a non-empty string`;
+    }
+    const id = wire.id;
+    if (id !== undefined && typeof id !== "string") {
+      return `${pointerOf(pass, i)}/id is not a string`;
+    }
+    const lid = wire.lid;
+    if (lid !== undefined && typeof lid !== "string") {
+      return `${pointerOf(pass, i)}/lid is not a string`;
+    }
+    const attributes = wire.attributes;
+    if (attributes !== undefined && !isPlainObject(attributes)) {
+      return `${pointerOf(pass, i)}/attributes is not an object`;
+    }
+    const relationships = wire.relationships;
+    if (relationships !== undefined && !isPlainObject(relationships)) {
+      return `${pointerOf(pass, i)}/relationships is not an object`;
+    }
+    const flat = placeResource(pass, i, wire, type, id, lid, attributes);
+    if (i < pass.primaryCount) pass.data[i] = flat;
+  }
+  return undefined;
+}
+
+// The flat object of resource i: a new one with its attributes, or the first
+// occurrence's for a repeat, whose fields win.
+function placeResource(
+  pass: Pass,
+  i: number,
+  wire: Wire,
+  type: string,
+  id: string | undefined,
+  lid: string | undefined,
+  attributes: Wire | undefined,
+): Flat {
+  const index = pass.index;
+  const found = findResource(index, type, id, lid);
+  if (found !== undefined) {
+    pass.targets[i] = null;
+    if (lid !== undefined) addLid(index, type, lid, found);
+    return found;
+  }
+  const flat = addResource(index, type, id, lid);
+  if (attributes !== undefined) copyAttributes(pass, attributes, flat);
+  pass.targets[i] = flat;
+  new Source(flat, wire, pass.casing);
+  return flat;
+}
+
+function copyAttributes(pass: Pass, attributes: Wire, flat: Flat): void {
+  const { casing, convert, inherited } = pass;
+  for (const name in attributes) {
+    if (inherited && !Object.hasOwn(attributes, name)) continue;
+    // An @-member (`@context`) belongs to an extension, not to the resource
+    // (JSON:API 1.1, "@-Members").
+    if (name.charCodeAt(0) === 64 /* @ */) continue;
+    let key = name;
+    let value = attributes[name];
+    if (convert) {
+      key = convertKey(name, casing);
+      if (typeof value === "object" && value !== null) {
+        value = convertKeys(value, casing);
+      }
+    }
+    if (isIdentityKey(key) || isIdentityKey(name)) continue;
+    setOwn(flat, key, value);
+  }
+}
+
+/**
+ * Pass 2: resolves every relationship's data to flat objects. A repeat's
+ * relationships are checked but not set: the first occurrence's win. Returns
+ * why a relationship is not valid, if one is not.
+ */
+export function linkResources(pass: Pass): string | undefined {
+  for (let i = 0; i < pass.total; i++) {
+    const relationships = (wireAt(pass, i) as Wire).relationships;
+    if (relationships === undefined) continue;
+    const problem = linkRelationships(
+      pass,
+      relationships as Wire,
+      pass.targets[i]!,
+    );
+    if (problem !== undefined) {
+      return `${pointerOf(pass, i)}/relationships/${problem}`;
+    }
+  }
+  return undefined;
+}
+
+function linkRelationships(
+  pass: Pass,
+  relationships: Wire,
+  flat: Flat | null,
+): string | undefined {
+  for (const name in relationships) {
+    if (pass.inherited && !Object.hasOwn(relationships, name)) continue;
+    if (name.charCodeAt(0) === 64 /* @ */) continue;
+    const relationship = relationships[name];
+    if (!isPlainObject(relationship)) {
+      return `${escapeToken(name)} is not an object`;
+    }
+    const linkage = relationship.data;
+    if (linkage === undefined) continue;
+    const value = resolveLinkage(pass.index, linkage);
+    if (typeof value === "string") return `${escapeToken(name)}/data${value}`;
+    if (flat === null) continue;
+    const key = pass.convert ? convertKey(name, pass.casing) : name;
+    if (!isIdentityKey(key)) setOwn(flat, key, value);
+  }
+  return undefined;
+}
+
+/** The flat primary data: an array, one object or `null`. */
+export function primaryData(pass: Pass): unknown {
+  return pass.many ? pass.data : pass.data[0] ?? null;
+}
+
+function wireAt(pass: Pass, i: number): unknown {
+  return i < pass.primaryCount
+    ? pass.primary[i]
+    : pass.included[i - pass.primaryCount];
+}
+
+function pointerOf(pass: Pass, i: number): string {
+  if (i >= pass.primaryCount) return `/included/${i - pass.primaryCount}`;
+  return pass.many ? `/data/${i}` : "/data";
+}

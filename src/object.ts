@@ -1,0 +1,75 @@
+/**
+ * Small helpers for plain objects, resource identity keys and JSON pointers.
+ *
+ * @module
+ */
+
+/**
+ * True for objects whose prototype is `Object.prototype` or `null`: object
+ * literals, `JSON.parse` objects and `Object.create(null)`. False for arrays,
+ * class instances (`Date`, `Map`, …), functions and primitives.
+ */
+export function isPlainObject(
+  value: unknown,
+): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+const EMPTY = {};
+
+/**
+ * True when something made a key of `Object.prototype` enumerable, so that
+ * `for...in` over a plain object also lists inherited keys. `for...in`
+ * allocates nothing, unlike `Object.keys`; it needs an own-key check only
+ * when this is true.
+ */
+export function hasEnumerableInheritedKeys(): boolean {
+  for (const _ in EMPTY) return true;
+  return false;
+}
+
+/**
+ * Sets `target[key] = value` as an own data property, even for `"__proto__"`,
+ * which a plain assignment would turn into a prototype change.
+ */
+export function setOwn(
+  target: Record<string, unknown>,
+  key: string,
+  value: unknown,
+): void {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  } else {
+    target[key] = value;
+  }
+}
+
+/**
+ * True for `type`, `id` and `lid`: the members that identify a JSON:API
+ * resource, which no attribute or relationship may be named.
+ */
+export function isIdentityKey(key: string): boolean {
+  return key === "type" || key === "id" || key === "lid";
+}
+
+/** One RFC 6901 reference token: `~` becomes `~0`, then `/` becomes `~1`. */
+export function escapeToken(token: string): string {
+  return token.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+/** The reverse of {@linkcode escapeToken}: `~1` becomes `/`, then `~0` becomes `~`. */
+export function unescapeToken(token: string): string {
+  return token.replaceAll("~1", "/").replaceAll("~0", "~");
+}
+
+/** `base` plus one RFC 6901 reference token: `~` becomes `~0`, `/` becomes `~1`. */
+export function joinPointer(base: string, key: string | number): string {
+  return `${base}/${escapeToken(String(key))}`;
+}

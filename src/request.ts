@@ -1,0 +1,101 @@
+/**
+ * The request of one grab, encoded once: the URL with its parameters and
+ * query, the headers, and the body as the format writes it. Every problem is
+ * an issue, all of them found before anything is sent.
+ *
+ * @module
+ */
+
+import type { HttpMethod } from "./endpoint.ts";
+import type { ValidationIssue } from "./errors.ts";
+import type { Codec } from "./format.ts";
+import type { HeaderRecord } from "./headers.ts";
+import { serialiseQuery } from "./query.ts";
+import type { Resolved } from "./resolve.ts";
+import { fillUrl, type UrlTemplate } from "./url.ts";
+
+/** A request ready for its attempts, but for the factory's header function. */
+export interface EncodedRequest {
+  href: string;
+  init: RequestInit & { headers: HeaderRecord; duplex?: "half" };
+  /** False for a stream body, which cannot be sent twice. */
+  replayable: boolean;
+  /** The format's media type, for the headers the caller left out. */
+  mediaType: string | undefined;
+  /** True when the format wrote the body. */
+  encoded: boolean;
+}
+
+/**
+ * Encodes the request: fills the URL, serialises the query (keys in the
+ * wire casing), and has the format write the body. Returns every issue
+ * instead when something cannot be sent; throws a `GrabValidationError` for
+ * a query that refers to itself or nests too deep.
+ */
+export function encodeRequest(
+  method: HttpMethod,
+  template: UrlTemplate,
+  resolved: Resolved,
+  codec: Codec,
+): EncodedRequest | ValidationIssue[] {
+  const { query, casing } = resolved;
+  const search = query === undefined ? "" : serialiseQuery(
+    query,
+    new URLSearchParams(),
+    {
+      format: resolved.format,
+      casing: casing === "none" || query instanceof URLSearchParams
+        ? "none"
+        : resolved.wireCasing,
+    },
+  ).toString();
+  const href = fillUrl(template, resolved.params, search);
+  const body = codec.encodeBody(resolved.body, method, resolved);
+  const issues: ValidationIssue[] = [];
+  if (typeof href !== "string") issues.push(...href);
+  if (Array.isArray(body)) issues.push(...body);
+  else if (body.body !== undefined && (method === "GET" || method === "HEAD")) {
+    issues.push({
+      path: "",
+      message: `Cannot send a body with ${method}: fetch does not allow it`,
+    });
+  }
+  if (issues.length > 0 || typeof href !== "string" || Array.isArray(body)) {
+    return issues;
+  }
+  const init: EncodedRequest["init"] = { method, headers: resolved.headers };
+  const stream = body.body instanceof ReadableStream;
+  if (body.body !== undefined) init.body = body.body;
+  if (stream) init.duplex = "half";
+  if (resolved.redirect !== undefined) init.redirect = resolved.redirect;
+  if (resolved.credentials !== undefined) {
+    init.credentials = resolved.credentials;
+  }
+  return {
+    href,
+    init,
+    replayable: !stream,
+    mediaType: codec.mediaType(resolved),
+    encoded: body.encoded,
+  };
+}
+
+/**
+ * Completes the headers: the factory's header function's below the call's,
+ * then the format's `Accept` and `Content-Type` where neither gave one.
+ */
+export function completeHeaders(
+  request: EncodedRequest,
+  fromFunction: HeaderRecord | undefined,
+): void {
+  let headers = request.init.headers;
+  if (fromFunction !== undefined) {
+    headers = request.init.headers = { ...fromFunction, ...headers };
+  }
+  const type = request.mediaType;
+  if (type === undefined) return;
+  if (headers["accept"] === undefined) headers["accept"] = type;
+  if (request.encoded && headers["content-type"] === undefined) {
+    headers["content-type"] = type;
+  }
+}

@@ -1,0 +1,244 @@
+/**
+ * Options resolved once per grab: each call option over the factory's over
+ * {@linkcode DEFAULTS}, every value checked, the factory's headers and hooks
+ * kept only where they are trusted.
+ *
+ * @module
+ */
+
+import type { Fetch } from "./attempts.ts";
+import type { Casing } from "./casing.ts";
+import { GrabValidationError, type ValidationIssue } from "./errors.ts";
+import { type HeaderRecord, mergeHeaders } from "./headers.ts";
+import { combineHooks, type Hooks } from "./hooks.ts";
+import type { JsonApiOptions } from "./jsonapi/media_type.ts";
+import type { GrabCallOptions } from "./call_options.ts";
+import { DEFAULTS, type GrabOptions, type QueryInit } from "./options.ts";
+import type { Format } from "./query.ts";
+import { resolveRetry, type RetryPolicy } from "./retry.ts";
+import type { StandardSchema } from "./schema.ts";
+
+/** A header function of a factory. */
+export type HeaderFunction = () => HeadersInit | Promise<HeadersInit>;
+
+/** A factory's options, checked once when it is created. */
+export interface Factory {
+  options: GrabOptions;
+  /** Its static headers, checked; `undefined` without. */
+  headers: HeaderRecord | undefined;
+  /** Its header function, called per request. */
+  headerFunction: HeaderFunction | undefined;
+}
+
+/** Every option of one grab, decided. */
+export interface Resolved {
+  format: Format;
+  casing: Casing;
+  wireCasing: Casing;
+  /** The factory's static headers (when trusted) and the call's, checked. */
+  headers: HeaderRecord;
+  /** The factory's header function, when trusted. */
+  headerFunction: HeaderFunction | undefined;
+  body: unknown;
+  query: QueryInit | undefined;
+  params: Readonly<Record<string, unknown>> | undefined;
+  signal: AbortSignal | undefined;
+  timeout: number | false;
+  retry: RetryPolicy;
+  hooks: Hooks | undefined;
+  fetch: Fetch;
+  maxBodyBytes: number;
+  jsonApi: JsonApiOptions;
+  redirect: RequestRedirect | undefined;
+  credentials: RequestCredentials | undefined;
+  schema: StandardSchema | undefined;
+}
+
+/** The options a call may give: a grab's, or `Call.send`'s with `fetch`. */
+export type CallOptions = GrabCallOptions & { fetch?: Fetch | undefined };
+
+/**
+ * Checks a factory's options once. Throws a {@linkcode GrabValidationError}
+ * naming each option that is wrong.
+ */
+export function resolveFactory(options: GrabOptions): Factory {
+  const issues = checkOptions(options);
+  const source = options.headers ?? undefined;
+  let headers: HeaderRecord | undefined;
+  if (source !== undefined && typeof source !== "function") {
+    headers = {};
+    issues.push(...mergeHeaders(headers, source));
+  }
+  if (issues.length > 0) {
+    const detail = issues.map((issue) => issue.message).join("; ");
+    throw new GrabValidationError(
+      `Cannot create the grab: ${detail}`,
+      issues,
+    );
+  }
+  return {
+    options,
+    headers,
+    headerFunction: typeof source === "function" ? source : undefined,
+  };
+}
+
+/** A factory with no options, for `Call.send`. */
+export const NO_FACTORY: Factory = Object.freeze({
+  options: Object.freeze({}),
+  headers: undefined,
+  headerFunction: undefined,
+});
+
+/**
+ * Resolves a call's options over its factory's. `trusted` is false for an
+ * origin the factory's headers and hooks must not reach. Returns the issues
+ * instead when an option is wrong.
+ */
+export function resolveOptions(
+  factory: Factory,
+  call: CallOptions,
+  trusted: boolean,
+): Resolved | ValidationIssue[] {
+  const issues = checkOptions(call);
+  const f = factory.options;
+  const headers: HeaderRecord = trusted && factory.headers !== undefined
+    ? { ...factory.headers }
+    : {};
+  issues.push(...mergeHeaders(headers, call.headers));
+  if (issues.length > 0) return issues;
+  return {
+    format: call.format ?? f.format ?? DEFAULTS.format,
+    casing: call.casing ?? f.casing ?? DEFAULTS.casing,
+    wireCasing: call.wireCasing ?? f.wireCasing ?? DEFAULTS.wireCasing,
+    headers,
+    headerFunction: trusted ? factory.headerFunction : undefined,
+    body: call.body,
+    query: call.query ?? undefined,
+    params: call.params ?? undefined,
+    signal: call.signal ?? undefined,
+    timeout: call.timeout ?? f.timeout ?? DEFAULTS.timeout,
+    retry: resolveRetry(call.retry ?? f.retry ?? undefined),
+    // Factory hooks belong to the factory, like its headers: they run only
+    // for the origins its headers go to.
+    hooks: combineHooks(
+      trusted ? f.hooks ?? undefined : undefined,
+      call.hooks ?? undefined,
+    ),
+    fetch: call.fetch ?? f.fetch ?? globalThis.fetch,
+    maxBodyBytes: call.maxBodyBytes ?? f.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
+    jsonApi: call.jsonApi ?? f.jsonApi ?? {},
+    redirect: call.redirect ?? f.redirect ?? undefined,
+    credentials: call.credentials ?? f.credentials ?? undefined,
+    schema: call.schema ?? undefined,
+  };
+}
+
+/** The longest `timeout` a timer can hold: 2^31 − 1 ms. */
+const MAX_TIMEOUT = 2 ** 31 - 1;
+
+/**
+ * Checks the options that a wrong value would turn off or make misbehave:
+ * the numbers (`timeout`, `maxBodyBytes`, `retry`), `signal`, `fetch` and
+ * `hooks`. Each problem is an issue naming the option; `null` and
+ * `undefined` mean none and pass.
+ */
+export function checkOptions(options: object): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const add = (name: string, wanted: string) =>
+    issues.push({
+      path: "",
+      message: `Cannot use the option "${name}": it must be ${wanted}`,
+    });
+  const { timeout, maxBodyBytes, retry, signal, fetch, hooks } =
+    options as Record<string, unknown>;
+  if (isSet(timeout) && timeout !== false && !isTimeout(timeout)) {
+    add("timeout", `false, Infinity or a number from 1 to ${MAX_TIMEOUT}`);
+  }
+  if (
+    isSet(maxBodyBytes) && maxBodyBytes !== Infinity &&
+    !isCount(maxBodyBytes)
+  ) {
+    add("maxBodyBytes", "a non-negative integer or Infinity");
+  }
+  if (isSet(retry) && !isCount(retry)) {
+    if (typeof retry !== "object") {
+      add("retry", "a non-negative integer or RetryOptions");
+    } else checkRetry(retry as Record<string, unknown>, add);
+  }
+  if (isSet(signal) && !(signal instanceof AbortSignal)) {
+    add("signal", "an AbortSignal");
+  }
+  if (isSet(fetch) && typeof fetch !== "function") {
+    add("fetch", "a function");
+  }
+  for (const [name, allowed] of ENUMS) {
+    const value = (options as Record<string, unknown>)[name];
+    if (isSet(value) && !allowed.includes(value as string)) {
+      add(
+        name,
+        allowed.map((v) => `"${v}"`).join(", ").replace(/, ([^,]*)$/, " or $1"),
+      );
+    }
+  }
+  if (isSet(hooks)) {
+    if (typeof hooks !== "object") add("hooks", "an object of functions");
+    else {
+      for (const name of HOOK_NAMES) {
+        const hook = (hooks as Record<string, unknown>)[name];
+        if (isSet(hook) && typeof hook !== "function") {
+          add(`hooks.${name}`, "a function");
+        }
+      }
+    }
+  }
+  return issues;
+}
+
+/** The options whose values are one of a few strings. */
+const ENUMS: [string, readonly string[]][] = [
+  ["format", ["json", "json-api"]],
+  ["redirect", ["follow", "error", "manual"]],
+  ["credentials", ["omit", "same-origin", "include"]],
+];
+
+const HOOK_NAMES = ["beforeRequest", "afterResponse", "beforeRetry"] as const;
+
+function checkRetry(
+  retry: Record<string, unknown>,
+  add: (name: string, wanted: string) => void,
+): void {
+  const { limit, maxDelay, backoff, methods, statusCodes } = retry;
+  if (isSet(limit) && !isCount(limit)) {
+    add("retry.limit", "a non-negative integer");
+  }
+  if (
+    isSet(maxDelay) &&
+    !(typeof maxDelay === "number" && maxDelay >= 0)
+  ) {
+    add("retry.maxDelay", "a non-negative number or Infinity");
+  }
+  if (isSet(backoff) && typeof backoff !== "function") {
+    add("retry.backoff", "a function");
+  }
+  if (isSet(methods) && !Array.isArray(methods)) {
+    add("retry.methods", "an array of methods");
+  }
+  if (isSet(statusCodes) && !Array.isArray(statusCodes)) {
+    add("retry.statusCodes", "an array of status codes");
+  }
+}
+
+function isTimeout(value: unknown): boolean {
+  return value === Infinity ||
+    (typeof value === "number" && value >= 1 && value <= MAX_TIMEOUT);
+}
+
+function isCount(value: unknown): boolean {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+/** True unless `value` is `undefined` or `null`, which mean "none" in options. */
+export function isSet<T>(value: T | null | undefined): value is T {
+  return value !== undefined && value !== null;
+}
