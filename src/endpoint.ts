@@ -5,7 +5,7 @@
  * @module
  */
 
-import { GrabValidationError, type ValidationIssue } from "./errors.ts";
+import { validationError } from "./errors.ts";
 
 /**
  * The HTTP methods an endpoint may name, upper case only.
@@ -95,8 +95,7 @@ const SHAPE = /^(\S+)\s+(\S+)$/;
 export function parseEndpoint(text: unknown): ParsedEndpoint {
   const issue = endpointIssue(text);
   if (typeof issue === "string") {
-    const issues: ValidationIssue[] = [{ path: "", message: issue }];
-    throw new GrabValidationError(issue, issues);
+    throw validationError([{ path: "", message: issue }]);
   }
   return issue;
 }

@@ -8,7 +8,7 @@
 
 import type { Fetch } from "./attempts.ts";
 import type { Casing } from "./casing.ts";
-import { GrabValidationError, type ValidationIssue } from "./errors.ts";
+import { validationError, type ValidationIssue } from "./errors.ts";
 import { type HeaderRecord, mergeHeaders } from "./headers.ts";
 import { combineHooks, type Hooks } from "./hooks.ts";
 import type { JsonApiOptions } from "./jsonapi/media_type.ts";
@@ -70,11 +70,7 @@ export function resolveFactory(options: GrabOptions): Factory {
     issues.push(...mergeHeaders(headers, source));
   }
   if (issues.length > 0) {
-    const detail = issues.map((issue) => issue.message).join("; ");
-    throw new GrabValidationError(
-      `Cannot create the grab: ${detail}`,
-      issues,
-    );
+    throw validationError(issues, "Cannot create the grab");
   }
   return {
     options,
