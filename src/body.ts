@@ -117,15 +117,13 @@ async function readStream(
   // A body that is not the platform's may ignore the signal and never answer
   // a cancel either. Cancelling the reader ends a pending read at once
   // (the streams standard closes the stream before asking its source), so
-  // one listener bounds every read; a cancel is then never waited for.
-  const signal = platform ? undefined : deadline?.signal;
+  // one waiter bounds every read; a cancel is then never waited for.
+  const bounded = !platform && deadline?.signal !== undefined;
   const cancel = (): Promise<void> => {
     const cancelling = reader.cancel().catch(ignore);
-    return signal === undefined ? cancelling : Promise.resolve();
+    return bounded ? Promise.resolve() : cancelling;
   };
-  const onAbort = () => void cancel();
-  signal?.addEventListener("abort", onAbort, { once: true });
-  if (signal?.aborted) onAbort();
+  const stopWaiting = bounded ? deadline!.onPass(() => void cancel()) : ignore;
   let first: Uint8Array | undefined;
   let streaming: TextDecoder | undefined;
   let text = "";
@@ -153,15 +151,17 @@ async function readStream(
       text += streaming.decode(value, { stream: true });
     }
   } catch (error) {
-    // A body that broke off.
+    // A body that broke off. Its lock is released for whoever looks at it
+    // next; a body read to the end keeps it, as releasing costs a stack
+    // trace (the reader's closed promise rejects with a fresh TypeError).
     await cancel();
+    releaseLock(reader);
     throw error;
   } finally {
-    signal?.removeEventListener("abort", onAbort);
-    releaseLock(reader);
+    stopWaiting();
   }
   // The deadline passed and ended the reads early.
-  if (signal?.aborted) throw PASSED;
+  if (bounded && deadline!.reason !== undefined) throw PASSED;
   if (streaming !== undefined) {
     text += streaming.decode();
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);

@@ -19,9 +19,13 @@ export class Deadline {
   /** `Date.now()` at which the timeout passes; `Infinity` without one. */
   readonly end: number;
   #reason: "timeout" | "abort" | undefined;
+  #controller: AbortController | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #user: AbortSignal | undefined;
   #onAbort: (() => void) | undefined;
+  // Called when the deadline passes. A set rather than listeners on the
+  // signal: adding and removing an event listener per race costs more.
+  #waiters: Set<() => void> | undefined;
 
   /**
    * Starts the clock.
@@ -37,25 +41,25 @@ export class Deadline {
       this.signal = undefined;
       return;
     }
-    const own = new AbortController();
-    this.signal = own.signal;
+    this.#controller = new AbortController();
+    this.signal = this.#controller.signal;
     if (user?.aborted) {
-      this.#reason = "abort";
-      own.abort(user.reason);
+      this.#pass("abort", user.reason);
       return;
     }
     if (bounded) {
-      this.#timer = setTimeout(() => {
-        this.#reason ??= "timeout";
-        own.abort(new DOMException("The timeout passed", "TimeoutError"));
-      }, timeout);
+      this.#timer = setTimeout(
+        () =>
+          this.#pass(
+            "timeout",
+            new DOMException("The timeout passed", "TimeoutError"),
+          ),
+        timeout,
+      );
     }
     if (user !== undefined) {
       this.#user = user;
-      this.#onAbort = () => {
-        this.#reason ??= "abort";
-        own.abort(user.reason);
-      };
+      this.#onAbort = () => this.#pass("abort", user.reason);
       user.addEventListener("abort", this.#onAbort, { once: true });
     }
   }
@@ -65,6 +69,29 @@ export class Deadline {
     return this.#reason;
   }
 
+  #pass(reason: "timeout" | "abort", cause: unknown): void {
+    if (this.#reason !== undefined) return;
+    this.#reason = reason;
+    this.#controller!.abort(cause);
+    const waiters = this.#waiters;
+    this.#waiters = undefined;
+    waiters?.forEach((waiter) => waiter());
+  }
+
+  /**
+   * Calls `waiter` once when the deadline passes (at once if it has);
+   * returns the function that stops waiting.
+   */
+  onPass(waiter: () => void): () => void {
+    if (this.#reason !== undefined) {
+      waiter();
+      return ignore;
+    }
+    if (this.signal === undefined) return ignore;
+    (this.#waiters ??= new Set()).add(waiter);
+    return () => this.#waiters?.delete(waiter);
+  }
+
   /**
    * Waits for `value`, or rejects with {@linkcode PASSED} as soon as the
    * deadline passes, whether or not `value` ever settles. `late` receives
@@ -72,25 +99,23 @@ export class Deadline {
    * response body).
    */
   race<T>(value: T | Promise<T>, late?: (value: T) => void): Promise<T> {
-    const signal = this.signal;
-    if (signal?.aborted) return lost(value, late);
-    if (signal === undefined || !isThenable(value)) {
+    if (this.#reason !== undefined) return lost(value, late);
+    if (this.signal === undefined || !isThenable(value)) {
       return Promise.resolve(value);
     }
     const settled = Promise.resolve(value);
     return new Promise<T>((resolve, reject) => {
-      const onAbort = () => {
+      const stop = this.onPass(() => {
         reject(PASSED);
         release(settled, late);
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
+      });
       settled.then(
         (result) => {
-          signal.removeEventListener("abort", onAbort);
+          stop();
           resolve(result);
         },
         (error) => {
-          signal.removeEventListener("abort", onAbort);
+          stop();
           reject(error);
         },
       );
@@ -103,6 +128,7 @@ export class Deadline {
     if (this.#onAbort !== undefined) {
       this.#user!.removeEventListener("abort", this.#onAbort);
     }
+    this.#waiters = undefined;
   }
 }
 
