@@ -55,9 +55,13 @@ export const DENORMALISE_NAMES: readonly string[] = CONTENDERS.map((c) =>
   c.name
 );
 
-/** One cell: a median, its ratio to JSON.parse, or why there is none. */
+/**
+ * One cell: a median, its ratio to JSON.parse (medians), the lowest and
+ * highest ratio of one run to JSON.parse in the same run, or why there is
+ * none.
+ */
 export type Cell =
-  | { ms: number; ratio: number; runs: number }
+  | { ms: number; ratio: number; ratioRange: [number, number]; runs: number }
   | { skipped: string };
 
 /** Every cell by N, then by contender name. */
@@ -156,10 +160,17 @@ export async function runDenormalise(
         times[c.name]!.push((performance.now() - t0) / batch);
       }
     }
-    const yard = median(times["JSON.parse"]!);
+    const yardTimes = times["JSON.parse"]!;
+    const yard = median(yardTimes);
     for (const c of active) {
       const m = median(times[c.name]!);
-      cells[c.name] = { ms: m, ratio: m / yard, runs };
+      const perRun = times[c.name]!.map((t, r) => t / yardTimes[r]!);
+      cells[c.name] = {
+        ms: m,
+        ratio: m / yard,
+        ratioRange: [Math.min(...perRun), Math.max(...perRun)],
+        runs,
+      };
       const prev = last[c.name];
       last[c.name] = {
         n,

@@ -1,6 +1,6 @@
 /**
- * The HTTP client comparison: raw `fetch` + `res.json()`, grab, ky, ofetch and
- * wretch, each with its defaults, over loopback (sequential and 64 in flight)
+ * The HTTP client comparison: raw `fetch` + `res.json()`, grab, ky, ofetch,
+ * wretch and up-fetch, each with its defaults, over loopback (sequential and 64 in flight)
  * and in process (a fake `fetch` that returns a ready `Response`).
  *
  * @module
@@ -9,6 +9,7 @@
 import ky from "npm:ky@2.1.0";
 import { ofetch } from "npm:ofetch@1.5.1";
 import wretch from "npm:wretch@3.0.9";
+import { up } from "npm:up-fetch@2.6.1";
 import { createGrab } from "../mod.ts";
 import { BODY_OBJECT, BODY_TEXT } from "./_server.ts";
 import { median, rotate, settle } from "./_stats.ts";
@@ -28,12 +29,20 @@ export interface Client {
 }
 
 /** The clients, in table order; `raw` first. */
-export const CLIENT_NAMES = ["raw", "grab", "ky", "ofetch", "wretch"] as const;
+export const CLIENT_NAMES = [
+  "raw",
+  "grab",
+  "ky",
+  "ofetch",
+  "wretch",
+  "up-fetch",
+] as const;
 
 /**
  * Builds every client for `base`. With `fetchImpl`, each client is given it
  * instead of the global `fetch` (grab's `fetch` option, ky's `fetch`,
- * ofetch's global `fetch`, wretch's `fetchPolyfill`).
+ * ofetch's global `fetch`, wretch's `fetchPolyfill`, up-fetch's first
+ * argument).
  */
 export function makeClients(base: string, fetchImpl?: FetchLike): Client[] {
   const url = `${base}/item`;
@@ -49,6 +58,7 @@ export function makeClients(base: string, fetchImpl?: FetchLike): Client[] {
   const wretchApi = fetchImpl
     ? wretch(base).fetchPolyfill(fetchImpl)
     : wretch(base);
+  const upfetch = up(fetchImpl ?? fetch, () => ({ baseUrl: base }));
   return [
     {
       name: "raw",
@@ -68,6 +78,7 @@ export function makeClients(base: string, fetchImpl?: FetchLike): Client[] {
     { name: "ky", get: () => kyApi.get("item").json() },
     { name: "ofetch", get: () => ofetchApi("/item") },
     { name: "wretch", get: () => wretchApi.get("/item").json() },
+    { name: "up-fetch", get: () => upfetch("/item") },
   ];
 }
 
@@ -108,6 +119,8 @@ export interface Comparison {
   medianMs: Record<string, number>;
   /** Median over rounds of (client time / raw time in the same round). */
   ratioToRaw: Record<string, number>;
+  /** Lowest and highest per-round ratio to raw (the spread over rounds). */
+  ratioRange: Record<string, [number, number]>;
   /** Rounds measured (the warm-up round is not counted). */
   rounds: number;
 }
@@ -144,11 +157,16 @@ export async function compare(
   }
   const medianMs: Record<string, number> = {};
   const ratioToRaw: Record<string, number> = {};
+  const ratioRange: Record<string, [number, number]> = {};
   for (const c of clients) {
     medianMs[c.name] = median(times[c.name]!);
     ratioToRaw[c.name] = median(ratios[c.name]!);
+    ratioRange[c.name] = [
+      Math.min(...ratios[c.name]!),
+      Math.max(...ratios[c.name]!),
+    ];
   }
-  return { medianMs, ratioToRaw, rounds };
+  return { medianMs, ratioToRaw, ratioRange, rounds };
 }
 
 // The same headers as the loopback server sends.

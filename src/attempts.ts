@@ -113,17 +113,19 @@ async function attemptOnce(
   let response: Response;
   try {
     response = await send(exchange, request);
+    if (!isResponse(response)) throw notAResponse();
   } catch (cause) {
     if (cause === PASSED) throw cause;
     return networkFailure(exchange, retry, request, cause);
   }
-  let { platform } = fromFetch(exchange);
+  const source = fromFetch(exchange);
+  let platform = source.platform;
   if (hooks?.afterResponse) {
     const replaced = await runAfterResponse(
       hooks.afterResponse,
       request!,
       response,
-      fromFetch(exchange),
+      source,
     );
     platform &&= replaced === response;
     response = replaced;
@@ -176,6 +178,17 @@ function send(
   return fetch === globalThis.fetch
     ? sending
     : deadline.race(sending, cancelBody);
+}
+
+/** Response-like, also from another realm or a `fetch` polyfill. */
+function isResponse(value: unknown): value is Response {
+  return typeof (value as Response | null)?.status === "number" &&
+    typeof (value as Response).headers?.get === "function";
+}
+
+/** A `fetch` that resolved to something else failed as a network would. */
+function notAResponse(): TypeError {
+  return new TypeError("Cannot read the response: fetch did not return one");
 }
 
 /** The source of a response as the exchange's `fetch` gave it. */

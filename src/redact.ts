@@ -29,7 +29,8 @@ export function redactUrls(text: string): string {
   return text.replace(
     URL_SECRETS,
     (_match, scheme: string, rest: string, query: string | undefined) =>
-      scheme + rest + (query === undefined || query === "?" ? "" : "?…"),
+      scheme + rest +
+      (query === undefined ? "" : query === "?" ? "?" : "?…"),
   );
 }
 
@@ -42,7 +43,10 @@ export function redactUrls(text: string): string {
  */
 export function redactCause(cause: unknown, depth = 0): unknown {
   if (typeof cause === "string") return redactUrls(cause);
-  if (!(cause instanceof Error) || depth > 8) return cause;
+  if (!(cause instanceof Error)) return cause;
+  // A chain this deep (or one that refers back to itself) is cut here rather
+  // than kept unredacted.
+  if (depth > 8) return undefined;
   const inner = redactCause(cause.cause, depth + 1);
   const message = redactUrls(cause.message);
   const stack = cause.stack === undefined ? undefined : redactUrls(cause.stack);

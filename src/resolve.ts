@@ -191,9 +191,19 @@ export function checkOptions(options: object): ValidationIssue[] {
   return issues;
 }
 
+const CASINGS = [
+  "none",
+  "camelCase",
+  "snake_case",
+  "kebab-case",
+  "PascalCase",
+] as const;
+
 /** The options whose values are one of a few strings. */
 const ENUMS: [string, readonly string[]][] = [
   ["format", ["json", "json-api"]],
+  ["casing", CASINGS],
+  ["wireCasing", CASINGS],
   ["redirect", ["follow", "error", "manual"]],
   ["credentials", ["omit", "same-origin", "include"]],
 ];

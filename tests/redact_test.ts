@@ -1,0 +1,266 @@
+import {
+  assert,
+  assertEquals,
+  assertFalse,
+  assertInstanceOf,
+  assertNotStrictEquals,
+  assertStrictEquals,
+} from "@std/assert";
+import { redactCause, redactUrls, safeUrl } from "../src/redact.ts";
+
+/** True when `text` holds no query value or userinfo of the fixtures. */
+function clean(text: string | undefined): boolean {
+  return text !== undefined && !/token|s3cret|user:pw|k=|q=/.test(text);
+}
+
+Deno.test("safeUrl()", async (t) => {
+  await t.step("keeps origin and path only", () => {
+    assertEquals(
+      safeUrl("https://user:pw@api.test:8443/v1/items?token=s3cret#part"),
+      "https://api.test:8443/v1/items",
+    );
+  });
+
+  await t.step("takes a URL object", () => {
+    const url = new URL("http://user@api.test/a/b/?q=1");
+    assertEquals(safeUrl(url), "http://api.test/a/b/");
+    assertEquals(url.href, "http://user@api.test/a/b/?q=1");
+  });
+
+  await t.step("an origin alone gets its root path", () => {
+    assertEquals(safeUrl("https://api.test"), "https://api.test/");
+  });
+
+  const invalid = ["not a url", "", "/relative/path?token=s3cret", "http://"];
+  for (const text of invalid) {
+    await t.step(`${JSON.stringify(text)} is "<invalid URL>"`, () => {
+      assertEquals(safeUrl(text), "<invalid URL>");
+    });
+  }
+});
+
+Deno.test("redactUrls()", async (t) => {
+  const cases: [string, string, string][] = [
+    [
+      "the query is replaced by ?…",
+      "GET https://api.test/a?token=s3cret failed",
+      "GET https://api.test/a?… failed",
+    ],
+    [
+      "userinfo is removed",
+      "to https://user:pw@api.test/a and http://user@b.test/",
+      "to https://api.test/a and http://b.test/",
+    ],
+    [
+      "userinfo and query together",
+      "url (https://user:pw@api.test:8443/p/q?k=1&token=2)",
+      "url (https://api.test:8443/p/q?…)",
+    ],
+    [
+      "several URLs in one text",
+      "https://a.test/?k=1 then http://b.test/x?q=2 ws://c.test/s?token=3",
+      "https://a.test/?… then http://b.test/x?… ws://c.test/s?…",
+    ],
+    [
+      "a URL inside parentheses",
+      "error sending request for url (https://api.test/a?token=s3cret)",
+      "error sending request for url (https://api.test/a?…)",
+    ],
+    [
+      "URLs inside quotes and brackets",
+      `'https://a.test/?k=1' "https://b.test/?k=2" <https://c.test/?k=3> [https://d.test/?k=4]`,
+      `'https://a.test/?…' "https://b.test/?…" <https://c.test/?…> [https://d.test/?…]`,
+    ],
+    [
+      "the query ends at a fragment",
+      "https://api.test/a?token=s3cret#section",
+      "https://api.test/a?…#section",
+    ],
+    [
+      "the scheme in any case",
+      "HTTPS://API.TEST/A?TOKEN=S3CRET",
+      "HTTPS://API.TEST/A?…",
+    ],
+    [
+      "a URL without query or userinfo is unchanged",
+      "at https://api.test/v1/items and file:///work/x.ts:1:2",
+      "at https://api.test/v1/items and file:///work/x.ts:1:2",
+    ],
+    [
+      "text without URLs is unchanged",
+      "Why? Because a=1&token=2 is not a URL.",
+      "Why? Because a=1&token=2 is not a URL.",
+    ],
+    ["an empty text", "", ""],
+  ];
+  for (const [name, text, expected] of cases) {
+    await t.step(name, () => {
+      assertEquals(redactUrls(text), expected);
+    });
+  }
+
+  await t.step("a bare ? after a URL is left as is", () => {
+    assertEquals(
+      redactUrls("Is the server at https://api.test/health? It timed out."),
+      "Is the server at https://api.test/health? It timed out.",
+    );
+    assertEquals(redactUrls("https://api.test/a?"), "https://api.test/a?");
+  });
+
+  await t.step("the result has no query value left", () => {
+    const text = "a https://user:pw@x.test/?token=1 b http://y.test/p?q=2";
+    assert(clean(redactUrls(text)));
+  });
+});
+
+Deno.test("redactCause()", async (t) => {
+  await t.step("nothing to hide: the same object", () => {
+    const cause = new TypeError("connection refused", {
+      cause: new Error("at https://api.test/a"),
+    });
+    assertStrictEquals(redactCause(cause), cause);
+    const plain = new Error("no URL here");
+    assertStrictEquals(redactCause(plain), plain);
+  });
+
+  await t.step(
+    "a copy whose message, stack and causes are clean",
+    () => {
+      const inner = new TypeError(
+        "inner https://user:pw@api.test/b?q=1",
+      );
+      const cause = new TypeError(
+        "error sending request for url (https://api.test/a?token=s3cret)",
+        { cause: inner },
+      );
+      const copy = redactCause(cause);
+      assertNotStrictEquals(copy, cause);
+      assertInstanceOf(copy, Error);
+      assertEquals(copy.name, "TypeError");
+      assertEquals(
+        copy.message,
+        "error sending request for url (https://api.test/a?…)",
+      );
+      assert(clean(copy.stack), copy.stack);
+      assert(copy.stack!.includes("https://api.test/a?…"));
+      assertInstanceOf(copy.cause, Error);
+      assertEquals(copy.cause.name, "TypeError");
+      assertEquals(copy.cause.message, "inner https://api.test/b?…");
+      assert(clean(copy.cause.stack), copy.cause.stack);
+      assert(clean(Deno.inspect(copy)));
+      assert(clean(String(copy)));
+    },
+  );
+
+  await t.step("the original is left unchanged", () => {
+    const cause = new Error("at https://api.test/a?token=s3cret");
+    const stack = cause.stack;
+    redactCause(cause);
+    assertEquals(cause.message, "at https://api.test/a?token=s3cret");
+    assertStrictEquals(cause.stack, stack);
+  });
+
+  await t.step("a secret only in the stack is removed", () => {
+    const cause = new Error("failed");
+    cause.stack =
+      "Error: failed\n    at load (https://api.test/x.js?token=s3cret:1:1)";
+    const copy = redactCause(cause);
+    assertNotStrictEquals(copy, cause);
+    assertInstanceOf(copy, Error);
+    assertEquals(copy.message, "failed");
+    assertEquals(
+      copy.stack,
+      "Error: failed\n    at load (https://api.test/x.js?…)",
+    );
+  });
+
+  await t.step("a secret only in a nested cause: the chain is copied", () => {
+    const deepest = new Error("via https://api.test/?k=1");
+    const middle = new Error("middle", { cause: deepest });
+    const outer = new Error("outer", { cause: middle });
+    const copy = redactCause(outer);
+    assertNotStrictEquals(copy, outer);
+    assertInstanceOf(copy, Error);
+    assertEquals(copy.message, "outer");
+    assertInstanceOf(copy.cause, Error);
+    assertNotStrictEquals(copy.cause, middle);
+    assertInstanceOf(copy.cause.cause, Error);
+    assertEquals(copy.cause.cause.message, "via https://api.test/?…");
+  });
+
+  await t.step("a string cause, alone or nested", () => {
+    assertEquals(
+      redactCause("see https://user:pw@api.test/?token=s3cret"),
+      "see https://api.test/?…",
+    );
+    assertEquals(redactCause("no URL"), "no URL");
+    const copy = redactCause(
+      new Error("outer", { cause: "GET https://api.test/?q=1" }),
+    );
+    assertInstanceOf(copy, Error);
+    assertEquals(copy.cause, "GET https://api.test/?…");
+  });
+
+  await t.step("an error without a cause gets none", () => {
+    const copy = redactCause(new Error("at https://api.test/?k=1"));
+    assertInstanceOf(copy, Error);
+    assertFalse("cause" in copy);
+  });
+
+  await t.step("a cycle of causes terminates", () => {
+    const cause = new Error("loop https://api.test/?token=s3cret");
+    cause.cause = cause;
+    const copy = redactCause(cause);
+    assertInstanceOf(copy, Error);
+    assertEquals(copy.message, "loop https://api.test/?…");
+    assertInstanceOf(copy.cause, Error);
+    assertEquals(copy.cause.message, "loop https://api.test/?…");
+  });
+
+  await t.step("causes deeper than 8 levels are cut off", () => {
+    const chain: Error[] = [];
+    let next: Error | undefined;
+    for (let level = 11; level >= 0; level--) {
+      next = new Error(
+        `level ${level} https://api.test/?k=${level}`,
+        next === undefined ? undefined : { cause: next },
+      );
+      chain.unshift(next);
+    }
+    let current: unknown = redactCause(chain[0]);
+    for (let level = 0; level <= 8; level++) {
+      assertInstanceOf(current, Error);
+      assertNotStrictEquals(current, chain[level]);
+      assertEquals(current.message, `level ${level} https://api.test/?…`);
+      current = current.cause;
+    }
+    assertStrictEquals(current, undefined);
+  });
+
+  await t.step("a cause that refers to itself is cut off, redacted", () => {
+    const loop = new Error("at https://api.test/?token=SECRET");
+    (loop as { cause?: unknown }).cause = loop;
+    let current: unknown = redactCause(loop);
+    let levels = 0;
+    while (current instanceof Error) {
+      assertEquals(current.message, "at https://api.test/?…");
+      current = current.cause;
+      levels++;
+    }
+    assertStrictEquals(current, undefined);
+    assertEquals(levels, 9);
+  });
+
+  const kept: [string, unknown][] = [
+    ["undefined", undefined],
+    ["null", null],
+    ["a number", 42],
+    ["an object with a message", { message: "https://api.test/?k=1" }],
+    ["an array", ["https://api.test/?k=1"]],
+  ];
+  for (const [name, value] of kept) {
+    await t.step(`${name} is returned as it is`, () => {
+      assertStrictEquals(redactCause(value), value);
+    });
+  }
+});
