@@ -27,7 +27,7 @@ export { createGrab, createGrab as default } from "./src/create_grab.ts";
 export { Call } from "./src/call.ts";
 export { orThrow } from "./src/or_throw.ts";
 export { paginate } from "./src/paginate.ts";
-export { jsonApiOf } from "./src/jsonapi/denormalise.ts";
+export { jsonApiOf } from "./src/jsonapi/source.ts";
 export {
   GrabError,
   GrabTransportError,
