@@ -3,7 +3,8 @@
  * server and against a stub `fetch` in process, and whether a grab keeps any
  * of the caller's objects after it settles. Each measurement runs in its own
  * process (`_memory_child.ts`, `--v8-flags=--expose-gc`); raw `fetch` +
- * `res.json()` is measured the same way as the baseline.
+ * `res.json()`, and raw `fetch` with the body read through `getReader()`, are
+ * measured the same way as baselines.
  *
  * @module
  */
@@ -16,7 +17,7 @@ import { rotate } from "./_stats.ts";
 /** The modes measured. */
 export const MEMORY_MODES = ["loopback", "stub"] as const;
 /** The clients measured. */
-export const MEMORY_CLIENTS = ["grab", "raw"] as const;
+export const MEMORY_CLIENTS = ["grab", "raw", "raw-stream"] as const;
 
 type Mode = typeof MEMORY_MODES[number];
 type ClientName = typeof MEMORY_CLIENTS[number];
@@ -66,6 +67,7 @@ async function child(config: ChildConfig): Promise<ChildReport> {
     ],
     stdout: "piped",
     stderr: "piped",
+    env: { NO_COLOR: "1" },
   }).output();
   const text = new TextDecoder().decode(out.stdout).trim();
   if (!out.success) {
@@ -88,7 +90,10 @@ export async function runMemory(
     checkpoints,
     repeats,
     watched,
-    growth: { loopback: { grab: [], raw: [] }, stub: { grab: [], raw: [] } },
+    growth: {
+      loopback: { grab: [], raw: [], "raw-stream": [] },
+      stub: { grab: [], raw: [], "raw-stream": [] },
+    },
     retention: { loopback: {}, stub: {} },
     failed: {},
   };

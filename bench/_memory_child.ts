@@ -24,8 +24,12 @@ import { BODY_TEXT } from "./_server.ts";
 export interface ChildConfig {
   /** `loopback`: the server at `base`; `stub`: a fetch resolving at once. */
   mode: "loopback" | "stub";
-  /** `grab`: `createGrab(base)` defaults; `raw`: `fetch` + `res.json()`. */
-  client: "grab" | "raw";
+  /**
+   * `grab`: `createGrab(base)` defaults; `raw`: `fetch` + `res.json()`;
+   * `raw-stream`: `fetch`, the body read with `getReader()` and decoded,
+   * `JSON.parse` (the way grab reads a body from a custom `fetch`).
+   */
+  client: "grab" | "raw" | "raw-stream";
   base: string;
   warmup: number;
   /** Heap readings after this many grabs (cumulative, ascending). */
@@ -151,6 +155,19 @@ async function main(config: ChildConfig): Promise<ChildReport> {
       const [data, error] = await grab("GET /item");
       if (error) throw error;
       return data;
+    }
+    : config.client === "raw-stream"
+    ? async () => {
+      const reader = (await doFetch(url)).body!.getReader();
+      const decoder = new TextDecoder();
+      let text = "";
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+      reader.releaseLock();
+      return JSON.parse(text + decoder.decode());
     }
     : async () => (await doFetch(url)).json();
   for (let i = 0; i < config.warmup; i++) await once();
