@@ -49,6 +49,17 @@ export interface Exchange {
   deadline: Deadline;
 }
 
+/**
+ * The platform's `fetch`, as it was when this module loaded: its responses
+ * honour the framing and the abort signal. A `fetch` option, or a
+ * `globalThis.fetch` replaced since (a mock, a wrapper), may not.
+ */
+const PLATFORM_FETCH = globalThis.fetch;
+
+function isPlatform(fetch: Fetch): boolean {
+  return fetch === PLATFORM_FETCH && globalThis.fetch === PLATFORM_FETCH;
+}
+
 /** An attempt that failed in a way the policy retries. */
 interface Retry {
   retry: true;
@@ -60,7 +71,8 @@ interface Retry {
 
 /**
  * Runs attempts until one gives an outcome the policy does not retry. A hook
- * that throws rejects; everything else resolves. Disposes the deadline.
+ * that throws rejects; everything else resolves. The deadline stays the
+ * caller's to dispose.
  */
 export async function runAttempts(exchange: Exchange): Promise<SendOutcome> {
   const { policy, hooks, deadline } = exchange;
@@ -89,8 +101,6 @@ export async function runAttempts(exchange: Exchange): Promise<SendOutcome> {
   } catch (error) {
     if (error === PASSED) return passed(exchange);
     throw error;
-  } finally {
-    deadline.dispose();
   }
 }
 
@@ -132,12 +142,19 @@ async function attemptOnce(
   }
   const status = response.status;
   if (retry !== 0 && exchange.policy.statusCodes.has(status)) {
-    const delay = statusRetryDelay(
-      retry,
-      response.headers.get("retry-after"),
-      exchange.policy,
-      deadline.end,
-    );
+    let delay: number | undefined;
+    try {
+      delay = statusRetryDelay(
+        retry,
+        response.headers.get("retry-after"),
+        exchange.policy,
+        deadline.end,
+      );
+    } catch (error) {
+      // A backoff that throws is the caller's bug; the body is not left open.
+      await discardBody(response, { platform, deadline });
+      throw error;
+    }
     if (delay !== undefined) {
       await discardBody(response, { platform, deadline });
       return {
@@ -175,14 +192,12 @@ function send(
     : deadline.signal === undefined
     ? fetch(sent)
     : fetch(sent, { signal: deadline.signal });
-  return fetch === globalThis.fetch
-    ? sending
-    : deadline.race(sending, cancelBody);
+  return isPlatform(fetch) ? sending : deadline.race(sending, cancelBody);
 }
 
 /** Response-like, also from another realm or a `fetch` polyfill. */
 function isResponse(value: unknown): value is Response {
-  return typeof (value as Response | null)?.status === "number" &&
+  return Number.isInteger((value as Response | null)?.status) &&
     typeof (value as Response).headers?.get === "function";
 }
 
@@ -194,7 +209,7 @@ function notAResponse(): TypeError {
 /** The source of a response as the exchange's `fetch` gave it. */
 function fromFetch(exchange: Exchange): BodySource {
   return {
-    platform: exchange.fetch === globalThis.fetch,
+    platform: isPlatform(exchange.fetch),
     deadline: exchange.deadline,
   };
 }
@@ -261,7 +276,7 @@ function networkFailure(
 ): SendOutcome | Retry {
   const kind = exchange.deadline.reason ?? "network";
   const outcome = failure(exchange, kind, cause);
-  if (kind !== "network" || retry === 0 || outcome.ok) return outcome;
+  if (kind !== "network" || retry === 0) return outcome;
   const delay = retryDelay(retry, exchange.policy);
   if (delay > MAX_TIMER_DELAY) return outcome;
   return {
@@ -284,7 +299,7 @@ function failure(
   exchange: Exchange,
   kind: TransportErrorKind,
   cause?: unknown,
-): SendOutcome {
+): { ok: false; error: GrabTransportError } {
   return {
     ok: false,
     error: transportError(kind, exchange.method, exchange.href, { cause }),

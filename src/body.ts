@@ -100,10 +100,9 @@ export async function discardBody(
   response: Response,
   source: BodySource,
 ): Promise<void> {
+  // Another body's cancel may never settle: it is asked, not waited for.
   const cancelling = cancelBody(response);
-  await (source.deadline === undefined || source.platform
-    ? cancelling
-    : source.deadline.race(cancelling).catch(ignore));
+  if (source.platform) await cancelling;
 }
 
 async function readStream(
@@ -131,7 +130,7 @@ async function readStream(
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) break;
+      if (done || (bounded && deadline!.due())) break;
       size += value.byteLength;
       if (size > maxBodyBytes) {
         await cancel();

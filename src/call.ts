@@ -91,31 +91,15 @@ export class Call {
    * if (!outcome.ok) console.log(outcome.error.kind);
    * ```
    */
-  /**
-   * Performs one exchange: fills the URL, sends with retries, hooks and the
-   * timeout, and reads the body. Resolves for every response and every
-   * transport failure.
-   *
-   * @param options Body, headers, query, params and the exchange's settings.
-   * @returns The response with its body read, or the transport error.
-   * @throws {GrabValidationError} (as a rejection, before sending) when a
-   * path parameter is missing, a header has CR, LF or NUL, or the body cannot
-   * be sent.
-   *
-   * @example
-   * ```ts
-   * import { Call } from "@grab/grab";
-   * const outcome = await new Call("POST https://api.example.com/notes")
-   *   .send({ body: { text: "hi" }, retry: 0 });
-   * if (!outcome.ok) console.log(outcome.error.kind);
-   * ```
-   */
   send(options: SendOptions = {}): Promise<SendOutcome> {
     const resolved = resolveOptions(NO_FACTORY, options ?? {}, true);
     if (Array.isArray(resolved)) {
       return Promise.reject(invalid(this.method, this.url, resolved));
     }
-    return exchange(this, resolved);
+    return exchange(this, resolved).then(([outcome, deadline]) => {
+      deadline.dispose();
+      return outcome;
+    });
   }
 
   static {
@@ -125,14 +109,16 @@ export class Call {
 
 /**
  * One exchange of `call` with resolved options: the request encoded, then
- * the factory's header function and every attempt within one deadline.
- * Rejects only with a `GrabValidationError` (or what a hook throws).
+ * the factory's header function and every attempt within one deadline,
+ * which is returned with the outcome, still running, for the caller to bound
+ * what it does next and then dispose. Rejects only with a
+ * `GrabValidationError` (or what a hook throws), the deadline disposed.
  */
 export async function exchange(
   call: Call,
   resolved: Resolved,
   codec?: Codec,
-): Promise<SendOutcome> {
+): Promise<[SendOutcome, Deadline]> {
   const { method, url } = call;
   const format = codec ?? await codecFor(resolved.format);
   let request;
@@ -143,34 +129,35 @@ export async function exchange(
   }
   if (Array.isArray(request)) throw invalid(method, url, request);
   const deadline = new Deadline(resolved.timeout, resolved.signal);
-  let fromFunction: HeaderRecord | undefined;
-  if (resolved.headerFunction !== undefined) {
-    try {
-      fromFunction = await headersFrom(resolved, deadline);
-    } catch (error) {
+  try {
+    if (resolved.headerFunction !== undefined) {
+      const headers = await headersFrom(resolved, deadline);
+      completeHeaders(request, headers);
+    } else completeHeaders(request, undefined);
+    if (deadline.signal !== undefined) request.init.signal = deadline.signal;
+    const outcome = await runAttempts({
+      method,
+      href: request.href,
+      init: request.init,
+      replayable: request.replayable,
+      hooks: resolved.hooks,
+      fetch: resolved.fetch,
+      policy: resolved.retry,
+      maxBodyBytes: resolved.maxBodyBytes,
+      deadline,
+    });
+    return [outcome, deadline];
+  } catch (error) {
+    if (error !== PASSED) {
       deadline.dispose();
-      if (error !== PASSED) throw error;
-      const kind = deadline.reason ?? "abort";
-      const cause = deadline.signal?.reason;
-      return {
-        ok: false,
-        error: transportError(kind, method, request.href, { cause }),
-      };
+      throw error;
     }
+    // The header function outlasted the deadline.
+    const kind = deadline.reason ?? "abort";
+    const cause = deadline.signal?.reason;
+    const failed = transportError(kind, method, request.href, { cause });
+    return [{ ok: false, error: failed }, deadline];
   }
-  completeHeaders(request, fromFunction);
-  if (deadline.signal !== undefined) request.init.signal = deadline.signal;
-  return runAttempts({
-    method,
-    href: request.href,
-    init: request.init,
-    replayable: request.replayable,
-    hooks: resolved.hooks,
-    fetch: resolved.fetch,
-    policy: resolved.retry,
-    maxBodyBytes: resolved.maxBodyBytes,
-    deadline,
-  });
 }
 
 /** The factory's header function's headers, checked, within the deadline. */

@@ -11,6 +11,7 @@ import type { Endpoint, PathParamNames, PathParamValue } from "./endpoint.ts";
 import { validationError, type ValidationIssue } from "./errors.ts";
 import { codecFor, decodeOutcome } from "./format.ts";
 import { describeValue } from "./json_value.ts";
+import { redactUrls } from "./redact.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import type { GrabOptions } from "./options.ts";
 import { resolveFactory, resolveOptions } from "./resolve.ts";
@@ -119,8 +120,18 @@ export function createGrab(
       });
     }
     const codec = await codecFor(resolved.format);
-    const outcome = await exchange(call, resolved, codec);
-    return await decodeOutcome(outcome, call.method, resolved, codec);
+    const [outcome, deadline] = await exchange(call, resolved, codec);
+    try {
+      return await decodeOutcome(
+        outcome,
+        call.method,
+        resolved,
+        codec,
+        deadline,
+      );
+    } finally {
+      deadline.dispose();
+    }
   }
 
   return grab as Grab;
@@ -170,6 +181,12 @@ function trustedOriginSet(
 ): Set<string> {
   const origins = new Set<string>();
   const issues: ValidationIssue[] = [];
+  if (!Array.isArray(entries ?? [])) {
+    throw validationError([{
+      path: "/trustedOrigins",
+      message: "Cannot trust the origins: trustedOrigins must be an array",
+    }], "Cannot create the grab");
+  }
   for (const [index, entry] of (entries ?? []).entries()) {
     const url = typeof entry === "string" && ORIGIN.test(entry)
       ? parseUrl(entry)
@@ -177,8 +194,9 @@ function trustedOriginSet(
     if (url === undefined) {
       issues.push({
         path: `/trustedOrigins/${index}`,
+        // The entry may hold credentials: it is quoted without them.
         message: `Cannot trust ${
-          describeValue(entry)
+          describeValue(typeof entry === "string" ? redactUrls(entry) : entry)
         }: give an origin such as "https://cdn.example.com", with no path, query or credentials`,
       });
     } else origins.add(url.origin);

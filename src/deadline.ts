@@ -49,11 +49,7 @@ export class Deadline {
     }
     if (bounded) {
       this.#timer = setTimeout(
-        () =>
-          this.#pass(
-            "timeout",
-            new DOMException("The timeout passed", "TimeoutError"),
-          ),
+        () => this.#pass("timeout", timeoutError()),
         timeout,
       );
     }
@@ -67,6 +63,18 @@ export class Deadline {
   /** Why the signal aborted, once it has. */
   get reason(): "timeout" | "abort" | undefined {
     return this.#reason;
+  }
+
+  /**
+   * True once the deadline has passed; passes it when its time has come but
+   * its timer could not fire yet (a loop of reads that never yields to the
+   * event loop).
+   */
+  due(): boolean {
+    if (this.#reason === undefined && Date.now() >= this.end) {
+      this.#pass("timeout", timeoutError());
+    }
+    return this.#reason !== undefined;
   }
 
   #pass(reason: "timeout" | "abort", cause: unknown): void {
@@ -153,6 +161,10 @@ function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
 }
 
 function ignore(): void {}
+
+function timeoutError(): DOMException {
+  return new DOMException("The timeout passed", "TimeoutError");
+}
 
 /**
  * Resolves `true` after `ms`, or `false` as soon as `signal` aborts. `ms` is

@@ -12,7 +12,7 @@ import type {
   ValidationIssue,
 } from "./error_types.ts";
 import type { JsonApiError } from "./jsonapi/types.ts";
-import { redactCause, safeUrl } from "./redact.ts";
+import { redactCause, redactUrls, safeUrl } from "./redact.ts";
 
 export type {
   GrabErrorOptions,
@@ -268,7 +268,9 @@ export function asValidationError(
   url: URL | string,
 ): GrabValidationError {
   if (error instanceof GrabValidationError) return error;
-  const why = error instanceof Error ? error.message : String(error);
+  const why = redactUrls(
+    error instanceof Error ? error.message : String(error),
+  );
   return validationError(
     [{ path: "", message: `Cannot prepare the request: ${why}` }],
     { method, url, where: "the request" },

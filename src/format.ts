@@ -22,6 +22,7 @@ import {
 } from "./jsonapi/error_document.ts";
 import type { Format } from "./query.ts";
 import type { Resolved } from "./resolve.ts";
+import { Deadline, PASSED } from "./deadline.ts";
 import {
   type GrabResult,
   HTTP_ERROR_META,
@@ -188,6 +189,7 @@ export async function decodeOutcome(
   method: HttpMethod,
   resolved: Resolved,
   codec: Codec,
+  deadline: Deadline = new Deadline(false, undefined),
 ): Promise<GrabResult<unknown>> {
   if (!outcome.ok) return [null, outcome.error, TRANSPORT_META];
   const { status, headers } = outcome;
@@ -210,7 +212,17 @@ export async function decodeOutcome(
   }
   const schema = resolved.schema;
   if (schema === undefined) return [data, null, meta];
-  const checked = await validateSchema(schema, data);
+  let checked;
+  try {
+    // A validator is the caller's code: the deadline bounds it too.
+    checked = await deadline.race(validateSchema(schema, data));
+  } catch (error) {
+    if (error !== PASSED) throw error;
+    const kind = deadline.reason ?? "abort";
+    const cause = deadline.signal?.reason;
+    const failure = transportError(kind, method, outcome.url, { cause });
+    return [null, failure, TRANSPORT_META];
+  }
   if ("issues" in checked) {
     return failed("schema", method, outcome.url, { issues: checked.issues });
   }

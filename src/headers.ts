@@ -56,9 +56,13 @@ export function mergeHeaders(
   };
   if (init instanceof Headers) {
     init.forEach(add);
-  } else if (Array.isArray(init)) {
-    for (const pair of init) {
-      if (pair.length !== 2) {
+  } else if (
+    Array.isArray(init) ||
+    typeof (init as Partial<Iterable<unknown>>)[Symbol.iterator] === "function"
+  ) {
+    // A list of pairs, or any iterable of them (a Map), as fetch takes it.
+    for (const pair of init as Iterable<string[]>) {
+      if (!Array.isArray(pair) || pair.length !== 2) {
         issues = issues.concat({
           path: "",
           message: "Cannot send a header: each pair needs a name and a value",

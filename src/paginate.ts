@@ -6,6 +6,7 @@
 
 import { FOREIGN, type Grab } from "./create_grab.ts";
 import { type Endpoint, parseEndpoint } from "./endpoint.ts";
+import { transportError } from "./errors.ts";
 import { combineHooks, type Hooks } from "./hooks.ts";
 import { parseLinkHeader } from "./link_header.ts";
 import type { GrabCallOptions } from "./call_options.ts";
@@ -81,12 +82,28 @@ export async function* paginate<Data = unknown>(
     seen.add(withoutFragment(responseUrl));
     const next = nextLink(meta.links?.["next"], meta.headers, responseUrl);
     if (next === undefined || seen.has(next.href)) return;
+    const refused = unfollowable(next);
+    if (refused !== undefined) {
+      // The server's data, not the caller's input: a failure of the page.
+      throw transportError("parse", method, next.href, { detail: refused });
+    }
     seen.add(next.href);
     current = `${method} ${next.href}` as Endpoint;
     callOptions = next.origin === origin
       ? withTracking(rest)
       : Object.assign(withTracking(anonymous), { [FOREIGN]: true });
   }
+}
+
+/** Why a next link cannot be sent as an endpoint, if it cannot. */
+function unfollowable(next: URL): string | undefined {
+  if (next.username !== "" || next.password !== "") {
+    return "the next link holds credentials";
+  }
+  if (next.pathname.split("/").some((segment) => segment.startsWith(":"))) {
+    return "the next link has a path segment that starts with a colon";
+  }
+  return undefined;
 }
 
 function withoutFragment(href: string): string {

@@ -152,5 +152,10 @@ function isScalar(value: unknown): boolean {
 }
 
 function scalar(value: unknown): string {
+  if (typeof value === "function" || typeof value === "symbol") {
+    // String() would send a function's source text.
+    const message = `Cannot serialise the query: a value is a ${typeof value}`;
+    throw validationError([{ path: "", message }]);
+  }
   return value instanceof Date ? value.toISOString() : String(value);
 }

@@ -9,13 +9,14 @@
 import type { Fetch } from "./attempts.ts";
 import type { Casing } from "./casing.ts";
 import { validationError, type ValidationIssue } from "./errors.ts";
+import { redactUrls } from "./redact.ts";
 import { type HeaderRecord, mergeHeaders } from "./headers.ts";
 import { combineHooks, type Hooks } from "./hooks.ts";
 import type { JsonApiOptions } from "./jsonapi/media_type.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import { DEFAULTS, type GrabOptions, type QueryInit } from "./options.ts";
 import type { Format } from "./query.ts";
-import { resolveRetry, type RetryPolicy } from "./retry.ts";
+import { MAX_TIMER_DELAY, resolveRetry, type RetryPolicy } from "./retry.ts";
 import type { StandardSchema } from "./schema.ts";
 
 /** A header function of a factory. */
@@ -61,13 +62,25 @@ export type CallOptions = GrabCallOptions & { fetch?: Fetch | undefined };
  * Checks a factory's options once. Throws a {@linkcode GrabValidationError}
  * naming each option that is wrong.
  */
-export function resolveFactory(options: GrabOptions): Factory {
-  const issues = checkOptions(options);
+export function resolveFactory(given: GrabOptions): Factory {
+  // Each option is read once, into a copy: a getter that throws or changes
+  // its answer cannot get past the checks.
+  let options: GrabOptions;
+  try {
+    options = { ...given };
+  } catch (error) {
+    throw validationError([unreadable(error)], "Cannot create the grab");
+  }
+  const issues = checkOptions(options, true);
   const source = options.headers ?? undefined;
   let headers: HeaderRecord | undefined;
   if (source !== undefined && typeof source !== "function") {
     headers = {};
-    issues.push(...mergeHeaders(headers, source));
+    try {
+      issues.push(...mergeHeaders(headers, source));
+    } catch (error) {
+      issues.push(unreadable(error));
+    }
   }
   if (issues.length > 0) {
     throw validationError(issues, "Cannot create the grab");
@@ -93,22 +106,51 @@ export const NO_FACTORY: Factory = Object.freeze({
  */
 export function resolveOptions(
   factory: Factory,
-  call: CallOptions,
+  given: CallOptions,
   trusted: boolean,
 ): Resolved | ValidationIssue[] {
+  // Each option is read once, into a copy: a getter that throws or changes
+  // its answer cannot get past the checks.
+  let call: CallOptions;
+  try {
+    call = { ...given };
+  } catch (error) {
+    return [unreadable(error)];
+  }
   const issues = checkOptions(call);
   const f = factory.options;
   const headers: HeaderRecord = trusted && factory.headers !== undefined
     ? { ...factory.headers }
     : {};
-  issues.push(...mergeHeaders(headers, call.headers));
-  if (issues.length > 0) return issues;
+  try {
+    issues.push(...mergeHeaders(headers, call.headers));
+    if (issues.length > 0) return issues;
+    return resolved(f, call, headers, trusted ? factory : undefined);
+  } catch (error) {
+    // A header, a retry option or a hook read through a getter that threw.
+    return [unreadable(error)];
+  }
+}
+
+/** The issue of options that could not be read. */
+function unreadable(error: unknown): ValidationIssue {
+  const why = error instanceof Error ? error.message : String(error);
+  return { path: "", message: `Cannot read the options: ${redactUrls(why)}` };
+}
+
+function resolved(
+  f: GrabOptions,
+  call: CallOptions,
+  headers: HeaderRecord,
+  trustedFactory: Factory | undefined,
+): Resolved {
+  const trusted = trustedFactory !== undefined;
   return {
     format: call.format ?? f.format ?? DEFAULTS.format,
     casing: call.casing ?? f.casing ?? DEFAULTS.casing,
     wireCasing: call.wireCasing ?? f.wireCasing ?? DEFAULTS.wireCasing,
     headers,
-    headerFunction: trusted ? factory.headerFunction : undefined,
+    headerFunction: trustedFactory?.headerFunction,
     body: call.body,
     query: call.query ?? undefined,
     params: call.params ?? undefined,
@@ -130,16 +172,16 @@ export function resolveOptions(
   };
 }
 
-/** The longest `timeout` a timer can hold: 2^31 − 1 ms. */
-const MAX_TIMEOUT = 2 ** 31 - 1;
-
 /**
  * Checks the options that a wrong value would turn off or make misbehave:
  * the numbers (`timeout`, `maxBodyBytes`, `retry`), `signal`, `fetch` and
  * `hooks`. Each problem is an issue naming the option; `null` and
  * `undefined` mean none and pass.
  */
-export function checkOptions(options: object): ValidationIssue[] {
+export function checkOptions(
+  options: object,
+  factory = false,
+): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const add = (name: string, wanted: string) =>
     issues.push({
@@ -148,8 +190,9 @@ export function checkOptions(options: object): ValidationIssue[] {
     });
   const { timeout, maxBodyBytes, retry, signal, fetch, hooks } =
     options as Record<string, unknown>;
+  checkShapes(options as Record<string, unknown>, add, factory);
   if (isSet(timeout) && timeout !== false && !isTimeout(timeout)) {
-    add("timeout", `false, Infinity or a number from 1 to ${MAX_TIMEOUT}`);
+    add("timeout", `false, Infinity or a number from 1 to ${MAX_TIMER_DELAY}`);
   }
   if (
     isSet(maxBodyBytes) && maxBodyBytes !== Infinity &&
@@ -199,6 +242,53 @@ const CASINGS = [
   "PascalCase",
 ] as const;
 
+/**
+ * Checks the options whose values are objects of a kind: a string where an
+ * object belongs would otherwise be read character by character.
+ */
+function checkShapes(
+  options: Record<string, unknown>,
+  add: (name: string, wanted: string) => void,
+  factory: boolean,
+): void {
+  const { headers, query, params, schema, jsonApi } = options;
+  if (
+    isSet(headers) && typeof headers !== "object" &&
+    !(factory && typeof headers === "function")
+  ) {
+    add("headers", "a Headers, a record or a list of pairs");
+  }
+  if (isSet(query) && typeof query !== "object") {
+    add("query", "an object or URLSearchParams");
+  }
+  if (isSet(params) && typeof params !== "object") {
+    add("params", "an object");
+  }
+  if (
+    isSet(schema) &&
+    typeof (schema as StandardSchema)["~standard"]?.validate !== "function"
+  ) {
+    add("schema", "a Standard Schema (an object with ~standard.validate)");
+  }
+  if (isSet(jsonApi)) {
+    const { ext, profile, headers: set } = jsonApi as JsonApiOptions;
+    if (
+      typeof jsonApi !== "object" || !isStrings(ext) || !isStrings(profile) ||
+      (set !== undefined && typeof set !== "boolean")
+    ) {
+      add(
+        "jsonApi",
+        "{ ext?: string[], profile?: string[], headers?: boolean }",
+      );
+    }
+  }
+}
+
+function isStrings(value: unknown): boolean {
+  return value === undefined ||
+    (Array.isArray(value) && value.every((item) => typeof item === "string"));
+}
+
 /** The options whose values are one of a few strings. */
 const ENUMS: [string, readonly string[]][] = [
   ["format", ["json", "json-api"]],
@@ -227,17 +317,23 @@ function checkRetry(
   if (isSet(backoff) && typeof backoff !== "function") {
     add("retry.backoff", "a function");
   }
-  if (isSet(methods) && !Array.isArray(methods)) {
+  if (
+    isSet(methods) &&
+    !(Array.isArray(methods) && methods.every((m) => typeof m === "string"))
+  ) {
     add("retry.methods", "an array of methods");
   }
-  if (isSet(statusCodes) && !Array.isArray(statusCodes)) {
+  if (
+    isSet(statusCodes) &&
+    !(Array.isArray(statusCodes) && statusCodes.every(Number.isInteger))
+  ) {
     add("retry.statusCodes", "an array of status codes");
   }
 }
 
 function isTimeout(value: unknown): boolean {
   return value === Infinity ||
-    (typeof value === "number" && value >= 1 && value <= MAX_TIMEOUT);
+    (typeof value === "number" && value >= 1 && value <= MAX_TIMER_DELAY);
 }
 
 function isCount(value: unknown): boolean {

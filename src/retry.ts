@@ -1,6 +1,6 @@
 /**
  * The retry policy as pure functions: which failures to retry, and how long
- * to wait. The request loop in `call.ts` is the only place that sleeps.
+ * to wait. The attempt loop in `attempts.ts` is the only place that sleeps.
  *
  * @module
  */

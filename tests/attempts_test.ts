@@ -100,7 +100,9 @@ Deno.test("runAttempts() through a real server", async (t) => {
     assertEquals(outcome.headers.get("x-id"), "7");
     assertEquals(outcome.body, { id: 1, tags: ["a"] });
     assertFalse(outcome.empty);
-    assertSpyCalls(dispose, 1);
+    // The deadline stays the caller's: runAttempts never disposes it.
+    assertSpyCalls(dispose, 0);
+    deadline.dispose();
   });
 
   await t.step("a 503 is retried, then the 200 is the outcome", async () => {
@@ -114,7 +116,9 @@ Deno.test("runAttempts() through a real server", async (t) => {
     assertEquals(outcome.status, 200);
     assertEquals(outcome.body, { n: 2 });
     assertEquals(pathsSeen(), ["/flaky", "/flaky"]);
-    assertSpyCalls(dispose, 1);
+    // The deadline stays the caller's: runAttempts never disposes it.
+    assertSpyCalls(dispose, 0);
+    deadline.dispose();
   });
 
   await t.step(
@@ -147,7 +151,9 @@ Deno.test("runAttempts() through a real server", async (t) => {
         ]),
         [[1, 503, undefined, 0], [2, 503, undefined, 0]],
       );
-      assertSpyCalls(dispose, 1);
+      // The deadline stays the caller's: runAttempts never disposes it.
+      assertSpyCalls(dispose, 0);
+      deadline.dispose();
     },
   );
 
@@ -182,7 +188,9 @@ Deno.test("runAttempts() through a real server", async (t) => {
     assertEquals(server.requests.length, 1);
     assertEquals(server.requests[0]!.method, "PUT");
     assertEquals(server.requests[0]!.body, "streamed");
-    assertSpyCalls(dispose, 1);
+    // The deadline stays the caller's: runAttempts never disposes it.
+    assertSpyCalls(dispose, 0);
+    deadline.dispose();
   });
 
   await t.step("a method the policy leaves out is never retried", async () => {
@@ -195,6 +203,7 @@ Deno.test("runAttempts() through a real server", async (t) => {
     assertEquals(outcome.status, 503);
     assertEquals(server.requests.length, 1);
     assertEquals(server.requests[0]!.method, "POST");
+    deadline.dispose();
   });
 
   await t.step("a non-2xx text body is kept as text", async () => {
@@ -206,6 +215,7 @@ Deno.test("runAttempts() through a real server", async (t) => {
     assertEquals(outcome.status, 404);
     assertEquals(outcome.body, "no such thing");
     assertFalse(outcome.empty);
+    deadline.dispose();
   });
 
   await t.step("a 2xx body that is not JSON: kind parse", async () => {
@@ -217,7 +227,9 @@ Deno.test("runAttempts() through a real server", async (t) => {
     const error = failureOf(outcome);
     assertEquals(error.kind, "parse");
     assertEquals(error.url, `${server.url}/not-json`);
-    assertSpyCalls(dispose, 1);
+    // The deadline stays the caller's: runAttempts never disposes it.
+    assertSpyCalls(dispose, 0);
+    deadline.dispose();
   });
 
   await t.step("a 204: empty, body null", async () => {
@@ -229,6 +241,7 @@ Deno.test("runAttempts() through a real server", async (t) => {
     assertEquals(outcome.status, 204);
     assertStrictEquals(outcome.body, null);
     assert(outcome.empty);
+    deadline.dispose();
   });
 
   await t.step("a 2xx over maxBodyBytes: kind too-large", async () => {
@@ -237,6 +250,7 @@ Deno.test("runAttempts() through a real server", async (t) => {
       exchangeOf(`${server.url}/big`, { deadline, maxBodyBytes: 1024 }),
     );
     assertEquals(failureOf(outcome).kind, "too-large");
+    deadline.dispose();
   });
 
   await t.step(
@@ -250,6 +264,7 @@ Deno.test("runAttempts() through a real server", async (t) => {
       assertEquals(outcome.status, 400);
       assertStrictEquals(outcome.body, null);
       assert(outcome.empty);
+      deadline.dispose();
     },
   );
 
@@ -270,7 +285,9 @@ Deno.test("runAttempts() through a real server", async (t) => {
       )
     );
     assertStrictEquals(error, boom);
-    assertSpyCalls(dispose, 1);
+    // The deadline stays the caller's: runAttempts never disposes it.
+    assertSpyCalls(dispose, 0);
+    deadline.dispose();
   });
 });
 
@@ -300,7 +317,9 @@ Deno.test("runAttempts() after a network failure", async (t) => {
       ]),
       [[1, "network", undefined], [2, "network", undefined]],
     );
-    assertSpyCalls(dispose, 1);
+    // The deadline stays the caller's: runAttempts never disposes it.
+    assertSpyCalls(dispose, 0);
+    deadline.dispose();
   });
 });
 
@@ -336,7 +355,9 @@ Deno.test("runAttempts() within the deadline", async (t) => {
       assertStrictEquals(outcome.body, null);
       assert(outcome.empty);
       assertEquals(server.requests.length, 1);
-      assertSpyCalls(dispose, 1);
+      // The deadline stays the caller's: runAttempts never disposes it.
+      assertSpyCalls(dispose, 0);
+      deadline.dispose();
       await until(time, () => cancelled, "the server to see the abort");
     },
   );
@@ -365,7 +386,9 @@ Deno.test("runAttempts() within the deadline", async (t) => {
       assertEquals(outcome.status, 500);
       assertStrictEquals(outcome.body, null);
       assertSpyCalls(fetch, 1);
-      assertSpyCalls(dispose, 1);
+      // The deadline stays the caller's: runAttempts never disposes it.
+      assertSpyCalls(dispose, 0);
+      deadline.dispose();
     },
   );
 
@@ -391,7 +414,9 @@ Deno.test("runAttempts() within the deadline", async (t) => {
     );
     assertSpyCalls(fetch, 1);
     assertStrictEquals(fetch.calls[0]!.args[1]?.signal, deadline.signal);
-    assertSpyCalls(dispose, 1);
+    // The deadline stays the caller's: runAttempts never disposes it.
+    assertSpyCalls(dispose, 0);
+    deadline.dispose();
   });
 
   await t.step("a fetch that never settles: kind abort", async () => {
@@ -409,7 +434,9 @@ Deno.test("runAttempts() within the deadline", async (t) => {
     const error = failureOf(await running);
     assertEquals(error.kind, "abort");
     assertSpyCalls(fetch, 1);
-    assertSpyCalls(dispose, 1);
+    // The deadline stays the caller's: runAttempts never disposes it.
+    assertSpyCalls(dispose, 0);
+    deadline.dispose();
   });
 
   await t.step("a server that never answers: kind timeout", async () => {
@@ -425,7 +452,9 @@ Deno.test("runAttempts() within the deadline", async (t) => {
     const error = failureOf(await settle(time, running));
     assertEquals(error.kind, "timeout");
     assertEquals(slow.requests.length, 1);
-    assertSpyCalls(dispose, 1);
+    // The deadline stays the caller's: runAttempts never disposes it.
+    assertSpyCalls(dispose, 0);
+    deadline.dispose();
   });
 
   await t.step(
@@ -443,7 +472,9 @@ Deno.test("runAttempts() within the deadline", async (t) => {
       );
       assertEquals(error.kind, "abort");
       assertSpyCalls(fetch, 0);
-      assertSpyCalls(dispose, 1);
+      // The deadline stays the caller's: runAttempts never disposes it.
+      assertSpyCalls(dispose, 0);
+      deadline.dispose();
     },
   );
 
@@ -470,7 +501,9 @@ Deno.test("runAttempts() within the deadline", async (t) => {
       const error = failureOf(await settle(time, running));
       assertEquals(error.kind, "timeout");
       assertSpyCalls(fetch, 1);
-      assertSpyCalls(dispose, 1);
+      // The deadline stays the caller's: runAttempts never disposes it.
+      assertSpyCalls(dispose, 0);
+      deadline.dispose();
     },
   );
 });

@@ -2,6 +2,7 @@ import {
   assert,
   assertEquals,
   assertInstanceOf,
+  assertNotStrictEquals,
   assertStrictEquals,
   assertThrows,
 } from "@std/assert";
@@ -221,7 +222,9 @@ Deno.test("resolveFactory()", async (t) => {
       timeout: 5_000,
     };
     const factory = resolveFactory(options);
-    assertStrictEquals(factory.options, options);
+    // A copy, read once: a getter cannot answer differently later.
+    assertNotStrictEquals(factory.options, options);
+    assertEquals(factory.options, options);
     assertEquals(factory.headers, { "x-api-key": "k1", accept: "text/plain" });
     assertStrictEquals(factory.headerFunction, undefined);
   });
