@@ -241,9 +241,15 @@ export interface RequestContext {
  * either, the message is the issues' own.
  */
 export function validationError(
-  issues: ValidationIssue[],
+  found: ValidationIssue[],
   context?: RequestContext | string,
 ): GrabValidationError {
+  // An issue may quote the caller's own error (a toJSON or getter that
+  // threw), which may quote a URL with a token.
+  const issues = found.map((issue) => {
+    const message = redactUrls(issue.message);
+    return message === issue.message ? issue : { ...issue, message };
+  });
   const detail = issues.map((issue) => issue.message).join("; ");
   if (context === undefined) return new GrabValidationError(detail, issues);
   if (typeof context === "string") {

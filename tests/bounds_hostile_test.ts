@@ -1,0 +1,354 @@
+/**
+ * A second attack round on the bounds: values and servers that got past the
+ * first fixes. Each step names the promise it checks.
+ *
+ * @module
+ */
+
+import {
+  assert,
+  assertEquals,
+  assertInstanceOf,
+  assertRejects,
+  assertStrictEquals,
+} from "@std/assert";
+import createGrab, {
+  Call,
+  type GrabCallOptions,
+  type GrabOptions,
+  GrabTransportError,
+  paginate,
+} from "../mod.ts";
+import { closedPort, json, startServer } from "./_server.ts";
+import {
+  assertHttp,
+  assertOk,
+  assertTransport,
+  assertValidation,
+  settles,
+} from "./_bounds.ts";
+
+const SECRET = "s3cr3t";
+
+/** Every way an error can be shown; none may hold the secret. */
+function assertNoSecret(error: unknown): void {
+  assertInstanceOf(error, Error);
+  for (
+    const text of [
+      error.message,
+      String(error),
+      JSON.stringify(error) ?? "",
+      Deno.inspect(error, { depth: 20 }),
+    ]
+  ) {
+    assert(!text.includes(SECRET), `the secret shows in: ${text}`);
+  }
+}
+
+/** A body that yields nothing and answers neither a pull nor a cancel. */
+function deafBody(): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    pull: () => new Promise(() => {}),
+    cancel: () => new Promise(() => {}),
+  });
+}
+
+Deno.test("secrets stay out of every view of an error", async (t) => {
+  await t.step("a query with brackets and parentheses", async () => {
+    const grab = createGrab(`http://127.0.0.1:${closedPort()}`, { retry: 0 });
+    for (
+      const target of [
+        `/items?page[size]=10&api_key=${SECRET}`,
+        `/items?token=a)${SECRET}`,
+        `/items?filter(x)=${SECRET}`,
+      ]
+    ) {
+      const result = await settles(grab(`GET ${target}` as "GET /items"));
+      assertNoSecret(assertTransport(result, "network"));
+    }
+  });
+
+  await t.step("an error of a custom fetch with URL properties", async () => {
+    const withUrl = Object.assign(new Error("refused"), {
+      url: `http://api.test/x?key=${SECRET}`,
+    });
+    const aggregate = new AggregateError(
+      [new Error(`at http://api.test/y?key=${SECRET}`)],
+      "all failed",
+    );
+    for (const failure of [withUrl, aggregate]) {
+      const grab = createGrab("http://api.test", {
+        retry: 0,
+        fetch: () => Promise.reject(failure),
+      });
+      assertNoSecret(assertTransport(await grab("GET /x"), "network"));
+    }
+  });
+
+  await t.step("a trustedOrigins entry with credentials", async () => {
+    const error = await assertValidation(() =>
+      createGrab("http://api.test", {
+        trustedOrigins: [`http://user:${SECRET}@cdn.test/`],
+      })
+    );
+    assertNoSecret(error);
+  });
+
+  await t.step("a toJSON that throws with a URL in its message", async () => {
+    await using server = startServer(() => json({}));
+    const grab = createGrab(server.url);
+    const body = {
+      at: {
+        toJSON() {
+          throw new Error(`cannot reach http://h.test/?token=${SECRET}`);
+        },
+      },
+    };
+    const error = await assertValidation(() => grab("POST /x", { body }));
+    assertNoSecret(error);
+    assertEquals(server.requests.length, 0);
+  });
+});
+
+Deno.test("a replaced globalThis.fetch is held to the bounds", async (t) => {
+  const original = globalThis.fetch;
+  try {
+    await t.step("a length that lies does not pass the cap", async () => {
+      const big = JSON.stringify("x".repeat(100_000));
+      globalThis.fetch = () =>
+        Promise.resolve(
+          new Response(big, { headers: { "content-length": "10" } }),
+        );
+      const grab = createGrab("http://api.test", { maxBodyBytes: 1_000 });
+      assertTransport(await settles(grab("GET /")), "too-large");
+    });
+
+    await t.step(
+      "a body that ignores the signal ends at the timeout",
+      async () => {
+        globalThis.fetch = () => Promise.resolve(new Response(deafBody()));
+        const grab = createGrab("http://api.test", { timeout: 200 });
+        assertTransport(await settles(grab("GET /")), "timeout");
+      },
+    );
+  } finally {
+    globalThis.fetch = original;
+  }
+});
+
+Deno.test("caller code and bodies that never finish are bounded", async (t) => {
+  await using server = startServer({
+    "/ok": () => json({ ok: true }),
+    "/busy": () => json({ busy: true }, { status: 503 }),
+  });
+
+  await t.step("a schema whose validate never settles", async () => {
+    const grab = createGrab(server.url, { timeout: 200 });
+    const schema = {
+      "~standard": {
+        version: 1 as const,
+        vendor: "never",
+        validate: () => new Promise<never>(() => {}),
+      },
+    };
+    assertTransport(await settles(grab("GET /ok", { schema })), "timeout");
+  });
+
+  await t.step("a backoff that throws leaves no body open", async () => {
+    const boom = new Error("backoff bug");
+    const grab = createGrab(server.url, {
+      retry: {
+        backoff: () => {
+          throw boom;
+        },
+      },
+    });
+    const error = await assertRejects(() => grab("GET /busy"));
+    assertStrictEquals(error, boom);
+  });
+
+  await t.step("a body whose cancel never settles: HEAD and 204", async () => {
+    for (const status of [200, 204]) {
+      const grab = createGrab(server.url, {
+        timeout: false,
+        fetch: () =>
+          Promise.resolve(
+            new Response(status === 204 ? null : deafBody(), { status }),
+          ),
+      });
+      const method = status === 204 ? "GET" : "HEAD";
+      assertOk(await settles(grab(`${method} /x` as "GET /x")));
+    }
+  });
+
+  await t.step(
+    "a 503 whose cancel never settles is still retried",
+    async () => {
+      let calls = 0;
+      const grab = createGrab(server.url, {
+        retry: { limit: 1, backoff: () => 0 },
+        fetch: () => {
+          calls++;
+          return Promise.resolve(
+            calls === 1
+              ? new Response(deafBody(), { status: 503 })
+              : Response.json({ ok: true }),
+          );
+        },
+      });
+      assertEquals(assertOk(await settles(grab("GET /x"))), { ok: true });
+      assertEquals(calls, 2);
+    },
+  );
+
+  await t.step("a body that produces chunks without yielding", async () => {
+    const endless = () =>
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          controller.enqueue(new Uint8Array(1024).fill(32));
+        },
+      });
+    const grab = createGrab(server.url, {
+      timeout: 200,
+      maxBodyBytes: 2 ** 40,
+      fetch: () => Promise.resolve(new Response(endless())),
+    });
+    assertTransport(await settles(grab("GET /x")), "timeout");
+  });
+
+  await t.step("a fetch that resolves to something else", async () => {
+    for (
+      const value of [undefined, {}, { status: NaN, headers: new Headers() }]
+    ) {
+      const grab = createGrab(server.url, {
+        retry: 0,
+        fetch: () => Promise.resolve(value as unknown as Response),
+      });
+      assertTransport(await settles(grab("GET /x")), "network");
+    }
+  });
+});
+
+Deno.test("options of the wrong shape are validation errors", async (t) => {
+  await using server = startServer(() => json({ ok: true }));
+  const grab = createGrab(server.url, { retry: 0 });
+  const send = (options: unknown) => grab("GET /x", options as GrabCallOptions);
+
+  await t.step("trustedOrigins that is not an array", async () => {
+    for (const trustedOrigins of ["https://a.test", {}]) {
+      await assertValidation(
+        () =>
+          createGrab(server.url, {
+            trustedOrigins,
+          } as unknown as GrabOptions),
+        "trustedOrigins",
+      );
+    }
+  });
+
+  await t.step("a schema that is not a Standard Schema", async () => {
+    for (const schema of [1, {}, { "~standard": {} }]) {
+      await assertValidation(() => send({ schema }), "schema");
+    }
+    assertEquals(server.requests.length, 0);
+  });
+
+  await t.step("a string where an object belongs", async () => {
+    await assertValidation(() => send({ headers: "abc" }), "headers");
+    await assertValidation(() => send({ query: "a=b" }), "query");
+    await assertValidation(() => send({ params: "x" }), "params");
+    await assertValidation(() => send({ jsonApi: { ext: "x" } }), "jsonApi");
+    await assertValidation(
+      () => send({ retry: { methods: [1], statusCodes: ["500"] } }),
+      "retry.methods",
+    );
+    assertEquals(server.requests.length, 0);
+  });
+
+  await t.step("a function in the query", async () => {
+    await assertValidation(() => send({ query: { f: (x: number) => x + 1 } }));
+    assertEquals(server.requests.length, 0);
+  });
+
+  await t.step("getters that throw, on the options and inside", async () => {
+    const boom = () => {
+      throw new Error("getter bug");
+    };
+    await assertValidation(() =>
+      send(
+        Object.defineProperty({}, "timeout", { get: boom, enumerable: true }),
+      )
+    );
+    await assertValidation(() =>
+      send({
+        headers: Object.defineProperty({}, "x-a", {
+          get: boom,
+          enumerable: true,
+        }),
+      })
+    );
+    await assertValidation(() =>
+      new Call("GET /x", server.url).send(
+        Object.defineProperty({}, "retry", { get: boom, enumerable: true }),
+      )
+    );
+    await assertValidation(() =>
+      createGrab(
+        server.url,
+        Object.defineProperty({}, "hooks", { get: boom, enumerable: true }),
+      )
+    );
+    assertEquals(server.requests.length, 0);
+  });
+
+  await t.step("a getter that changes its answer is read once", async () => {
+    let reads = 0;
+    const options = Object.defineProperty({}, "timeout", {
+      get: () => (reads++ === 0 ? 5_000 : -1),
+      enumerable: true,
+    });
+    assertOk(await send(options));
+    assertEquals(reads, 1);
+  });
+
+  await t.step("headers from a Map are sent", async () => {
+    const before = server.requests.length;
+    assertOk(await send({ headers: new Map([["x-from-map", "yes"]]) }));
+    assertEquals(server.requests[before]!.headers.get("x-from-map"), "yes");
+  });
+});
+
+Deno.test("paginate fails on a next link it cannot send", async (t) => {
+  for (
+    const [name, next] of [
+      ["credentials", "http://user:pw@127.0.0.1:1/items?page=2"],
+      ["a colon segment", "/items/:cursor"],
+    ] as const
+  ) {
+    await t.step(`a next link with ${name}`, async () => {
+      await using server = startServer(() =>
+        json([1], { headers: { link: `<${next}>; rel="next"` } })
+      );
+      const grab = createGrab(server.url, { retry: 0 });
+      const pages: unknown[] = [];
+      const error = await assertRejects(async () => {
+        for await (const [data] of paginate(grab, "GET /items")) {
+          pages.push(data);
+        }
+      });
+      assertInstanceOf(error, GrabTransportError);
+      assertEquals(error.kind, "parse");
+      assertEquals(pages, [[1]]);
+      assertEquals(server.requests.length, 1);
+    });
+  }
+});
+
+Deno.test("a non-2xx status beats a body that never ends", async () => {
+  const grab = createGrab("http://api.test", {
+    timeout: 200,
+    retry: 0,
+    fetch: () => Promise.resolve(new Response(deafBody(), { status: 502 })),
+  });
+  assertStrictEquals(assertHttp(await settles(grab("GET /x")), 502).body, null);
+});
