@@ -6,13 +6,7 @@
  * @module
  */
 
-import {
-  type BodySource,
-  cancelBody,
-  discardBody,
-  readBody,
-  TOO_LARGE,
-} from "./body.ts";
+import { type BodySource, discardBody, readBody, TOO_LARGE } from "./body.ts";
 import { type Deadline, PASSED, sleep } from "./deadline.ts";
 import type { HttpMethod } from "./endpoint.ts";
 import {
@@ -20,6 +14,7 @@ import {
   transportError,
   type TransportErrorKind,
 } from "./errors.ts";
+import { type Fetch, isPlatform, sendRequest } from "./fetch.ts";
 import { type Hooks, runAfterResponse } from "./hooks.ts";
 import type { SendOutcome } from "./result.ts";
 import {
@@ -28,12 +23,6 @@ import {
   type RetryPolicy,
   statusRetryDelay,
 } from "./retry.ts";
-
-/** A `fetch` as grab calls it: a plain function, never a method. */
-export type Fetch = (
-  input: Request | string,
-  init?: RequestInit,
-) => Promise<Response>;
 
 /** Everything the attempts of one exchange need, decided before the first. */
 export interface Exchange {
@@ -47,17 +36,6 @@ export interface Exchange {
   policy: RetryPolicy;
   maxBodyBytes: number;
   deadline: Deadline;
-}
-
-/**
- * The platform's `fetch`, as it was when this module loaded: its responses
- * honour the framing and the abort signal. A `fetch` option, or a
- * `globalThis.fetch` replaced since (a mock, a wrapper), may not.
- */
-const PLATFORM_FETCH = globalThis.fetch;
-
-function isPlatform(fetch: Fetch): boolean {
-  return fetch === PLATFORM_FETCH && globalThis.fetch === PLATFORM_FETCH;
 }
 
 /** An attempt that failed in a way the policy retries. */
@@ -121,9 +99,15 @@ async function attemptOnce(
     }
   }
   let response: Response;
+  // afterResponse gets the request unsent, so it can build a repeat of it
+  // (a token refresh) even when the request has a body.
+  const sent = request !== undefined && hooks?.afterResponse &&
+      request.body !== null
+    ? request.clone()
+    : request;
   try {
-    response = await send(exchange, request);
-    if (!isResponse(response)) throw notAResponse();
+    const { fetch, href, init } = exchange;
+    response = await sendRequest(fetch, href, init, sent, deadline);
   } catch (cause) {
     if (cause === PASSED) throw cause;
     return networkFailure(exchange, retry, request, cause);
@@ -167,43 +151,6 @@ async function attemptOnce(
     }
   }
   return await readOutcome(exchange, retry, request, response, platform);
-}
-
-/**
- * Sends the request. The platform's `fetch` honours the signal; any other
- * may not, so its promise is raced, and a response that arrives too late is
- * cancelled.
- */
-function send(
-  exchange: Exchange,
-  request: Request | undefined,
-): Promise<Response> {
-  const { fetch, init, hooks, deadline } = exchange;
-  // afterResponse gets the request unsent, so it can build a repeat of it
-  // (a token refresh) even when the request has a body.
-  const sent = request !== undefined && hooks?.afterResponse &&
-      request.body !== null
-    ? request.clone()
-    : request;
-  // Called as a plain function: browsers and workerd refuse a fetch whose
-  // `this` is another object ("Illegal invocation").
-  const sending = sent === undefined
-    ? fetch(exchange.href, init)
-    : deadline.signal === undefined
-    ? fetch(sent)
-    : fetch(sent, { signal: deadline.signal });
-  return isPlatform(fetch) ? sending : deadline.race(sending, cancelBody);
-}
-
-/** Response-like, also from another realm or a `fetch` polyfill. */
-function isResponse(value: unknown): value is Response {
-  return Number.isInteger((value as Response | null)?.status) &&
-    typeof (value as Response).headers?.get === "function";
-}
-
-/** A `fetch` that resolved to something else failed as a network would. */
-function notAResponse(): TypeError {
-  return new TypeError("Cannot read the response: fetch did not return one");
 }
 
 /** The source of a response as the exchange's `fetch` gave it. */

@@ -6,8 +6,9 @@
  * @module
  */
 
-import type { Fetch } from "./attempts.ts";
+import type { Fetch } from "./fetch.ts";
 import type { Casing } from "./casing.ts";
+import { checkOptions } from "./check_options.ts";
 import { validationError, type ValidationIssue } from "./errors.ts";
 import { redactUrls } from "./redact.ts";
 import { type HeaderRecord, mergeHeaders } from "./headers.ts";
@@ -16,7 +17,7 @@ import type { JsonApiOptions } from "./jsonapi/media_type.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import { DEFAULTS, type GrabOptions, type QueryInit } from "./options.ts";
 import type { Format } from "./query.ts";
-import { MAX_TIMER_DELAY, resolveRetry, type RetryPolicy } from "./retry.ts";
+import { resolveRetry, type RetryPolicy } from "./retry.ts";
 import type { StandardSchema } from "./schema.ts";
 
 /** A header function of a factory. */
@@ -170,177 +171,4 @@ function resolved(
     credentials: call.credentials ?? f.credentials ?? undefined,
     schema: call.schema ?? undefined,
   };
-}
-
-/**
- * Checks the options that a wrong value would turn off or make misbehave:
- * the numbers (`timeout`, `maxBodyBytes`, `retry`), `signal`, `fetch` and
- * `hooks`. Each problem is an issue naming the option; `null` and
- * `undefined` mean none and pass.
- */
-export function checkOptions(
-  options: object,
-  factory = false,
-): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  const add = (name: string, wanted: string) =>
-    issues.push({
-      path: "",
-      message: `Cannot use the option "${name}": it must be ${wanted}`,
-    });
-  const { timeout, maxBodyBytes, retry, signal, fetch, hooks } =
-    options as Record<string, unknown>;
-  checkShapes(options as Record<string, unknown>, add, factory);
-  if (isSet(timeout) && timeout !== false && !isTimeout(timeout)) {
-    add("timeout", `false, Infinity or a number from 1 to ${MAX_TIMER_DELAY}`);
-  }
-  if (
-    isSet(maxBodyBytes) && maxBodyBytes !== Infinity &&
-    !isCount(maxBodyBytes)
-  ) {
-    add("maxBodyBytes", "a non-negative integer or Infinity");
-  }
-  if (isSet(retry) && !isCount(retry)) {
-    if (typeof retry !== "object") {
-      add("retry", "a non-negative integer or RetryOptions");
-    } else checkRetry(retry as Record<string, unknown>, add);
-  }
-  if (isSet(signal) && !(signal instanceof AbortSignal)) {
-    add("signal", "an AbortSignal");
-  }
-  if (isSet(fetch) && typeof fetch !== "function") {
-    add("fetch", "a function");
-  }
-  for (const [name, allowed] of ENUMS) {
-    const value = (options as Record<string, unknown>)[name];
-    if (isSet(value) && !allowed.includes(value as string)) {
-      add(
-        name,
-        allowed.map((v) => `"${v}"`).join(", ").replace(/, ([^,]*)$/, " or $1"),
-      );
-    }
-  }
-  if (isSet(hooks)) {
-    if (typeof hooks !== "object") add("hooks", "an object of functions");
-    else {
-      for (const name of HOOK_NAMES) {
-        const hook = (hooks as Record<string, unknown>)[name];
-        if (isSet(hook) && typeof hook !== "function") {
-          add(`hooks.${name}`, "a function");
-        }
-      }
-    }
-  }
-  return issues;
-}
-
-const CASINGS = [
-  "none",
-  "camelCase",
-  "snake_case",
-  "kebab-case",
-  "PascalCase",
-] as const;
-
-/**
- * Checks the options whose values are objects of a kind: a string where an
- * object belongs would otherwise be read character by character.
- */
-function checkShapes(
-  options: Record<string, unknown>,
-  add: (name: string, wanted: string) => void,
-  factory: boolean,
-): void {
-  const { headers, query, params, schema, jsonApi } = options;
-  if (
-    isSet(headers) && typeof headers !== "object" &&
-    !(factory && typeof headers === "function")
-  ) {
-    add("headers", "a Headers, a record or a list of pairs");
-  }
-  if (isSet(query) && typeof query !== "object") {
-    add("query", "an object or URLSearchParams");
-  }
-  if (isSet(params) && typeof params !== "object") {
-    add("params", "an object");
-  }
-  if (
-    isSet(schema) &&
-    typeof (schema as StandardSchema)["~standard"]?.validate !== "function"
-  ) {
-    add("schema", "a Standard Schema (an object with ~standard.validate)");
-  }
-  if (isSet(jsonApi)) {
-    const { ext, profile, headers: set } = jsonApi as JsonApiOptions;
-    if (
-      typeof jsonApi !== "object" || !isStrings(ext) || !isStrings(profile) ||
-      (set !== undefined && typeof set !== "boolean")
-    ) {
-      add(
-        "jsonApi",
-        "{ ext?: string[], profile?: string[], headers?: boolean }",
-      );
-    }
-  }
-}
-
-function isStrings(value: unknown): boolean {
-  return value === undefined ||
-    (Array.isArray(value) && value.every((item) => typeof item === "string"));
-}
-
-/** The options whose values are one of a few strings. */
-const ENUMS: [string, readonly string[]][] = [
-  ["format", ["json", "json-api"]],
-  ["casing", CASINGS],
-  ["wireCasing", CASINGS],
-  ["redirect", ["follow", "error", "manual"]],
-  ["credentials", ["omit", "same-origin", "include"]],
-];
-
-const HOOK_NAMES = ["beforeRequest", "afterResponse", "beforeRetry"] as const;
-
-function checkRetry(
-  retry: Record<string, unknown>,
-  add: (name: string, wanted: string) => void,
-): void {
-  const { limit, maxDelay, backoff, methods, statusCodes } = retry;
-  if (isSet(limit) && !isCount(limit)) {
-    add("retry.limit", "a non-negative integer");
-  }
-  if (
-    isSet(maxDelay) &&
-    !(typeof maxDelay === "number" && maxDelay >= 0)
-  ) {
-    add("retry.maxDelay", "a non-negative number or Infinity");
-  }
-  if (isSet(backoff) && typeof backoff !== "function") {
-    add("retry.backoff", "a function");
-  }
-  if (
-    isSet(methods) &&
-    !(Array.isArray(methods) && methods.every((m) => typeof m === "string"))
-  ) {
-    add("retry.methods", "an array of methods");
-  }
-  if (
-    isSet(statusCodes) &&
-    !(Array.isArray(statusCodes) && statusCodes.every(Number.isInteger))
-  ) {
-    add("retry.statusCodes", "an array of status codes");
-  }
-}
-
-function isTimeout(value: unknown): boolean {
-  return value === Infinity ||
-    (typeof value === "number" && value >= 1 && value <= MAX_TIMER_DELAY);
-}
-
-function isCount(value: unknown): boolean {
-  return Number.isSafeInteger(value) && (value as number) >= 0;
-}
-
-/** True unless `value` is `undefined` or `null`, which mean "none" in options. */
-export function isSet<T>(value: T | null | undefined): value is T {
-  return value !== undefined && value !== null;
 }

@@ -8,7 +8,8 @@ import {
 } from "@std/assert";
 import { assertSpyCalls, spy } from "@std/testing/mock";
 import { FakeTime } from "@std/testing/time";
-import { type Exchange, type Fetch, runAttempts } from "../src/attempts.ts";
+import { type Exchange, runAttempts } from "../src/attempts.ts";
+import type { Fetch } from "../src/fetch.ts";
 import { Deadline } from "../src/deadline.ts";
 import { GrabTransportError } from "../src/errors.ts";
 import type { Hooks } from "../src/hooks.ts";
