@@ -119,7 +119,9 @@ export function createGrab(
         where: "the options",
       });
     }
-    const codec = await codecFor(resolved.format);
+    // The JSON codec is at hand; only the JSON:API one may still be loading.
+    const loading = codecFor(resolved.format);
+    const codec = loading instanceof Promise ? await loading : loading;
     const [outcome, deadline] = await exchange(call, resolved, codec);
     try {
       return await decodeOutcome(
