@@ -4,7 +4,8 @@
  * @module
  */
 
-import { type Casing, convertKey, isPlainObject } from "../casing.ts";
+import { type Casing, convertKey } from "../casing.ts";
+import { isPlainObject, unescapeToken } from "../object.ts";
 import type { JsonApiError, Link } from "./types.ts";
 
 /** Options of {@linkcode parseErrorDocument}. */
@@ -106,10 +107,7 @@ function parseError(
     if (Object.keys(kept).length > 0) out.source = kept;
     const name = kept.pointer?.match(FIELD)?.[1];
     if (name !== undefined) {
-      out.field = convertKey(
-        name.replace(/~1/g, "/").replace(/~0/g, "~"),
-        casing,
-      );
+      out.field = convertKey(unescapeToken(name), casing);
     }
   }
   if (isPlainObject(error.meta)) out.meta = error.meta;

@@ -9,16 +9,15 @@ import { type Casing, convertKey, convertKeys } from "../casing.ts";
 import {
   escapeToken,
   hasEnumerableInheritedKeys,
-  isIdentityKey,
   isPlainObject,
   setOwn,
 } from "../object.ts";
 import {
   addLid,
-  addResource,
   createIndex,
-  findResource,
   type Flat,
+  keysOf,
+  newResource,
   resolveLinkage,
   type ResourceIndex,
   type Wire,
@@ -81,10 +80,12 @@ export function startPass(
 
 /**
  * Pass 1: checks each resource, creates its flat object with attributes, and
- * indexes it by type + id and by type + lid. Returns why a resource is not
- * valid, if one is not.
+ * indexes it by type + id and by type + lid. A repeat of a resource is given
+ * its first occurrence's object, whose fields win. Returns why a resource is
+ * not valid, if one is not.
  */
 export function indexResources(pass: Pass): string | undefined {
+  const { index, targets, data, casing, primaryCount } = pass;
   for (let i = 0; i < pass.total; i++) {
     const wire = wireAt(pass, i);
     if (!isPlainObject(wire)) return `${pointerOf(pass, i)} is not an object`;
@@ -108,35 +109,31 @@ export function indexResources(pass: Pass): string | undefined {
     if (relationships !== undefined && !isPlainObject(relationships)) {
       return `${pointerOf(pass, i)}/relationships is not an object`;
     }
-    const flat = placeResource(pass, i, wire, type, id, lid, attributes);
-    if (i < pass.primaryCount) pass.data[i] = flat;
+    // The lookups and the new object stay in this loop rather than in a
+    // function of their own, which would cost a call per resource.
+    let flat: Flat | undefined;
+    let ids: Map<string, Flat> | undefined;
+    if (id !== undefined) {
+      ids = keysOf(index.byId, type);
+      flat = ids.get(id);
+    }
+    if (flat === undefined && lid !== undefined) {
+      flat = index.byLid.get(type)?.get(lid);
+    }
+    if (flat !== undefined) {
+      targets[i] = null;
+      if (lid !== undefined) addLid(index, type, lid, flat);
+    } else {
+      flat = newResource(type, id, lid);
+      if (id !== undefined) ids!.set(id, flat);
+      if (lid !== undefined) keysOf(index.byLid, type).set(lid, flat);
+      if (attributes !== undefined) copyAttributes(pass, attributes, flat);
+      targets[i] = flat;
+      new Source(flat, wire, casing);
+    }
+    if (i < primaryCount) data[i] = flat;
   }
   return undefined;
-}
-
-// The flat object of resource i: a new one with its attributes, or the first
-// occurrence's for a repeat, whose fields win.
-function placeResource(
-  pass: Pass,
-  i: number,
-  wire: Wire,
-  type: string,
-  id: string | undefined,
-  lid: string | undefined,
-  attributes: Wire | undefined,
-): Flat {
-  const index = pass.index;
-  const found = findResource(index, type, id, lid);
-  if (found !== undefined) {
-    pass.targets[i] = null;
-    if (lid !== undefined) addLid(index, type, lid, found);
-    return found;
-  }
-  const flat = addResource(index, type, id, lid);
-  if (attributes !== undefined) copyAttributes(pass, attributes, flat);
-  pass.targets[i] = flat;
-  new Source(flat, wire, pass.casing);
-  return flat;
 }
 
 function copyAttributes(pass: Pass, attributes: Wire, flat: Flat): void {
@@ -154,8 +151,11 @@ function copyAttributes(pass: Pass, attributes: Wire, flat: Flat): void {
         value = convertKeys(value, casing);
       }
     }
-    if (isIdentityKey(key) || isIdentityKey(name)) continue;
-    setOwn(flat, key, value);
+    // isIdentityKey and setOwn spelled out: this loop runs most.
+    if (key === "type" || key === "id" || key === "lid") continue;
+    if (name === "type" || name === "id" || name === "lid") continue;
+    if (key === "__proto__") setOwn(flat, key, value);
+    else flat[key] = value;
   }
 }
 
@@ -165,40 +165,34 @@ function copyAttributes(pass: Pass, attributes: Wire, flat: Flat): void {
  * why a relationship is not valid, if one is not.
  */
 export function linkResources(pass: Pass): string | undefined {
+  const { index, targets, inherited, convert, casing } = pass;
   for (let i = 0; i < pass.total; i++) {
-    const relationships = (wireAt(pass, i) as Wire).relationships;
+    const wire = wireAt(pass, i) as Wire;
+    const relationships = wire.relationships as Wire | undefined;
     if (relationships === undefined) continue;
-    const problem = linkRelationships(
-      pass,
-      relationships as Wire,
-      pass.targets[i]!,
-    );
-    if (problem !== undefined) {
-      return `${pointerOf(pass, i)}/relationships/${problem}`;
+    const flat = targets[i]!;
+    // One loop inside the other rather than a function per resource: that
+    // call would cost more than the loop.
+    for (const name in relationships) {
+      if (inherited && !Object.hasOwn(relationships, name)) continue;
+      if (name.charCodeAt(0) === 64 /* @ */) continue;
+      const relationship = relationships[name];
+      if (!isPlainObject(relationship)) {
+        return relationshipProblem(pass, i, name, " is not an object");
+      }
+      const linkage = relationship.data;
+      if (linkage === undefined) continue;
+      const value = resolveLinkage(index, linkage);
+      if (typeof value === "string") {
+        return relationshipProblem(pass, i, name, `/data${value}`);
+      }
+      if (flat === null) continue;
+      const key = convert ? convertKey(name, casing) : name;
+      // isIdentityKey and setOwn spelled out, as in copyAttributes.
+      if (key === "type" || key === "id" || key === "lid") continue;
+      if (key === "__proto__") setOwn(flat, key, value);
+      else flat[key] = value;
     }
-  }
-  return undefined;
-}
-
-function linkRelationships(
-  pass: Pass,
-  relationships: Wire,
-  flat: Flat | null,
-): string | undefined {
-  for (const name in relationships) {
-    if (pass.inherited && !Object.hasOwn(relationships, name)) continue;
-    if (name.charCodeAt(0) === 64 /* @ */) continue;
-    const relationship = relationships[name];
-    if (!isPlainObject(relationship)) {
-      return `${escapeToken(name)} is not an object`;
-    }
-    const linkage = relationship.data;
-    if (linkage === undefined) continue;
-    const value = resolveLinkage(pass.index, linkage);
-    if (typeof value === "string") return `${escapeToken(name)}/data${value}`;
-    if (flat === null) continue;
-    const key = pass.convert ? convertKey(name, pass.casing) : name;
-    if (!isIdentityKey(key)) setOwn(flat, key, value);
   }
   return undefined;
 }
@@ -217,4 +211,13 @@ function wireAt(pass: Pass, i: number): unknown {
 function pointerOf(pass: Pass, i: number): string {
   if (i >= pass.primaryCount) return `/included/${i - pass.primaryCount}`;
   return pass.many ? `/data/${i}` : "/data";
+}
+
+function relationshipProblem(
+  pass: Pass,
+  i: number,
+  name: string,
+  problem: string,
+): string {
+  return `${pointerOf(pass, i)}/relationships/${escapeToken(name)}${problem}`;
 }

@@ -13,7 +13,8 @@ import { Source } from "./source.ts";
 export type Wire = Record<string, unknown>;
 /** A denormalised resource: `{ type, id?, lid?, ...fields }`. */
 export type Flat = Record<string, unknown>;
-type ByKey = Map<string, Map<string, Flat>>;
+/** Flat objects by type, then by `id` (or by `lid`). */
+export type ByKey = Map<string, Map<string, Flat>>;
 
 /** The flat objects of one document by type, then by `id` or by `lid`. */
 export interface ResourceIndex {
@@ -28,48 +29,35 @@ export function createIndex(casing: Casing): ResourceIndex {
   return { byId: new Map(), byLid: new Map(), casing };
 }
 
-/** The flat object indexed for `type` + `id`, else for `type` + `lid`. */
-export function findResource(
-  index: ResourceIndex,
-  type: string,
-  id: string | undefined,
-  lid: string | undefined,
-): Flat | undefined {
-  let flat = id === undefined ? undefined : index.byId.get(type)?.get(id);
-  if (flat === undefined && lid !== undefined) {
-    flat = index.byLid.get(type)?.get(lid);
+/** The flat objects of one type in `byKey`, with an empty map added if none. */
+export function keysOf(byKey: ByKey, type: string): Map<string, Flat> {
+  let keys = byKey.get(type);
+  if (keys === undefined) {
+    keys = new Map();
+    byKey.set(type, keys);
   }
-  return flat;
+  return keys;
 }
 
-/**
- * Creates and indexes the flat object `{ type, id?, lid? }` of a resource
- * that the document holds, ready for its fields.
- */
-export function addResource(
-  index: ResourceIndex,
+/** A new flat object `{ type, id?, lid? }` for a resource the document holds. */
+export function newResource(
   type: string,
   id: string | undefined,
   lid: string | undefined,
 ): Flat {
-  let flat: Flat;
-  if (id !== undefined) {
-    // Starting from {} leaves room for a few fields inside the object.
-    flat = {};
-    flat.type = type;
-    flat.id = id;
-    if (lid !== undefined) flat.lid = lid;
-  } else {
-    flat = lid !== undefined ? { type, lid } : { type };
-  }
-  addKeys(index, type, id, lid, flat);
+  if (id === undefined) return lid !== undefined ? { type, lid } : { type };
+  // Starting from {} leaves room for a few fields inside the object.
+  const flat: Flat = {};
+  flat.type = type;
+  flat.id = id;
+  if (lid !== undefined) flat.lid = lid;
   return flat;
 }
 
 /**
- * Indexes `flat` by `type` + `lid` as well, unless another object already
- * has that lid: a repeat of a resource can name the lid its first
- * occurrence left out.
+ * Indexes `flat` by `type` + `lid` as well, unless another object has that
+ * lid: a repeat of a resource can name a lid that its first occurrence left
+ * out.
  */
 export function addLid(
   index: ResourceIndex,
@@ -77,9 +65,8 @@ export function addLid(
   lid: string,
   flat: Flat,
 ): void {
-  if (index.byLid.get(type)?.get(lid) === undefined) {
-    addTo(index.byLid, type, lid, flat);
-  }
+  const lids = keysOf(index.byLid, type);
+  if (!lids.has(lid)) lids.set(lid, flat);
 }
 
 /**
@@ -120,36 +107,33 @@ function resolveIdentifier(
   const lid = linkage.lid;
   if (!isOptionalString(id) || !isOptionalString(lid)) return undefined;
   if (id === undefined && lid === undefined) return undefined;
-  const found = findResource(index, type, id, lid);
-  if (found !== undefined) return found;
-  const flat = id !== undefined
-    ? lid !== undefined ? { type, id, lid } : { type, id }
-    : { type, lid };
-  addKeys(index, type, id, lid, flat);
-  if (isPlainObject(linkage.meta)) new Source(flat, linkage, index.casing);
-  return flat;
+  let found = id === undefined ? undefined : index.byId.get(type)?.get(id);
+  if (found === undefined && lid !== undefined) {
+    found = index.byLid.get(type)?.get(lid);
+  }
+  return found ?? addIdentifier(index, linkage, type, id, lid);
 }
 
 function isOptionalString(value: unknown): value is string | undefined {
   return value === undefined || typeof value === "string";
 }
 
-function addKeys(
+// An identifier-only flat object, indexed, with the identifier's meta.
+function addIdentifier(
   index: ResourceIndex,
+  linkage: Wire,
   type: string,
   id: string | undefined,
   lid: string | undefined,
-  flat: Flat,
-): void {
-  if (id !== undefined) addTo(index.byId, type, id, flat);
-  if (lid !== undefined) addTo(index.byLid, type, lid, flat);
-}
-
-function addTo(index: ByKey, type: string, key: string, flat: Flat): void {
-  let byKey = index.get(type);
-  if (byKey === undefined) {
-    byKey = new Map();
-    index.set(type, byKey);
+): Flat {
+  let flat: Flat;
+  if (id !== undefined) {
+    flat = lid !== undefined ? { type, id, lid } : { type, id };
+    keysOf(index.byId, type).set(id, flat);
+  } else {
+    flat = { type, lid };
   }
-  byKey.set(key, flat);
+  if (lid !== undefined) keysOf(index.byLid, type).set(lid, flat);
+  if (isPlainObject(linkage.meta)) new Source(flat, linkage, index.casing);
+  return flat;
 }

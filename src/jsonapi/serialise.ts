@@ -4,13 +4,8 @@
  * @module
  */
 
-import {
-  type Casing,
-  convertKey,
-  convertKeys,
-  isPlainObject,
-} from "../casing.ts";
-import { setOwn } from "../object.ts";
+import { type Casing, convertKey, convertKeys } from "../casing.ts";
+import { isIdentityKey, isPlainObject, setOwn } from "../object.ts";
 
 type Item = Record<string, unknown>;
 
@@ -150,11 +145,7 @@ export function serialise(
   const relationships: Item = {};
   for (const key of Object.keys(b)) {
     const value = b[key];
-    if (
-      key === "type" || key === "id" || key === "lid" || value === undefined
-    ) {
-      continue;
-    }
+    if (isIdentityKey(key) || value === undefined) continue;
     if (isFlatRelationship(value)) {
       setOwn(relationships, convertKey(key, to), {
         data: Array.isArray(value) ? value.map(reduce) : reduce(value as Item),

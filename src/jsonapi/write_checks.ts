@@ -1,0 +1,176 @@
+/**
+ * The checks of the parts of a JSON:API write body that `validateWrite`
+ * walks: resource identity, linkage, member names and attribute values.
+ *
+ * @module
+ */
+
+import { type Casing, convertKey } from "../casing.ts";
+import type { HttpMethod } from "../endpoint.ts";
+import type { ValidationIssue } from "../errors.ts";
+import { describeValue, findNonJsonValues } from "../json_value.ts";
+import { isIdentityKey, isPlainObject, joinPointer } from "../object.ts";
+
+type Item = Record<string, unknown>;
+
+// JSON:API 1.1 member names: globally allowed characters (a-z, A-Z, 0-9,
+// U+0080 and above) at both ends, "-", "_" and " " inside; an optional "@"
+// (@-members) and "namespace:" (extension members) prefix.
+const MEMBER_NAME =
+  /^@?(?:[A-Za-z0-9]+:)?[A-Za-z0-9\u0080-\uFFFF](?:[\w \u0080-\uFFFF-]*[A-Za-z0-9\u0080-\uFFFF])?$/;
+const RESERVED = new Set(["type", "id", "lid", "relationships", "links"]);
+
+/** What the checks of one body share: where the issues go, and how. */
+export interface Check {
+  readonly issues: ValidationIssue[];
+  readonly method: HttpMethod;
+  /** The casing names are sent in. */
+  readonly to: Casing;
+}
+
+/** Adds an issue. */
+export function add(check: Check, path: string, message: string): void {
+  check.issues.push({ path, message });
+}
+
+/** Adds an issue for each value in `value` that JSON cannot carry. */
+export function checkJson(
+  check: Check,
+  value: unknown,
+  at: string,
+  within: object[],
+): void {
+  check.issues.push(...findNonJsonValues(value, at, { within }));
+}
+
+/** Checks `type`, `id` and `lid` of a resource or of linkage (`what`). */
+export function checkTypeAndId(
+  check: Check,
+  item: Item,
+  at: string,
+  what: string,
+): void {
+  for (const key of ["type", "id", "lid"]) {
+    const value = item[key];
+    if (
+      key === "type"
+        ? typeof value !== "string" || value === ""
+        : value !== undefined && typeof value !== "string" &&
+          !(key === "id" && Number.isFinite(value))
+    ) {
+      add(
+        check,
+        `${at}/${key}`,
+        `Cannot send the ${what} as "${key}" must be a ${
+          key === "type" ? "non-empty " : ""
+        }string: value is ${describeValue(value)}`,
+      );
+    }
+  }
+}
+
+/** Checks linkage: `null`, an identifier or an array of identifiers. */
+export function checkLinkage(
+  check: Check,
+  value: unknown,
+  at: string,
+  within: object[],
+): void {
+  if (Array.isArray(value)) {
+    value.forEach((item, i) =>
+      checkIdentifier(check, item, joinPointer(at, i), [...within, value])
+    );
+  } else if (value !== null && value !== undefined) {
+    checkIdentifier(check, value, at, within);
+  }
+}
+
+/** Checks a resource identifier `{ type, id | lid, meta? }`. */
+export function checkIdentifier(
+  check: Check,
+  value: unknown,
+  at: string,
+  within: object[],
+): void {
+  if (!isPlainObject(value)) {
+    add(
+      check,
+      at,
+      `Cannot send the linkage as it must be { type, id }, { type, lid }, an array of those or null: value is ${
+        describeValue(value)
+      }`,
+    );
+    return;
+  }
+  checkTypeAndId(check, value, at, "linkage");
+  if (value.id === undefined && value.lid === undefined) {
+    add(check, at, `Cannot send the linkage: "id" and "lid" are missing`);
+  }
+  for (const key of Object.keys(value)) {
+    const p = joinPointer(at, key);
+    if (key === "meta") checkJson(check, value[key], p, [...within, value]);
+    else if (!isIdentityKey(key)) {
+      add(
+        check,
+        p,
+        `Cannot send linkage member "${key}": only type, id, lid and meta are allowed`,
+      );
+    }
+  }
+}
+
+/**
+ * Checks the name of a field of a flat resource (`flat`), or of an attribute
+ * or relationship of a wire one: it must not be reserved and must be a valid
+ * member name once cased.
+ */
+export function checkField(
+  check: Check,
+  raw: string,
+  at: string,
+  flat: boolean,
+): void {
+  const problem = nameProblem(
+    check.to,
+    raw,
+    (wire) =>
+      RESERVED.has(wire) ||
+      (flat && (RESERVED.has(raw) || raw === "attributes")),
+  );
+  if (problem !== undefined) add(check, at, problem);
+}
+
+/**
+ * Checks an attribute value: JSON, with no `relationships` or `links` member
+ * in any object inside and only valid member names once cased.
+ */
+export function checkAttribute(
+  check: Check,
+  value: unknown,
+  at: string,
+  within: object[],
+): void {
+  check.issues.push(...findNonJsonValues(value, at, {
+    within,
+    check: (key) => nameProblem(check.to, key, isNestedReserved),
+  }));
+}
+
+function isNestedReserved(wire: string): boolean {
+  return wire === "relationships" || wire === "links";
+}
+
+// The problem with a field or nested key name, once cased.
+function nameProblem(
+  to: Casing,
+  raw: string,
+  reserved: (wire: string) => boolean,
+): string | undefined {
+  const wire = convertKey(raw, to);
+  const shown = wire === raw ? `"${raw}"` : `"${raw}" (sent as "${wire}")`;
+  return reserved(wire)
+    ? `Cannot send field ${shown}: the name is reserved by JSON:API`
+    : MEMBER_NAME.test(wire)
+    ? undefined
+    : `Cannot send field ${shown}: the name is not a valid JSON:API member name`;
+}
