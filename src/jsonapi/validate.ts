@@ -196,24 +196,18 @@ function checkMembers(
   }
 }
 
-function checkAttributeMember(
-  check: Check,
-  key: string,
-  value: unknown,
-  at: string,
-  within: object[],
-): void {
+const checkAttributeMember: MemberCheck = (check, key, value, at, within) => {
   checkField(check, key, at, false);
   checkAttribute(check, value, at, within);
-}
+};
 
-function checkRelationshipMember(
-  check: Check,
-  key: string,
-  value: unknown,
-  at: string,
-  within: object[],
-): void {
+const checkRelationshipMember: MemberCheck = (
+  check,
+  key,
+  value,
+  at,
+  within,
+) => {
   checkField(check, key, at, false);
   if (!isRelationshipObject(value)) {
     checkLinkage(check, value, at, within);
@@ -225,7 +219,7 @@ function checkRelationshipMember(
       checkLinkage(check, value.data, p, [...within, value]);
     } else checkJson(check, value[member], p, [...within, value]);
   }
-}
+};
 
 function checkResourceHead(check: Check, item: Item, at: string): void {
   checkTypeAndId(check, item, at, "resource");
