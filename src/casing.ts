@@ -14,9 +14,6 @@
 
 import { isPlainObject, setOwn } from "./object.ts";
 
-// Kept for the modules that still import it from here.
-export { isPlainObject } from "./object.ts";
-
 /**
  * A key casing. `"none"` leaves every key as it is.
  *

@@ -7,15 +7,11 @@
  * @module
  */
 
-import {
-  type Casing,
-  convertKey,
-  convertKeys,
-  isPlainObject,
-} from "./casing.ts";
+import { type Casing, convertKey, convertKeys } from "./casing.ts";
 import type { HttpMethod } from "./endpoint.ts";
 import { httpError, transportError, type ValidationIssue } from "./errors.ts";
 import { findNonJsonValues } from "./json_value.ts";
+import { isPlainObject, setOwn } from "./object.ts";
 import {
   errorDocumentMessage,
   parseErrorDocument,
@@ -136,15 +132,7 @@ function renamed(
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(item)) {
-    const name = convertKey(key, casing);
-    if (name === "__proto__") {
-      Object.defineProperty(out, name, {
-        value: item[key],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    } else out[name] = item[key];
+    setOwn(out, convertKey(key, casing), item[key]);
   }
   return out;
 }

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { type Casing, convertKey, isPlainObject } from "./casing.ts";
+import { type Casing, convertKey } from "./casing.ts";
+import { isPlainObject } from "./object.ts";
 import { validationError } from "./errors.ts";
 
 /**

@@ -1,6 +1,5 @@
 import { assertEquals, assertStrictEquals } from "@std/assert";
 import { describeValue, findNonJsonValues } from "../src/json_value.ts";
-import { joinPointer } from "../src/object.ts";
 
 const message = (path: string, what: string) =>
   `Cannot serialise ${
@@ -115,14 +114,6 @@ Deno.test("findNonJsonValues()", async (t) => {
       path: "/c",
       message: 'Cannot send field "c": no',
     }]);
-  });
-});
-
-Deno.test("joinPointer()", async (t) => {
-  await t.step("escapes ~ before / as RFC 6901 asks", () => {
-    assertEquals(joinPointer("", "a~1/b"), "/a~01~1b");
-    assertEquals(joinPointer("/x", 0), "/x/0");
-    assertEquals(joinPointer("", ""), "/");
   });
 });
 
