@@ -34,6 +34,10 @@ const CONVERTIBLE = /^[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*$/;
 const WORD_BOUNDARY = /[-_]|(?=[A-Z])/;
 const CACHE_LIMIT = 10_000;
 const caches = new Map<Casing, Map<string, string>>();
+// The cache of the casing last asked for: one caller converts many keys to
+// one casing, and this saves a lookup in `caches` for each.
+let lastTo: Casing = "none";
+let lastCache = new Map<string, string>();
 
 /**
  * Converts one key to `to`.
@@ -47,11 +51,13 @@ const caches = new Map<Casing, Map<string, string>>();
  */
 export function convertKey(key: string, to: Casing): string {
   if (to === "none") return key;
-  let cache = caches.get(to);
+  let cache = to === lastTo ? lastCache : caches.get(to);
   if (cache === undefined) {
     cache = new Map();
     caches.set(to, cache);
   }
+  lastTo = to;
+  lastCache = cache;
   const hit = cache.get(key);
   if (hit !== undefined) return hit;
   const converted = CONVERTIBLE.test(key) ? joinWords(key, to) : key;

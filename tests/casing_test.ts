@@ -47,6 +47,14 @@ Deno.test("convertKey()", async (t) => {
     }
   });
 
+  await t.step("keeps each casing's conversions apart", () => {
+    for (let i = 0; i < 2; i++) {
+      assertStrictEquals(convertKey("first_name", "camelCase"), "firstName");
+      assertStrictEquals(convertKey("first_name", "PascalCase"), "FirstName");
+      assertStrictEquals(convertKey("first_name", "kebab-case"), "first-name");
+    }
+  });
+
   await t.step("camelCase and snake_case round-trip", () => {
     for (const key of ["firstName", "userID", "aBC", "x"]) {
       assertStrictEquals(

@@ -22,11 +22,30 @@ export interface ResourceIndex {
   readonly byLid: ByKey;
   /** The caller's casing, for the info of identifier-only objects. */
   readonly casing: Casing;
+  /** The type {@linkcode idsOf} was last asked for, and its map. */
+  lastType: string;
+  lastIds: Map<string, Flat>;
 }
 
 /** An empty index. */
 export function createIndex(casing: Casing): ResourceIndex {
-  return { byId: new Map(), byLid: new Map(), casing };
+  const lastIds = new Map<string, Flat>();
+  return { byId: new Map(), byLid: new Map(), casing, lastType: "", lastIds };
+}
+
+/**
+ * The flat objects of one type by id, with an empty map added if none.
+ * Resources of one type mostly come together (in `included`, in to-many
+ * linkage), so the last type's map is kept at hand: that saves a hash lookup
+ * for most resources and identifiers. The index starts with the empty type,
+ * which no resource has.
+ */
+export function idsOf(index: ResourceIndex, type: string): Map<string, Flat> {
+  if (type === index.lastType) return index.lastIds;
+  const ids = keysOf(index.byId, type);
+  index.lastType = type;
+  index.lastIds = ids;
+  return ids;
 }
 
 /** The flat objects of one type in `byKey`, with an empty map added if none. */
@@ -107,7 +126,7 @@ function resolveIdentifier(
   const lid = linkage.lid;
   if (!isOptionalString(id) || !isOptionalString(lid)) return undefined;
   if (id === undefined && lid === undefined) return undefined;
-  let found = id === undefined ? undefined : index.byId.get(type)?.get(id);
+  let found = id === undefined ? undefined : idsOf(index, type).get(id);
   if (found === undefined && lid !== undefined) {
     found = index.byLid.get(type)?.get(lid);
   }
@@ -129,7 +148,7 @@ function addIdentifier(
   let flat: Flat;
   if (id !== undefined) {
     flat = lid !== undefined ? { type, id, lid } : { type, id };
-    keysOf(index.byId, type).set(id, flat);
+    idsOf(index, type).set(id, flat);
   } else {
     flat = { type, lid };
   }

@@ -75,26 +75,8 @@ Deno.test("parseErrorDocument()", async (t) => {
   });
 
   await t.step("reads a JSON:API 1.1 error document", () => {
-    assertEquals(parseErrorDocument(V1_1), [
-      {
-        id: "e1",
-        status: "403",
-        title: "Forbidden",
-        detail: "Editing secret powers is not authorized on Sundays.",
-        links: {
-          about: { href: "https://api.example.com/errors/e1", title: "e1" },
-          type: "https://api.example.com/problems/forbidden",
-        },
-        source: { header: "Authorization" },
-        meta: { day: "Sunday" },
-      },
-      {
-        status: "400",
-        title: "Invalid Query Parameter",
-        detail: "The resource does not have an `auther` relationship path.",
-        source: { parameter: "include" },
-      },
-    ]);
+    // Every member is of the right type, so each error is kept as sent.
+    assertEquals(parseErrorDocument(V1_1), V1_1.errors);
   });
 
   await t.step("converts field to the caller's casing", () => {

@@ -1,0 +1,141 @@
+import { assert, assertEquals, assertStrictEquals } from "@std/assert";
+import { denormalise } from "../../src/jsonapi/denormalise.ts";
+import { jsonApiOf } from "../../src/jsonapi/source.ts";
+import { dataOf, type Flat, flat, readFixture } from "./_documents.ts";
+
+Deno.test("jsonApiOf()", async (t) => {
+  await t.step("gives a resource's links and meta as sent", async () => {
+    const wire = await readFixture("single_resource.wire") as {
+      data: { links?: unknown; meta: unknown };
+    };
+    const article = flat(dataOf(wire));
+    const info = jsonApiOf(article);
+    assert(info !== undefined);
+    assertStrictEquals(info.meta, wire.data.meta);
+    assertEquals(info.meta, { revision: 3 });
+    assertEquals("links" in info, false);
+    assertEquals(Object.keys(info.relationships), ["author"]);
+    assertEquals(info.relationships.author, {});
+  });
+
+  await t.step(
+    "gives each relationship's links and meta, data-less ones included",
+    async () => {
+      const article = flat(
+        dataOf(await readFixture("relationships_without_data.wire")),
+      );
+      assertEquals(jsonApiOf(article), {
+        links: { self: "http://example.com/articles/1" },
+        relationships: {
+          author: {
+            links: {
+              self: "http://example.com/articles/1/relationships/author",
+              related: "http://example.com/articles/1/author",
+            },
+          },
+          comments: {
+            links: { related: "http://example.com/articles/1/comments" },
+            meta: { count: 12 },
+          },
+        },
+      });
+      assertEquals("comments" in article, false);
+    },
+  );
+
+  await t.step("gives included resources their own links", async () => {
+    const articles = dataOf(await readFixture("compound.wire")) as Flat[];
+    const article = flat(articles[0]);
+    assertEquals(jsonApiOf(flat(article.author))?.links, {
+      self: "http://example.com/people/9",
+    });
+    const comments = article.comments as Flat[];
+    assertEquals(jsonApiOf(flat(comments[0]))?.links, {
+      self: "http://example.com/comments/5",
+    });
+    assertEquals(
+      jsonApiOf(article)?.relationships.comments?.links?.related,
+      "http://example.com/articles/1/comments",
+    );
+  });
+
+  await t.step("names relationships in the caller casing", () => {
+    const document = {
+      data: {
+        type: "blog-posts",
+        id: "1",
+        relationships: {
+          main_author: {
+            links: { related_link: "/blog-posts/1/main_author" },
+            meta: { is_primary: true },
+          },
+        },
+      },
+    };
+    const info = jsonApiOf(flat(dataOf(document, "camelCase")));
+    assertEquals(info?.relationships, {
+      mainAuthor: {
+        links: { related_link: "/blog-posts/1/main_author" },
+        meta: { is_primary: true },
+      },
+    });
+  });
+
+  await t.step(
+    "gives the first occurrence's links for a repeated resource",
+    () => {
+      const data = dataOf({
+        data: [{ type: "a", id: "1", links: { self: "/first" } }],
+        included: [{ type: "a", id: "1", links: { self: "/second" } }],
+      }) as Flat[];
+      assertEquals(jsonApiOf(flat(data[0]))?.links, { self: "/first" });
+    },
+  );
+
+  await t.step("gives an identifier's meta for a resource not included", () => {
+    const article = flat(dataOf({
+      data: {
+        type: "articles",
+        id: "1",
+        relationships: {
+          author: { data: { type: "people", id: "2", meta: { role: "lead" } } },
+          editor: { data: { type: "people", id: "3" } },
+        },
+      },
+    }));
+    assertEquals(article.author, { type: "people", id: "2" });
+    assertEquals(jsonApiOf(flat(article.author)), {
+      meta: { role: "lead" },
+      relationships: {},
+    });
+    assertStrictEquals(jsonApiOf(flat(article.editor)), undefined);
+  });
+
+  await t.step("gives the same info object every time", async () => {
+    const article = flat(dataOf(await readFixture("single_resource.wire")));
+    const first = jsonApiOf(article);
+    assert(first !== undefined);
+    assertStrictEquals(jsonApiOf(article), first);
+  });
+
+  await t.step(
+    "gives an entry to every resource, even one without links or meta",
+    () => {
+      const resource = flat(dataOf({ data: { type: "a", id: "1" } }));
+      assertEquals(jsonApiOf(resource), { relationships: {} });
+    },
+  );
+
+  await t.step("returns undefined for an object it did not denormalise", () => {
+    assertStrictEquals(jsonApiOf({}), undefined);
+    assertStrictEquals(jsonApiOf({ type: "articles", id: "1" }), undefined);
+    assertStrictEquals(jsonApiOf([]), undefined);
+    const wire = { data: { type: "a", id: "1", links: { self: "/a/1" } } };
+    denormalise(wire);
+    assertStrictEquals(jsonApiOf(wire.data), undefined);
+    assertStrictEquals(
+      jsonApiOf(structuredClone(dataOf(wire) as object)),
+      undefined,
+    );
+  });
+});
