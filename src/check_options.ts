@@ -181,6 +181,6 @@ function isCount(value: unknown): boolean {
 }
 
 /** True unless `value` is `undefined` or `null`, which mean "none" in options. */
-export function isSet<T>(value: T | null | undefined): value is T {
+function isSet<T>(value: T | null | undefined): value is T {
   return value !== undefined && value !== null;
 }
