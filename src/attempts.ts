@@ -6,8 +6,8 @@
  * @module
  */
 
-import { type BodySource, discardBody, readBody, TOO_LARGE } from "./body.ts";
-import { type Deadline, PASSED, sleep } from "./deadline.ts";
+import { type BodySource, discardBody } from "./body.ts";
+import { Deadline, PASSED, sleep } from "./deadline.ts";
 import type { HttpMethod } from "./endpoint.ts";
 import {
   type GrabTransportError,
@@ -16,7 +16,10 @@ import {
 } from "./errors.ts";
 import { type Fetch, isPlatform, sendRequest } from "./fetch.ts";
 import { type Hooks, runAfterResponse } from "./hooks.ts";
+import { READ_JSON, readOutcome, type ReadSettings } from "./outcome.ts";
+import type { Progress } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
+import { Upload } from "./upload.ts";
 import {
   MAX_TIMER_DELAY,
   retryDelay,
@@ -35,7 +38,14 @@ export interface Exchange {
   fetch: Fetch;
   policy: RetryPolicy;
   maxBodyBytes: number;
+  /** The whole grab's deadline. */
   deadline: Deadline;
+  /** Milliseconds for each attempt; `false` or absent for none. */
+  attemptTimeout?: number | false | undefined;
+  /** How a 2xx body is read; JSON when absent. */
+  read?: ReadSettings | undefined;
+  /** Told as the request body is sent. */
+  onUploadProgress?: ((progress: Progress) => void) | undefined;
 }
 
 /** An attempt that failed in a way the policy retries. */
@@ -59,10 +69,12 @@ export async function runAttempts(exchange: Exchange): Promise<SendOutcome> {
     : 0;
   try {
     if (deadline.reason !== undefined) return passed(exchange);
+    const upload = await uploadOf(exchange);
     for (let attempt = 0;; attempt++) {
       const step = await attemptOnce(
         exchange,
         attempt < retries ? attempt + 1 : 0,
+        upload,
       );
       if (!("retry" in step)) return step;
       if (hooks?.beforeRetry) {
@@ -82,20 +94,59 @@ export async function runAttempts(exchange: Exchange): Promise<SendOutcome> {
   }
 }
 
+/** The body of an exchange whose upload is reported, prepared once. */
+function uploadOf(
+  exchange: Exchange,
+): Promise<Upload | undefined> | undefined {
+  const { onUploadProgress: report, init } = exchange;
+  if (report === undefined || init.body === undefined || init.body === null) {
+    return undefined;
+  }
+  return exchange.deadline.race(Upload.of(init.body, report));
+}
+
 /**
- * One attempt: send, run the response hook, read the body. `retry` is the
- * number of the retry that may follow, or 0 when none may.
+ * One attempt, within its own `attemptTimeout` when there is one: an
+ * attempt that passes it fails as the network would, and may be retried.
+ * `retry` is the number of the retry that may follow, or 0 when none may.
  */
 async function attemptOnce(
   exchange: Exchange,
   retry: number,
+  upload: Upload | undefined,
 ): Promise<SendOutcome | Retry> {
-  const { hooks, deadline } = exchange;
+  const whole = exchange.deadline;
+  const limit = exchange.attemptTimeout;
+  if (limit === undefined || limit === false || limit === Infinity) {
+    return await attemptWithin(exchange, whole, retry, upload);
+  }
+  const attempt = new Deadline(limit, whole.signal);
+  try {
+    return await attemptWithin(exchange, attempt, retry, upload);
+  } catch (error) {
+    if (error !== PASSED || whole.reason !== undefined) throw error;
+    const cause = attempt.signal?.reason;
+    return networkFailure(exchange, attempt, retry, undefined, cause);
+  } finally {
+    // A live body keeps it until the body is done with.
+    attempt.dispose();
+  }
+}
+
+/** One attempt: send, run the response hook, read the body. */
+async function attemptWithin(
+  exchange: Exchange,
+  attempt: Deadline,
+  retry: number,
+  upload: Upload | undefined,
+): Promise<SendOutcome | Retry> {
+  const { hooks, href } = exchange;
+  const init = attemptInit(exchange, attempt, upload);
   let request: Request | undefined;
   if (hooks !== undefined) {
-    request = new Request(exchange.href, exchange.init);
+    request = new Request(href, init);
     if (hooks.beforeRequest) {
-      request = (await deadline.race(hooks.beforeRequest(request))) ?? request;
+      request = (await attempt.race(hooks.beforeRequest(request))) ?? request;
     }
   }
   let response: Response;
@@ -106,14 +157,18 @@ async function attemptOnce(
     ? request.clone()
     : request;
   try {
-    const { fetch, href, init } = exchange;
-    response = await sendRequest(fetch, href, init, sent, deadline);
+    response = await sendRequest(exchange.fetch, href, init, sent, attempt);
   } catch (cause) {
+    upload?.rethrow();
     if (cause === PASSED) throw cause;
-    return networkFailure(exchange, retry, request, cause);
+    return networkFailure(exchange, attempt, retry, request, cause);
   }
-  const source = fromFetch(exchange);
-  let platform = source.platform;
+  upload?.rethrow();
+  upload?.sent();
+  const source: BodySource & { deadline: Deadline } = {
+    platform: isPlatform(exchange.fetch),
+    deadline: attempt,
+  };
   if (hooks?.afterResponse) {
     const replaced = await runAfterResponse(
       hooks.afterResponse,
@@ -121,26 +176,13 @@ async function attemptOnce(
       response,
       source,
     );
-    platform &&= replaced === response;
+    source.platform &&= replaced === response;
     response = replaced;
   }
   const status = response.status;
   if (retry !== 0 && exchange.policy.statusCodes.has(status)) {
-    let delay: number | undefined;
-    try {
-      delay = statusRetryDelay(
-        retry,
-        response.headers.get("retry-after"),
-        exchange.policy,
-        deadline.end,
-      );
-    } catch (error) {
-      // A backoff that throws is the caller's bug; the body is not left open.
-      await discardBody(response, { platform, deadline });
-      throw error;
-    }
+    const delay = await retryWait(exchange, retry, response, source);
     if (delay !== undefined) {
-      await discardBody(response, { platform, deadline });
       return {
         retry: true,
         request,
@@ -150,80 +192,76 @@ async function attemptOnce(
       };
     }
   }
-  return await readOutcome(exchange, retry, request, response, platform);
+  const outcome = await readOutcome({
+    method: exchange.method,
+    href,
+    maxBodyBytes: exchange.maxBodyBytes,
+    read: exchange.read ?? READ_JSON,
+    response,
+    source,
+    whole: exchange.deadline,
+  });
+  if (!("broken" in outcome)) return outcome;
+  return networkFailure(exchange, attempt, retry, request, outcome.broken);
 }
 
-/** The source of a response as the exchange's `fetch` gave it. */
-function fromFetch(exchange: Exchange): BodySource {
-  return {
-    platform: isPlatform(exchange.fetch),
-    deadline: exchange.deadline,
-  };
+/** The init of an encoded request. */
+type EncodedInit = RequestInit & { headers: Record<string, string> };
+
+/** The init of one attempt: its own signal, its counted upload body. */
+function attemptInit(
+  exchange: Exchange,
+  attempt: Deadline,
+  upload: Upload | undefined,
+): RequestInit {
+  let init = exchange.init;
+  if (attempt !== exchange.deadline) {
+    init = { ...init, signal: attempt.signal ?? null };
+  }
+  return upload === undefined ? init : upload.init(init as EncodedInit);
 }
 
 /**
- * Reads the body into the outcome. A 2xx body that breaks off is a network
- * failure; once a non-2xx head has arrived, the outcome is that response
- * whatever happens to its body, which is then `null`.
+ * The wait before retrying a retryable status, its body discarded, or
+ * `undefined` when the server asks for a wait too long. A backoff that
+ * throws is the caller's bug: the body is cancelled and the error rejects.
  */
-async function readOutcome(
+async function retryWait(
   exchange: Exchange,
   retry: number,
-  request: Request | undefined,
   response: Response,
-  platform: boolean,
-): Promise<SendOutcome | Retry> {
-  const status = response.status;
-  const ok = status >= 200 && status < 300;
-  const { deadline, method, maxBodyBytes } = exchange;
-  let text: string | null | typeof TOO_LARGE;
+  source: BodySource,
+): Promise<number | undefined> {
+  let delay: number | undefined;
   try {
-    text = await readBody(response, method, maxBodyBytes, {
-      platform,
-      deadline,
-    });
-  } catch (cause) {
-    if (!ok) text = null;
-    else if (cause === PASSED || deadline.reason !== undefined) throw PASSED;
-    else return networkFailure(exchange, retry, request, cause);
+    delay = statusRetryDelay(
+      retry,
+      response.headers.get("retry-after"),
+      exchange.policy,
+      exchange.deadline.end,
+    );
+  } catch (error) {
+    await discardBody(response, source);
+    throw error;
   }
-  if (text === TOO_LARGE) {
-    if (ok) return failure(exchange, "too-large");
-    text = null;
-  }
-  let body: unknown = null;
-  if (text !== null) {
-    if (ok) {
-      try {
-        body = JSON.parse(text);
-      } catch (cause) {
-        return failure(exchange, "parse", cause);
-      }
-    } else {
-      body = parseLoose(text);
-    }
-  }
-  return {
-    ok: true,
-    status,
-    statusText: response.statusText,
-    url: response.url || exchange.href,
-    headers: response.headers,
-    body,
-    empty: text === null,
-  };
+  if (delay !== undefined) await discardBody(response, source);
+  return delay;
 }
 
 /** A failure before the head arrived: retried while the policy allows. */
 function networkFailure(
   exchange: Exchange,
+  attempt: Deadline,
   retry: number,
   request: Request | undefined,
   cause: unknown,
 ): SendOutcome | Retry {
-  const kind = exchange.deadline.reason ?? "network";
+  const whole = exchange.deadline.reason;
+  if (whole !== undefined) return failure(exchange, whole, cause);
+  // Only the attempt's own time can have ended it: retried like the network.
+  const kind = attempt.reason === undefined ? "network" : "timeout";
   const outcome = failure(exchange, kind, cause);
-  if (kind !== "network" || retry === 0) return outcome;
+  if (retry === 0) return outcome;
   const delay = retryDelay(retry, exchange.policy);
   if (delay > MAX_TIMER_DELAY) return outcome;
   return {
@@ -251,12 +289,4 @@ function failure(
     ok: false,
     error: transportError(kind, exchange.method, exchange.href, { cause }),
   };
-}
-
-function parseLoose(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }

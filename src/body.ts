@@ -6,6 +6,7 @@
  */
 
 import { type Deadline, PASSED } from "./deadline.ts";
+import type { Progress } from "./response_type.ts";
 
 /**
  * Cancels a response body, ignoring a body that is already used or locked
@@ -40,21 +41,47 @@ const UNTRUSTED: BodySource = { platform: false };
 const DIGITS = /^\d+$/;
 
 /**
- * Reads a response body as text, or `null` when it is empty by status,
- * method or bytes. Cancels a body over `maxBodyBytes` as soon as the cap is
- * passed, before buffering the rest. A read failure rejects; a body that
- * outlasts `source.deadline` rejects with {@linkcode PASSED}.
+ * What a progress callback threw: the caller's error, which rejects the
+ * grab as it is, never a failure of the body.
+ */
+export class CallbackError {
+  /** What the callback threw. */
+  readonly error: unknown;
+  constructor(error: unknown) {
+    this.error = error;
+  }
+}
+
+/** How a body is collected: decoded text, or its bytes. */
+export type Collect = "text" | "bytes";
+
+/** A read body: text or bytes, `null` when empty by status or method. */
+export type ReadResult = string | Uint8Array | null | typeof TOO_LARGE;
+
+/** True when status or method say there is no body to read. */
+export function hasNoBody(method: string, status: number): boolean {
+  return method === "HEAD" || status === 204 || status === 205;
+}
+
+/**
+ * Reads a response body as text (`null` when empty by status, method or
+ * bytes) or as bytes (`null` when empty by status or method). Cancels a body
+ * over `maxBodyBytes` as soon as the cap is passed, before buffering the
+ * rest. Reports each chunk to `progress`. A read failure rejects; a body
+ * that outlasts `source.deadline` rejects with {@linkcode PASSED}; a
+ * progress callback that throws rejects with a {@linkcode CallbackError}.
  */
 export async function readBody(
   response: Response,
   method: string,
   maxBodyBytes: number,
   source: BodySource = UNTRUSTED,
-): Promise<string | null | typeof TOO_LARGE> {
+  collect: Collect = "text",
+  progress?: (progress: Progress) => void,
+): Promise<ReadResult> {
   // Reading `response.body` makes a JavaScript stream and loses the
   // platform's fast path, so it is touched only where a stream is needed.
-  const status = response.status;
-  if (method === "HEAD" || status === 204 || status === 205) {
+  if (hasNoBody(method, response.status)) {
     await discardBody(response, source);
     return null;
   }
@@ -64,11 +91,32 @@ export async function readBody(
     await discardBody(response, source);
     return TOO_LARGE;
   }
-  if (source.platform && fitsFastPath(response, declared, maxBodyBytes)) {
+  if (
+    progress === undefined && source.platform &&
+    fitsFastPath(response, declared, maxBodyBytes)
+  ) {
+    if (collect === "bytes") {
+      return new Uint8Array(await response.arrayBuffer());
+    }
     const text = await response.text();
     return text === "" ? null : text;
   }
-  return await readStream(response, maxBodyBytes, source);
+  const counted = progress === undefined
+    ? undefined
+    : { total: totalOf(response), report: progress };
+  return await readStream(response, maxBodyBytes, source, collect, counted);
+}
+
+/**
+ * The size a body will have, from a digits-only `Content-Length`, when it
+ * is not compressed (a compressed body is longer once read).
+ */
+export function totalOf(response: Response): number | undefined {
+  const headers = response.headers;
+  const declared = headers.get("content-length");
+  if (declared === null || !DIGITS.test(declared)) return undefined;
+  if (headers.get("content-encoding") !== null) return undefined;
+  return Number(declared);
 }
 
 /**
@@ -105,13 +153,21 @@ export async function discardBody(
   if (source.platform) await cancelling;
 }
 
+/** A progress callback, with the total it reports. */
+interface Counted {
+  total: number | undefined;
+  report: (progress: Progress) => void;
+}
+
 async function readStream(
   response: Response,
   maxBodyBytes: number,
   { platform, deadline }: BodySource,
-): Promise<string | null | typeof TOO_LARGE> {
+  collect: Collect,
+  counted: Counted | undefined,
+): Promise<ReadResult> {
   const stream = response.body;
-  if (stream === null) return null;
+  if (stream === null) return collect === "bytes" ? new Uint8Array(0) : null;
   const reader = stream.getReader();
   // A body that is not the platform's may ignore the signal and never answer
   // a cancel either. Cancelling the reader ends a pending read at once
@@ -123,9 +179,7 @@ async function readStream(
     return bounded ? Promise.resolve() : cancelling;
   };
   const stopWaiting = bounded ? deadline!.onPass(() => void cancel()) : ignore;
-  let first: Uint8Array | undefined;
-  let streaming: TextDecoder | undefined;
-  let text = "";
+  const gathered = new Gathered(collect);
   let size = 0;
   try {
     for (;;) {
@@ -136,18 +190,8 @@ async function readStream(
         await cancel();
         return TOO_LARGE;
       }
-      if (first === undefined && streaming === undefined) {
-        first = value;
-        continue;
-      }
-      if (streaming === undefined) {
-        // Deno 2.9 drops a U+FEFF that starts any streamed chunk, not just
-        // the first: keep every BOM here and strip the leading one below.
-        streaming = new TextDecoder("utf-8", { ignoreBOM: true });
-        text = streaming.decode(first, { stream: true });
-        first = undefined;
-      }
-      text += streaming.decode(value, { stream: true });
+      gathered.add(value);
+      if (counted !== undefined) report(counted, size);
     }
   } catch (error) {
     // A body that broke off. Its lock is released for whoever looks at it
@@ -161,12 +205,69 @@ async function readStream(
   }
   // The deadline passed and ended the reads early.
   if (bounded && deadline!.reason !== undefined) throw PASSED;
-  if (streaming !== undefined) {
-    text += streaming.decode();
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  } else if (first !== undefined) text = decoder.decode(first);
-  // A body of only a byte order mark is as empty as no bytes at all.
-  return size === 0 || text === "" ? null : text;
+  return gathered.result(size);
+}
+
+/** Calls a progress callback; what it throws is the caller's error. */
+function report(counted: Counted, loaded: number): void {
+  try {
+    counted.report({ loaded, total: counted.total });
+  } catch (error) {
+    throw new CallbackError(error);
+  }
+}
+
+/** The chunks of a body, gathered as text (decoded as they come) or bytes. */
+class Gathered {
+  #collect: Collect;
+  #chunks: Uint8Array[] = [];
+  #streaming: TextDecoder | undefined;
+  #text = "";
+
+  constructor(collect: Collect) {
+    this.#collect = collect;
+  }
+
+  add(chunk: Uint8Array): void {
+    const chunks = this.#chunks;
+    if (
+      this.#collect === "bytes" || (chunks.length === 0 && !this.#streaming)
+    ) {
+      chunks.push(chunk);
+      return;
+    }
+    if (this.#streaming === undefined) {
+      // Deno 2.9 drops a U+FEFF that starts any streamed chunk, not just
+      // the first: keep every BOM here and strip the leading one below.
+      this.#streaming = new TextDecoder("utf-8", { ignoreBOM: true });
+      this.#text = this.#streaming.decode(chunks.pop(), { stream: true });
+    }
+    this.#text += this.#streaming.decode(chunk, { stream: true });
+  }
+
+  result(size: number): ReadResult {
+    const chunks = this.#chunks;
+    if (this.#collect === "bytes") {
+      return chunks.length === 1 ? chunks[0]! : concat(chunks, size);
+    }
+    let text = this.#text;
+    if (this.#streaming !== undefined) {
+      text += this.#streaming.decode();
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    } else if (chunks.length === 1) text = decoder.decode(chunks[0]);
+    // A body of only a byte order mark is as empty as no bytes at all.
+    return size === 0 || text === "" ? null : text;
+  }
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
 }
 
 function releaseLock(reader: ReadableStreamDefaultReader<Uint8Array>): void {

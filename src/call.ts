@@ -19,8 +19,10 @@ import {
 import { type Codec, codecFor } from "./format.ts";
 import { type HeaderRecord, mergeHeaders } from "./headers.ts";
 import type { SendOptions } from "./call_options.ts";
+import { READ_JSON, type ReadSettings, type Streams } from "./outcome.ts";
 import { completeHeaders, encodeRequest } from "./request.ts";
 import { NO_FACTORY, type Resolved, resolveOptions } from "./resolve.ts";
+import type { DataOf, ResponseType } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
 import { joinUrl, type UrlTemplate } from "./url.ts";
 
@@ -77,6 +79,7 @@ export class Call {
    * timeout, and reads the body. Resolves for every response and every
    * transport failure.
    *
+   * @typeParam R The response type, which types a 2xx body.
    * @param options Body, headers, query, params and the exchange's settings.
    * @returns The response with its body read, or the transport error.
    * @throws {GrabValidationError} (as a rejection, before sending) when a
@@ -91,14 +94,16 @@ export class Call {
    * if (!outcome.ok) console.log(outcome.error.kind);
    * ```
    */
-  send(options: SendOptions = {}): Promise<SendOutcome> {
+  send<R extends ResponseType = "json">(
+    options: SendOptions & { responseType?: R } = {},
+  ): Promise<SendOutcome<DataOf<R, unknown>>> {
     const resolved = resolveOptions(NO_FACTORY, options ?? {}, true);
     if (Array.isArray(resolved)) {
       return Promise.reject(invalid(this.method, this.url, resolved));
     }
     return exchange(this, resolved).then(([outcome, deadline]) => {
       deadline.dispose();
-      return outcome;
+      return outcome as SendOutcome<DataOf<R, unknown>>;
     });
   }
 
@@ -135,6 +140,8 @@ export async function exchange(
       completeHeaders(request, headers);
     } else completeHeaders(request, undefined);
     if (deadline.signal !== undefined) request.init.signal = deadline.signal;
+    let read = readSettings(resolved, deadline);
+    if (read instanceof Promise) read = await read;
     const outcome = await runAttempts({
       method,
       href: request.href,
@@ -145,6 +152,9 @@ export async function exchange(
       policy: resolved.retry,
       maxBodyBytes: resolved.maxBodyBytes,
       deadline,
+      attemptTimeout: resolved.attemptTimeout,
+      read,
+      onUploadProgress: resolved.onUploadProgress,
     });
     return [outcome, deadline];
   } catch (error) {
@@ -158,6 +168,37 @@ export async function exchange(
     const failed = transportError(kind, method, request.href, { cause });
     return [{ ok: false, error: failed }, deadline];
   }
+}
+
+let streams: Promise<Streams> | undefined;
+
+/**
+ * How the exchange reads a 2xx body; the module that opens live bodies is
+ * loaded, within the deadline, the first time a stream type asks for it.
+ */
+function readSettings(
+  resolved: Resolved,
+  deadline: Deadline,
+): ReadSettings | Promise<ReadSettings> {
+  const { responseType, onDownloadProgress, casing, schema } = resolved;
+  if (responseType === "json" && onDownloadProgress === undefined) {
+    return READ_JSON;
+  }
+  const settings: ReadSettings = {
+    responseType,
+    onDownloadProgress,
+    streams: undefined,
+    casing,
+    schema,
+  };
+  if (
+    responseType !== "stream" && responseType !== "sse" &&
+    responseType !== "ndjson"
+  ) return settings;
+  return deadline.race(streams ??= import("./streams.ts")).then((module) => {
+    settings.streams = module;
+    return settings;
+  });
 }
 
 /** The factory's header function's headers, checked, within the deadline. */

@@ -6,6 +6,7 @@
  */
 
 import type { GrabOptions, QueryInit } from "./options.ts";
+import type { Progress } from "./response_type.ts";
 import type { StandardSchema } from "./schema.ts";
 
 /**
@@ -117,6 +118,43 @@ export interface GrabCallOptions<Body = unknown>
    * ```
    */
   schema?: StandardSchema;
+  /**
+   * Called as response body bytes arrive, with the bytes read so far and
+   * the total from `Content-Length` (when the body is not compressed). It
+   * never changes the result; one that throws rejects the grab.
+   * @default {undefined}
+   *
+   * @example A download with a progress bar
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://files.example.com");
+   * const [file] = await grab("GET /video.mp4", {
+   *   responseType: "blob",
+   *   onDownloadProgress: ({ loaded, total }) => console.log(loaded, "of", total),
+   * });
+   * ```
+   */
+  onDownloadProgress?: (progress: Progress) => void;
+  /**
+   * Called as the request body is sent, where the runtime can stream a
+   * request body (Deno, Node, Bun, workerd; it is then sent chunked, without
+   * `Content-Length`); in browsers, once at 0 before sending and once at the
+   * end when the response head arrives.
+   * @default {undefined}
+   *
+   * @example An upload with progress
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://files.example.com");
+   * const photo = new Blob([new Uint8Array(1024)], { type: "image/png" });
+   * const [saved] = await grab("PUT /photos/:name", {
+   *   params: { name: "cat.png" },
+   *   body: photo,
+   *   onUploadProgress: ({ loaded, total }) => console.log(loaded, "of", total),
+   * });
+   * ```
+   */
+  onUploadProgress?: (progress: Progress) => void;
 }
 
 /**

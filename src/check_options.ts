@@ -28,11 +28,16 @@ export function checkOptions(
       path: "",
       message: `Cannot use the option "${name}": it must be ${wanted}`,
     });
-  const { timeout, maxBodyBytes, retry, signal, fetch, hooks } =
-    options as Record<string, unknown>;
+  const { maxBodyBytes, retry, signal, fetch, hooks } = options as Record<
+    string,
+    unknown
+  >;
   checkShapes(options as Record<string, unknown>, add, factory);
-  if (isSet(timeout) && timeout !== false && !isTimeout(timeout)) {
-    add("timeout", `false, Infinity or a number from 1 to ${MAX_TIMER_DELAY}`);
+  for (const name of ["timeout", "attemptTimeout"]) {
+    const value = (options as Record<string, unknown>)[name];
+    if (isSet(value) && value !== false && !isTimeout(value)) {
+      add(name, `false, Infinity or a number from 1 to ${MAX_TIMER_DELAY}`);
+    }
   }
   if (
     isSet(maxBodyBytes) && maxBodyBytes !== Infinity &&
@@ -48,8 +53,10 @@ export function checkOptions(
   if (isSet(signal) && !(signal instanceof AbortSignal)) {
     add("signal", "an AbortSignal");
   }
-  if (isSet(fetch) && typeof fetch !== "function") {
-    add("fetch", "a function");
+  for (const [name, value] of [["fetch", fetch], ...progressOf(options)]) {
+    if (isSet(value) && typeof value !== "function") {
+      add(name as string, "a function");
+    }
   }
   for (const [name, allowed] of ENUMS) {
     const value = (options as Record<string, unknown>)[name];
@@ -72,6 +79,18 @@ export function checkOptions(
     }
   }
   return issues;
+}
+
+/** The progress callbacks of `options`, with their names. */
+function progressOf(options: object): [string, unknown][] {
+  const { onDownloadProgress, onUploadProgress } = options as Record<
+    string,
+    unknown
+  >;
+  return [
+    ["onDownloadProgress", onDownloadProgress],
+    ["onUploadProgress", onUploadProgress],
+  ];
 }
 
 const CASINGS = [
@@ -132,6 +151,15 @@ function isStrings(value: unknown): boolean {
 /** The options whose values are one of a few strings. */
 const ENUMS: [string, readonly string[]][] = [
   ["format", ["json", "json-api"]],
+  ["responseType", [
+    "json",
+    "text",
+    "bytes",
+    "blob",
+    "stream",
+    "sse",
+    "ndjson",
+  ]],
   ["casing", CASINGS],
   ["wireCasing", CASINGS],
   ["redirect", ["follow", "error", "manual"]],

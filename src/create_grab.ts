@@ -15,6 +15,8 @@ import { redactUrls } from "./redact.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import type { GrabOptions } from "./options.ts";
 import { resolveFactory, resolveOptions } from "./resolve.ts";
+import type { GrabStream } from "./grab_stream.ts";
+import type { DataOf, ResponseType, SchemaDataOf } from "./response_type.ts";
 import type { GrabResult } from "./result.ts";
 import type { SchemaOutput, StandardSchema } from "./schema.ts";
 
@@ -39,25 +41,49 @@ export type GrabArgs<E extends string, Options> = Endpoint extends E
   : [PathParamNames<E>] extends [never] ? [options?: Options & ParamsFor<E>]
   : [options: Options & ParamsFor<E>];
 
+/** The call options of a grab, but for those its overloads type. */
+type Rest<Body = unknown> = Omit<
+  GrabCallOptions<Body>,
+  "params" | "schema" | "responseType"
+>;
+
 /**
  * A grab callable: `grab(endpoint, options?)` resolves to
- * `[data, error, meta]` and rejects only with a `GrabValidationError`.
+ * `[data, error, meta]` and rejects only with a `GrabValidationError`. The
+ * type of `data` follows `responseType`, the call's or else `Default`, the
+ * factory's.
  * @internal
  */
-export interface Grab {
-  /** Grab with a Standard Schema: `Data` is the schema's output. */
-  <S extends StandardSchema, const E extends Endpoint = Endpoint>(
+export interface Grab<Default extends ResponseType = "json"> {
+  /** Grab with a Standard Schema: `data` follows the schema's output. */
+  <
+    S extends StandardSchema,
+    const E extends Endpoint = Endpoint,
+    R extends ResponseType = Default,
+  >(
     endpoint: E,
-    ...options: GrabArgs<
-      E,
-      Omit<GrabCallOptions, "params" | "schema"> & { schema: S }
-    >
-  ): Promise<GrabResult<SchemaOutput<S>>>;
-  /** Grab; `Data` is the type you expect the body to have. */
+    ...options: GrabArgs<E, Rest & { schema: S; responseType?: R }>
+  ): Promise<GrabResult<SchemaDataOf<R, SchemaOutput<S>>>>;
+  /** Grab a stream of NDJSON values, each of the type you expect. */
   <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
     endpoint: E,
-    ...options: GrabArgs<E, Omit<GrabCallOptions<Body>, "params">>
+    options: Rest<Body> & ParamsFor<E> & { responseType: "ndjson" },
+  ): Promise<GrabResult<GrabStream<Data>>>;
+  /** Grab JSON; `Data` is the type you expect the body to have. */
+  <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
+    endpoint: E,
+    options: Rest<Body> & ParamsFor<E> & { responseType: "json" },
   ): Promise<GrabResult<Data>>;
+  /** Grab; `Data` is the type you expect a JSON body to have. */
+  <
+    Data = unknown,
+    Body = unknown,
+    const E extends Endpoint = Endpoint,
+    R extends ResponseType = Default,
+  >(
+    endpoint: E,
+    ...options: GrabArgs<E, Rest<Body> & { responseType?: R }>
+  ): Promise<GrabResult<DataOf<R, Data>>>;
 }
 
 /**
@@ -73,6 +99,8 @@ const CALL_CACHE_BYTES = 1024 * 1024;
 /**
  * Creates a grab callable with a base address and default options.
  *
+ * @typeParam R The factory's `responseType`, which types `data` when a call
+ * does not give its own.
  * @param baseURL The base address for relative targets; its path is kept.
  * @param options Defaults for every grab; each call may override them.
  * @returns The grab callable.
@@ -88,10 +116,10 @@ const CALL_CACHE_BYTES = 1024 * 1024;
  * else console.log(meta.statusCode, user);
  * ```
  */
-export function createGrab(
+export function createGrab<R extends ResponseType = "json">(
   baseURL?: string | URL,
-  options?: GrabOptions | null,
-): Grab {
+  options?: (GrabOptions & { responseType?: R }) | null,
+): Grab<R> {
   const factory = resolveFactory(options ?? {});
   // Resolving a dummy target validates the base address once, up front.
   const baseOrigin = baseURL === undefined
@@ -136,7 +164,7 @@ export function createGrab(
     }
   }
 
-  return grab as Grab;
+  return grab as Grab<R>;
 }
 
 /** A parsed endpoint and whether the factory trusts its origin. */

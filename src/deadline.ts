@@ -16,8 +16,8 @@ export class Deadline {
    * when neither can happen, so nothing needs to listen.
    */
   readonly signal: AbortSignal | undefined;
-  /** `Date.now()` at which the timeout passes; `Infinity` without one. */
-  readonly end: number;
+  #end: number;
+  #kept = false;
   #reason: "timeout" | "abort" | undefined;
   #controller: AbortController | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -36,7 +36,7 @@ export class Deadline {
    */
   constructor(timeout: number | false, user: AbortSignal | undefined) {
     const bounded = timeout !== false && timeout !== Infinity;
-    this.end = bounded ? Date.now() + timeout : Infinity;
+    this.#end = bounded ? Date.now() + timeout : Infinity;
     if (!bounded && user === undefined) {
       this.signal = undefined;
       return;
@@ -60,6 +60,11 @@ export class Deadline {
     }
   }
 
+  /** `Date.now()` at which the timeout passes; `Infinity` without one. */
+  get end(): number {
+    return this.#end;
+  }
+
   /** Why the signal aborted, once it has. */
   get reason(): "timeout" | "abort" | undefined {
     return this.#reason;
@@ -71,7 +76,7 @@ export class Deadline {
    * event loop).
    */
   due(): boolean {
-    if (this.#reason === undefined && Date.now() >= this.end) {
+    if (this.#reason === undefined && Date.now() >= this.#end) {
       this.#pass("timeout", timeoutError());
     }
     return this.#reason !== undefined;
@@ -130,8 +135,28 @@ export class Deadline {
     });
   }
 
+  /**
+   * Hands the deadline to a body that outlives the grab (a live stream):
+   * with `stopClock`, its timeout no longer counts, while the caller's
+   * signal still ends the body. `dispose()` does nothing from now on; the
+   * function returned disposes it, for the body to call at its end.
+   */
+  keepFor(stopClock: boolean): () => void {
+    if (stopClock) {
+      if (this.#timer !== undefined) clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#end = Infinity;
+    }
+    this.#kept = true;
+    return () => {
+      this.#kept = false;
+      this.dispose();
+    };
+  }
+
   /** Stops the timer and the listener on the caller's signal. */
   dispose(): void {
+    if (this.#kept) return;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     if (this.#onAbort !== undefined) {
       this.#user!.removeEventListener("abort", this.#onAbort);

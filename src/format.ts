@@ -188,8 +188,15 @@ export async function decodeOutcome(
     return [null, error, HTTP_ERROR_META];
   }
   const meta: SuccessMeta = { statusCode: status, headers };
+  const type = resolved.responseType;
+  if (type !== "json" && type !== "text") {
+    // Bytes, blobs and streams are the data as read; a live body's items
+    // are decoded and checked one at a time, as they are read.
+    return [outcome.empty ? null : outcome.body, null, meta];
+  }
   let data: unknown = null;
-  if (!outcome.empty) {
+  if (type === "text") data = outcome.body;
+  else if (!outcome.empty) {
     const decoded = codec.decode(outcome.body, resolved);
     if (!decoded.ok) {
       return failed("parse", method, outcome.url, { detail: decoded.reason });

@@ -9,12 +9,14 @@ import type { Casing } from "./casing.ts";
 import type { Hooks } from "./hooks.ts";
 import type { JsonApiOptions } from "./jsonapi/media_type.ts";
 import type { Format } from "./query.ts";
+import type { ResponseType } from "./response_type.ts";
 import type { RetryOptions } from "./retry.ts";
 
 /** The default of every option that has one. */
 export const DEFAULTS = Object.freeze(
   {
     format: "json",
+    responseType: "json",
     casing: "none",
     wireCasing: "snake_case",
     /** 30 s for the whole grab. */
@@ -165,6 +167,40 @@ export interface GrabOptions {
    * ```
    */
   timeout?: number | false;
+  /**
+   * Milliseconds for one attempt: from sending to the end of the body, or to
+   * the head for the stream types, whose body it still ends. An attempt
+   * that passes it is retried as a network failure is; when no retry
+   * follows, the grab fails with kind `"timeout"`. `timeout` still bounds
+   * the whole grab. `false` for none.
+   * @default {false}
+   *
+   * @example Giving up on a stuck attempt after 2 s, three times at most
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com", {
+   *   attemptTimeout: 2_000,
+   *   timeout: 10_000,
+   *   retry: 2,
+   * });
+   * ```
+   */
+  attemptTimeout?: number | false;
+  /**
+   * What `data` is on success: `"json"`, `"text"`, `"bytes"`, `"blob"`,
+   * `"stream"`, `"sse"` or `"ndjson"`; the type of `data` follows it. Error
+   * bodies are read as before.
+   * @default {"json"}
+   *
+   * @example Downloading a file as bytes
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://files.example.com", { responseType: "bytes" });
+   * const [bytes, error] = await grab("GET /archive.zip");
+   * if (!error) console.log(bytes.byteLength);
+   * ```
+   */
+  responseType?: ResponseType;
   /**
    * Retries of idempotent requests after a network failure or a 408, 429,
    * 500, 502, 503 or 504: a count, or a {@linkcode RetryOptions}.

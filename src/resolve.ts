@@ -17,6 +17,7 @@ import type { JsonApiOptions } from "./jsonapi/media_type.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import { DEFAULTS, type GrabOptions, type QueryInit } from "./options.ts";
 import type { Format } from "./query.ts";
+import type { Progress, ResponseType } from "./response_type.ts";
 import { resolveRetry, type RetryPolicy } from "./retry.ts";
 import type { StandardSchema } from "./schema.ts";
 
@@ -46,6 +47,11 @@ export interface Resolved {
   params: Readonly<Record<string, unknown>> | undefined;
   signal: AbortSignal | undefined;
   timeout: number | false;
+  /** Milliseconds for one attempt, or `false`. */
+  attemptTimeout: number | false;
+  responseType: ResponseType;
+  onDownloadProgress: ((progress: Progress) => void) | undefined;
+  onUploadProgress: ((progress: Progress) => void) | undefined;
   retry: RetryPolicy;
   hooks: Hooks | undefined;
   fetch: Fetch;
@@ -157,6 +163,11 @@ function resolved(
     params: call.params ?? undefined,
     signal: call.signal ?? undefined,
     timeout: call.timeout ?? f.timeout ?? DEFAULTS.timeout,
+    attemptTimeout: call.attemptTimeout ?? f.attemptTimeout ?? false,
+    responseType: call.responseType ?? f.responseType ??
+      DEFAULTS.responseType,
+    onDownloadProgress: call.onDownloadProgress ?? undefined,
+    onUploadProgress: call.onUploadProgress ?? undefined,
     retry: resolveRetry(call.retry ?? f.retry ?? undefined),
     // Factory hooks belong to the factory, like its headers: they run only
     // for the origins its headers go to.

@@ -77,9 +77,14 @@ export type GrabResult<Data> =
  * What {@linkcode Call.send} resolves to: a response (any status), with its
  * body read, or a transport failure.
  *
- * `body` is the parsed JSON; for a non-2xx response whose body is not JSON,
- * its text; `null` when `empty` (204, 205, HEAD, or no bytes). Besides the fields
- * every outcome has, a response carries `statusText` and its `url`.
+ * For a 2xx response, `body` is what `responseType` reads (`Body`): the
+ * parsed JSON by default, text, bytes, a blob, or an opened stream. For any
+ * other status it is the error body as JSON, or its text when it is not
+ * JSON, whatever the response type. `body` is `null` when `empty` (204, 205,
+ * HEAD, or no bytes in JSON). Besides the fields every outcome has, a
+ * response carries `statusText` and its `url`.
+ *
+ * @typeParam Body The body of a 2xx response.
  *
  * @example
  * ```ts
@@ -88,7 +93,7 @@ export type GrabResult<Data> =
  * if (outcome.ok) console.log(outcome.status, outcome.body);
  * ```
  */
-export type SendOutcome =
+export type SendOutcome<Body = unknown> =
   | {
     ok: true;
     status: number;
@@ -96,7 +101,7 @@ export type SendOutcome =
     /** The response's URL (after redirects), or the request's. */
     url: string;
     headers: Headers;
-    body: unknown;
+    body: Body;
     empty: boolean;
   }
   | { ok: false; error: GrabTransportError };

@@ -1,0 +1,192 @@
+/**
+ * Reading a response into the outcome of an exchange: its body as the
+ * response type asks (a live body opened for the stream types), an error
+ * body as JSON or text.
+ *
+ * @module
+ */
+
+import {
+  type BodySource,
+  CallbackError,
+  hasNoBody,
+  readBody,
+  type ReadResult,
+  TOO_LARGE,
+} from "./body.ts";
+import type { Casing } from "./casing.ts";
+import { type Deadline, PASSED } from "./deadline.ts";
+import { transportError, type TransportErrorKind } from "./errors.ts";
+import type { Progress, ResponseType, StreamType } from "./response_type.ts";
+import type { SendOutcome } from "./result.ts";
+import type { StandardSchema } from "./schema.ts";
+
+/** The module that opens live bodies, loaded on first use. */
+export type Streams = typeof import("./streams.ts");
+
+/** How the 2xx body of an exchange is read. */
+export interface ReadSettings {
+  responseType: ResponseType;
+  onDownloadProgress: ((progress: Progress) => void) | undefined;
+  /** Loaded when `responseType` is a stream type. */
+  streams: Streams | undefined;
+  /** For the items of a live body. */
+  casing: Casing;
+  schema: StandardSchema | undefined;
+}
+
+/** The reading of a JSON body, with no progress. */
+export const READ_JSON: ReadSettings = Object.freeze({
+  responseType: "json",
+  onDownloadProgress: undefined,
+  streams: undefined,
+  casing: "none",
+  schema: undefined,
+});
+
+/** The response to read, and what it is read with. */
+export interface Reading {
+  method: string;
+  href: string;
+  maxBodyBytes: number;
+  read: ReadSettings;
+  response: Response;
+  source: BodySource & { deadline: Deadline };
+  /** The grab's own deadline, which a live body takes over. */
+  whole: Deadline;
+}
+
+/** A 2xx body that broke off while it was read: a network failure. */
+export interface Broken {
+  broken: unknown;
+}
+
+/**
+ * Reads the body into the outcome. A 2xx body that breaks off is
+ * {@linkcode Broken}; once a non-2xx head has arrived, the outcome is that
+ * response whatever happens to its body, which is then `null`. Rejects with
+ * {@linkcode PASSED} when the deadline passes during a 2xx body, and with
+ * what a progress callback threw.
+ */
+export async function readOutcome(reading: Reading): Promise<
+  SendOutcome | Broken
+> {
+  const { response, method, read, source } = reading;
+  const status = response.status;
+  const ok = status >= 200 && status < 300;
+  const type = ok ? read.responseType : "json";
+  if (read.streams !== undefined && isStream(type)) {
+    if (!hasNoBody(method, status)) return openLive(reading, type);
+  }
+  const collect = type === "bytes" || type === "blob" ? "bytes" : "text";
+  let result: ReadResult;
+  try {
+    result = await readBody(
+      response,
+      method,
+      reading.maxBodyBytes,
+      source,
+      collect,
+      read.onDownloadProgress,
+    );
+  } catch (cause) {
+    if (cause instanceof CallbackError) throw cause.error;
+    if (!ok) result = null;
+    else if (cause === PASSED || source.deadline.reason !== undefined) {
+      throw PASSED;
+    } else return { broken: cause };
+  }
+  if (result === TOO_LARGE) {
+    if (ok) return failure(reading, "too-large");
+    result = null;
+  }
+  const empty = type === "json" ? result === null : hasNoBody(method, status);
+  let body: unknown = null;
+  if (!empty) {
+    const decoded = decodeBody(type, ok, result, response);
+    if (decoded instanceof SyntaxError) {
+      return failure(reading, "parse", decoded);
+    }
+    body = decoded;
+  }
+  return respond(reading, body, empty);
+}
+
+function isStream(type: ResponseType): type is StreamType {
+  return type === "stream" || type === "sse" || type === "ndjson";
+}
+
+/**
+ * The data of a body read as `type`: a 2xx JSON body parsed (a
+ * `SyntaxError` when it is not JSON), an error body parsed when it is JSON
+ * and left as text otherwise, text, bytes or a blob as they are.
+ */
+function decodeBody(
+  type: ResponseType,
+  ok: boolean,
+  result: string | Uint8Array | null,
+  response: Response,
+): unknown {
+  if (type === "bytes") return result ?? new Uint8Array(0);
+  if (type === "blob") {
+    const parts = result === null ? [] : [result as Uint8Array<ArrayBuffer>];
+    const mediaType = response.headers.get("content-type") ?? "";
+    return new Blob(parts, { type: mediaType });
+  }
+  if (type === "text") return result ?? "";
+  const text = result as string;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    return ok ? error : text;
+  }
+}
+
+/**
+ * Opens a live body: the grab settles now, so its timeout stops counting,
+ * and the body keeps the deadlines (the caller's signal, `attemptTimeout`)
+ * until it is done with.
+ */
+function openLive(reading: Reading, type: StreamType): SendOutcome {
+  const { whole, source, read, method, href } = reading;
+  const attempt = source.deadline;
+  const releaseWhole = whole.keepFor(true);
+  const releaseAttempt = attempt === whole ? undefined : attempt.keepFor(false);
+  const body = read.streams!.openStream(type, {
+    response: reading.response,
+    platform: source.platform,
+    deadline: attempt,
+    release() {
+      releaseAttempt?.();
+      releaseWhole();
+    },
+    maxBodyBytes: reading.maxBodyBytes,
+    progress: read.onDownloadProgress,
+    casing: read.casing,
+    schema: read.schema,
+    fail: (kind, extra) => transportError(kind, method, href, extra),
+  });
+  return respond(reading, body, false);
+}
+
+function respond(reading: Reading, body: unknown, empty: boolean): SendOutcome {
+  const { response } = reading;
+  return {
+    ok: true,
+    status: response.status,
+    statusText: response.statusText,
+    url: response.url || reading.href,
+    headers: response.headers,
+    body,
+    empty,
+  };
+}
+
+function failure(
+  reading: Reading,
+  kind: TransportErrorKind,
+  cause?: unknown,
+): SendOutcome {
+  const error = transportError(kind, reading.method, reading.href, { cause });
+  return { ok: false, error };
+}

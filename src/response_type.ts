@@ -1,0 +1,80 @@
+/**
+ * What a success's `data` is: the `responseType` option, the types that
+ * follow from it, and the progress of a body.
+ *
+ * @module
+ */
+
+import type { GrabStream } from "./grab_stream.ts";
+import type { ServerSentEvent } from "./sse.ts";
+
+/**
+ * How a 2xx body is read: `"json"` (parsed, the default), `"text"`,
+ * `"bytes"`, `"blob"`, `"stream"` (the body as a `ReadableStream`), `"sse"`
+ * (a {@linkcode GrabStream} of Server-Sent Events) or `"ndjson"` (a
+ * {@linkcode GrabStream} of the values of newline-delimited JSON).
+ *
+ * @example Reading a CSV file as text
+ * ```ts
+ * import createGrab, { type ResponseType } from "@grab/grab";
+ * const grab = createGrab("https://api.example.com");
+ * const responseType: ResponseType = "text";
+ * const [csv] = await grab("GET /reports/sales.csv", { responseType });
+ * ```
+ */
+export type ResponseType =
+  | "json"
+  | "text"
+  | "bytes"
+  | "blob"
+  | "stream"
+  | "sse"
+  | "ndjson";
+
+/** The response types whose data is a stream the caller reads. */
+export type StreamType = "stream" | "sse" | "ndjson";
+
+/**
+ * How much of a body has moved: `loaded` bytes of `total`, which is
+ * `undefined` when the size is not known in advance.
+ *
+ * @example A percentage, when the size is known
+ * ```ts
+ * import type { Progress } from "@grab/grab";
+ * const percent = ({ loaded, total }: Progress) =>
+ *   total === undefined || total === 0 ? undefined : Math.round((loaded / total) * 100);
+ * ```
+ */
+export interface Progress {
+  /** Bytes so far. */
+  loaded: number;
+  /** All the bytes, when known. */
+  total: number | undefined;
+}
+
+/**
+ * The `data` of a success read as `R`; `Data` is the JSON value (or each
+ * NDJSON value) the caller expects.
+ * @internal
+ */
+export type DataOf<R extends ResponseType, Data> = R extends "json" ? Data
+  : R extends "text" ? string
+  : R extends "bytes" ? Uint8Array
+  : R extends "blob" ? Blob
+  : R extends "stream" ? ReadableStream<Uint8Array>
+  : R extends "sse" ? GrabStream<ServerSentEvent>
+  : R extends "ndjson" ? GrabStream<Data>
+  : never;
+
+/**
+ * The `data` of a success read as `R` and checked by a schema whose output
+ * is `Output`: the schema applies to the value, the text, each event's data
+ * or each line; bytes, blobs and raw streams are not checked.
+ * @internal
+ */
+export type SchemaDataOf<R extends ResponseType, Output> = R extends "json"
+  ? Output
+  : R extends "text" ? Output
+  : R extends "sse" ? GrabStream<ServerSentEvent<Output>>
+  : R extends "ndjson" ? GrabStream<Output>
+  : DataOf<R, unknown>;

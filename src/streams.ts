@@ -1,0 +1,251 @@
+/**
+ * Opening a live body: the `"stream"`, `"sse"` and `"ndjson"` response
+ * types. The grab settles at the head; from then on the body is the
+ * caller's, read only as fast as the caller reads, ended by the caller's
+ * signal or `attemptTimeout` and released at its end, on cancel and on
+ * failure. Loaded on first use, so a program that never streams never loads
+ * it.
+ *
+ * @module
+ */
+
+import { CallbackError, totalOf } from "./body.ts";
+import { type Casing, convertKeys } from "./casing.ts";
+import { type Deadline, PASSED } from "./deadline.ts";
+import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
+import { grabStream, type ItemStep } from "./grab_stream.ts";
+import { LineSplitter } from "./ndjson.ts";
+import type { Progress, StreamType } from "./response_type.ts";
+import { validateSchema } from "./schema.ts";
+import type { StandardSchema } from "./schema.ts";
+import { EventStreamParser, type ServerSentEvent } from "./sse.ts";
+
+/** Everything a live body needs, decided when its head arrived. */
+export interface LiveBody {
+  response: Response;
+  /** True when the platform's `fetch` made it: its cancel settles. */
+  platform: boolean;
+  /** Ends the body: the caller's signal and `attemptTimeout`. */
+  deadline: Deadline;
+  /** Lets go of the deadline; called once, when the body is done with. */
+  release: () => void;
+  /** The cap of one event or line. */
+  maxBodyBytes: number;
+  progress: ((progress: Progress) => void) | undefined;
+  casing: Casing;
+  schema: StandardSchema | undefined;
+  fail: (
+    kind: TransportErrorKind,
+    extra?: { cause?: unknown; detail?: string; issues?: readonly unknown[] },
+  ) => GrabTransportError;
+}
+
+/** The data of a live body of `type`. */
+export function openStream(type: StreamType, live: LiveBody): unknown {
+  const chunks = new Chunks(live);
+  if (type === "stream") return byteStream(chunks);
+  return grabStream(new Items(type, chunks, live));
+}
+
+/**
+ * The chunks of a body, each read only when asked for, counted for
+ * progress, and ended with a `GrabTransportError` when the deadline passes
+ * or the connection fails.
+ */
+class Chunks {
+  #live: LiveBody;
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #stopWaiting: () => void;
+  #total: number | undefined;
+  #loaded = 0;
+  #closed = false;
+
+  constructor(live: LiveBody) {
+    this.#live = live;
+    this.#reader = live.response.body?.getReader();
+    this.#total = totalOf(live.response);
+    // A body that is not the platform's may ignore the signal: cancelling
+    // its reader ends a pending read at once.
+    this.#stopWaiting = live.deadline.onPass(() => {
+      this.#reader?.cancel().catch(ignore);
+    });
+  }
+
+  /**
+   * The next chunk, or `null` at the end. Throws the failure that ended
+   * the body, or a {@linkcode CallbackError}.
+   */
+  async read(): Promise<Uint8Array | null> {
+    const reader = this.#reader;
+    if (this.#closed || reader === undefined) {
+      this.#close();
+      return null;
+    }
+    const { deadline, fail } = this.#live;
+    let result;
+    try {
+      result = await reader.read();
+    } catch (cause) {
+      this.#close();
+      throw fail(deadline.reason ?? "network", { cause });
+    }
+    if (deadline.reason !== undefined) {
+      await this.cancel();
+      throw fail(deadline.reason, { cause: deadline.signal?.reason });
+    }
+    if (result.done) {
+      this.#close();
+      return null;
+    }
+    this.#loaded += result.value.byteLength;
+    const progress = this.#live.progress;
+    if (progress !== undefined) {
+      try {
+        progress({ loaded: this.#loaded, total: this.#total });
+      } catch (error) {
+        await this.cancel();
+        throw new CallbackError(error);
+      }
+    }
+    return result.value;
+  }
+
+  /** Releases the body; waits for the cancel of the platform's own. */
+  async cancel(): Promise<void> {
+    if (this.#closed) return;
+    this.#close();
+    const cancelling = this.#reader?.cancel().catch(ignore);
+    if (this.#live.platform) await cancelling;
+  }
+
+  #close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#stopWaiting();
+    this.#live.release();
+  }
+}
+
+/** The body as a byte stream that reads only when its reader asks. */
+function byteStream(chunks: Chunks): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const chunk = await chunks.read();
+        if (chunk === null) controller.close();
+        else controller.enqueue(chunk);
+      } catch (error) {
+        controller.error(error instanceof CallbackError ? error.error : error);
+      }
+    },
+    cancel: () => chunks.cancel(),
+  }, { highWaterMark: 0 });
+}
+
+/** A parser of a body into raw items: events or lines. */
+interface Parser<Raw> {
+  feed(chunk: Uint8Array, out: Raw[]): boolean;
+  end(out: Raw[]): void;
+}
+
+/**
+ * The items of an SSE or NDJSON body: parsed one chunk at a time, when the
+ * items of the last chunk are used up, and decoded one at a time.
+ */
+class Items<Raw extends ServerSentEvent | string> {
+  #chunks: Chunks;
+  #live: LiveBody;
+  #parser: Parser<Raw>;
+  #sse: EventStreamParser | undefined;
+  #queue: Raw[] = [];
+  #at = 0;
+  #ended = false;
+  #failure: GrabTransportError | undefined;
+
+  constructor(type: "sse" | "ndjson", chunks: Chunks, live: LiveBody) {
+    this.#chunks = chunks;
+    this.#live = live;
+    if (type === "sse") {
+      this.#sse = new EventStreamParser(live.maxBodyBytes);
+      this.#parser = this.#sse as unknown as Parser<Raw>;
+    } else {
+      this.#parser = new LineSplitter(live.maxBodyBytes) as Parser<Raw>;
+    }
+  }
+
+  get lastEventId(): string {
+    return this.#sse?.lastEventId ?? "";
+  }
+
+  async next(): Promise<ItemStep<unknown>> {
+    for (;;) {
+      if (this.#at < this.#queue.length) {
+        const raw = this.#queue[this.#at]!;
+        this.#queue[this.#at++] = undefined as unknown as Raw;
+        return await this.#decode(raw);
+      }
+      if (this.#failure !== undefined) return { error: this.#failure };
+      if (this.#ended) return null;
+      this.#queue.length = 0;
+      this.#at = 0;
+      let chunk;
+      try {
+        chunk = await this.#chunks.read();
+      } catch (error) {
+        if (error instanceof CallbackError) throw error.error;
+        this.#failure = error as GrabTransportError;
+        continue;
+      }
+      if (chunk === null) {
+        this.#parser.end(this.#queue);
+        this.#ended = true;
+      } else if (!this.#parser.feed(chunk, this.#queue)) {
+        // The items before the one over the cap are still served.
+        await this.#chunks.cancel();
+        this.#failure = this.#live.fail("too-large", {
+          detail: this.#sse ? "one event" : "one line",
+        });
+      }
+    }
+  }
+
+  cancel(): Promise<void> {
+    this.#queue.length = 0;
+    this.#at = 0;
+    this.#ended = true;
+    return this.#chunks.cancel();
+  }
+
+  async #decode(raw: Raw): Promise<ItemStep<unknown>> {
+    const { schema, casing, fail, deadline } = this.#live;
+    // An event's data is JSON only when a schema asks for values.
+    if (typeof raw !== "string" && schema === undefined) return { value: raw };
+    const text = typeof raw === "string" ? raw : raw.data;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (cause) {
+      const where = typeof raw === "string" ? "a line" : "an event's data";
+      return { error: fail("parse", { cause, detail: where }) };
+    }
+    if (casing !== "none") value = convertKeys(value, casing);
+    if (schema !== undefined) {
+      let checked;
+      try {
+        checked = await deadline.race(validateSchema(schema, value));
+      } catch (error) {
+        // A validator that throws is the caller's bug, as in a grab.
+        if (error !== PASSED) throw error;
+        const kind = deadline.reason ?? "abort";
+        return { error: fail(kind, { cause: deadline.signal?.reason }) };
+      }
+      if ("issues" in checked) {
+        return { error: fail("schema", { issues: checked.issues }) };
+      }
+      value = checked.value;
+    }
+    return { value: typeof raw === "string" ? value : { ...raw, data: value } };
+  }
+}
+
+function ignore(): void {}

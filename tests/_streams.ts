@@ -1,0 +1,82 @@
+/**
+ * Fixtures for live bodies: a server route whose body the test writes piece
+ * by piece, and a body that sends its pieces one turn of the event loop
+ * apart, so the client sees them as separate chunks.
+ *
+ * @module
+ */
+
+const encoder = new TextEncoder();
+
+/** A body the test controls: write, close, break off; and whether it was cancelled. */
+export interface Tap {
+  readonly body: ReadableStream<Uint8Array>;
+  write(text: string | Uint8Array): void;
+  close(): void;
+  /** Breaks the connection off mid-body. */
+  fail(): void;
+  /** Resolves when the client has let go of the body. */
+  readonly cancelled: Promise<void>;
+  readonly isCancelled: boolean;
+}
+
+/** A body the test writes to as it goes. */
+export function tap(): Tap {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let isCancelled = false;
+  let onCancel!: () => void;
+  const cancelled = new Promise<void>((resolve) => (onCancel = resolve));
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+    cancel() {
+      isCancelled = true;
+      onCancel();
+    },
+  });
+  const guard = (action: () => void) => {
+    try {
+      action();
+    } catch {
+      // The client let go already.
+    }
+  };
+  return {
+    body,
+    write: (text) =>
+      guard(() =>
+        controller.enqueue(
+          typeof text === "string" ? encoder.encode(text) : text,
+        )
+      ),
+    close: () => guard(() => controller.close()),
+    fail: () => guard(() => controller.error(new Error("broken off"))),
+    cancelled,
+    get isCancelled() {
+      return isCancelled;
+    },
+  };
+}
+
+/** A body that sends `parts` one macrotask apart, then ends. */
+export function paced(
+  parts: (string | Uint8Array)[],
+): ReadableStream<Uint8Array> {
+  let at = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (at === parts.length) return controller.close();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const part = parts[at++]!;
+      controller.enqueue(
+        typeof part === "string" ? encoder.encode(part) : part,
+      );
+    },
+  });
+}
+
+/** The bytes of `text` one by one. */
+export function bytewise(text: string): Uint8Array[] {
+  return [...encoder.encode(text)].map((byte) => new Uint8Array([byte]));
+}

@@ -1,0 +1,140 @@
+import {
+  assertEquals,
+  assertInstanceOf,
+  assertRejects,
+  assertStrictEquals,
+} from "@std/assert";
+import createGrab, { Call, GrabTransportError } from "../mod.ts";
+import { startServer } from "./_server.ts";
+import { bytewise, paced } from "./_streams.ts";
+
+const NDJSON = { "content-type": "application/x-ndjson" };
+const ROWS = '{"row_id":1}\r\n\n  \n{"row_id":2,"name":"é"}\n{"row_id":3}';
+
+function server() {
+  return startServer({
+    "/rows": () => new Response(paced([ROWS]), { headers: NDJSON }),
+    "/rows-bytewise": () =>
+      new Response(paced(bytewise(ROWS)), { headers: NDJSON }),
+    "/bad-line": () =>
+      new Response(paced(['{"a":1}\n', "{oops}\n", '{"a":3}\n']), {
+        headers: NDJSON,
+      }),
+    "/long-line": () =>
+      new Response(paced(['{"a":1}\n', `{"a":"${"x".repeat(500)}"}\n`]), {
+        headers: NDJSON,
+      }),
+  });
+}
+
+Deno.test("responseType ndjson", async (t) => {
+  await using fixture = server();
+  const grab = createGrab(fixture.url);
+
+  await t.step(
+    "one value per line that is not blank; LF, CRLF, a last line without an end",
+    async () => {
+      for (const path of ["/rows", "/rows-bytewise"] as const) {
+        const [rows, error] = await grab<{ row_id: number }>(`GET ${path}`, {
+          responseType: "ndjson",
+        });
+        assertEquals(error, null);
+        const ids: number[] = [];
+        for await (const row of rows!) ids.push(row.row_id);
+        assertEquals(ids, [1, 2, 3]);
+        assertEquals(rows!.error, null);
+        assertEquals(rows!.lastEventId, "");
+      }
+    },
+  );
+
+  await t.step("keys follow casing, as in JSON", async () => {
+    const [rows] = await grab<{ rowId: number }>("GET /rows", {
+      responseType: "ndjson",
+      casing: "camelCase",
+    });
+    const ids: number[] = [];
+    for await (const row of rows!) ids.push(row.rowId);
+    assertEquals(ids, [1, 2, 3]);
+  });
+
+  await t.step(
+    "a line that is not JSON ends the stream: kind parse",
+    async () => {
+      const [rows] = await grab("GET /bad-line", { responseType: "ndjson" });
+      const seen: unknown[] = [];
+      for await (const row of rows!) seen.push(row);
+      assertEquals(seen, [{ a: 1 }]);
+      assertInstanceOf(rows!.error, GrabTransportError);
+      assertEquals(rows!.error.kind, "parse");
+    },
+  );
+
+  await t.step(
+    "a line over maxBodyBytes: kind too-large, the lines before kept",
+    async () => {
+      const [rows] = await grab("GET /long-line", {
+        responseType: "ndjson",
+        maxBodyBytes: 100,
+      });
+      const seen: unknown[] = [];
+      for await (const row of rows!) seen.push(row);
+      assertEquals(seen, [{ a: 1 }]);
+      assertEquals(rows!.error?.kind, "too-large");
+    },
+  );
+
+  await t.step("a schema checks and types each value", async () => {
+    const schema = {
+      "~standard": {
+        version: 1 as const,
+        vendor: "test",
+        validate: (value: unknown) => {
+          const id = (value as { row_id?: unknown }).row_id;
+          return id === 3
+            ? { issues: [{ message: "three is not allowed" }] }
+            : { value: { id: id as number } };
+        },
+      },
+    };
+    const [rows] = await grab("GET /rows", { responseType: "ndjson", schema });
+    const ids: number[] = [];
+    for await (const row of rows!) ids.push(row.id);
+    assertEquals(ids, [1, 2]);
+    assertEquals(rows!.error?.kind, "schema");
+  });
+
+  await t.step(
+    "a validator that throws is the caller's error, thrown by the loop",
+    async () => {
+      const oops = new Error("validator bug");
+      const schema = {
+        "~standard": {
+          version: 1 as const,
+          vendor: "test",
+          validate: (): never => {
+            throw oops;
+          },
+        },
+      };
+      const [rows] = await grab("GET /rows", {
+        responseType: "ndjson",
+        schema,
+      });
+      const error = await assertRejects(async () => {
+        for await (const _ of rows!) { /* the first value throws */ }
+      });
+      assertStrictEquals(error, oops);
+    },
+  );
+
+  await t.step("Call.send opens the same stream, values parsed", async () => {
+    const outcome = await new Call("GET /rows", fixture.url).send({
+      responseType: "ndjson",
+    });
+    if (!outcome.ok) throw outcome.error;
+    const seen: unknown[] = [];
+    for await (const value of outcome.body) seen.push(value);
+    assertEquals(seen.length, 3);
+  });
+});

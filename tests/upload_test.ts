@@ -1,0 +1,143 @@
+import {
+  assert,
+  assertEquals,
+  assertRejects,
+  assertStrictEquals,
+} from "@std/assert";
+import createGrab, { type Progress } from "../mod.ts";
+import { startServer } from "./_server.ts";
+
+function server() {
+  let failFirst = 0;
+  const fixture = startServer({
+    "/echo": (request, seen) =>
+      Response.json({
+        body: seen.body,
+        type: request.headers.get("content-type"),
+      }),
+    // Each byte sent is 7, one character of the text the server read.
+    "/size": (_request, seen) => Response.json({ size: seen.body.length }),
+    "/flaky": (_request, seen) =>
+      ++failFirst === 1
+        ? new Response("busy", { status: 503 })
+        : Response.json({ body: seen.body }),
+  });
+  return fixture;
+}
+
+function recorder(): {
+  seen: Progress[];
+  onUploadProgress: (p: Progress) => void;
+} {
+  const seen: Progress[] = [];
+  return {
+    seen,
+    onUploadProgress: (progress) => void seen.push({ ...progress }),
+  };
+}
+
+function assertGrowing(seen: Progress[], total: number | undefined): void {
+  assertEquals(seen[0]?.loaded, 0);
+  for (let i = 1; i < seen.length; i++) {
+    assert(seen[i]!.loaded >= seen[i - 1]!.loaded, "loaded only grows");
+    assertEquals(seen[i]!.total, total);
+  }
+}
+
+Deno.test("onUploadProgress", async (t) => {
+  await using fixture = server();
+  const grab = createGrab(fixture.url);
+
+  await t.step(
+    "a string body is sent whole, its media type kept, counted to the end",
+    async () => {
+      const { seen, onUploadProgress } = recorder();
+      const [echo] = await grab<{ body: string; type: string }>("POST /echo", {
+        body: "héllo",
+        onUploadProgress,
+      });
+      assertEquals(echo, { body: "héllo", type: "text/plain;charset=UTF-8" });
+      assertGrowing(seen, 6);
+      assertEquals(seen.at(-1), { loaded: 6, total: 6 });
+    },
+  );
+
+  await t.step("a large byte body in many reports", async () => {
+    const { seen, onUploadProgress } = recorder();
+    const bytes = new Uint8Array(300_000).fill(7);
+    const [size] = await grab<{ size: number }>("PUT /size", {
+      body: bytes,
+      onUploadProgress,
+    });
+    assertEquals(size, { size: 300_000 });
+    assert(seen.length > 3, `${seen.length} reports`);
+    assertGrowing(seen, 300_000);
+    assertEquals(seen.at(-1)?.loaded, 300_000);
+  });
+
+  await t.step("a JSON body keeps its media type", async () => {
+    const { onUploadProgress } = recorder();
+    const [echo] = await grab<{ body: string; type: string }>("POST /echo", {
+      body: { a: 1 },
+      onUploadProgress,
+    });
+    assertEquals(echo, { body: '{"a":1}', type: "application/json" });
+  });
+
+  await t.step("a form keeps its boundary", async () => {
+    const form = new FormData();
+    form.set("name", "cat");
+    const { onUploadProgress } = recorder();
+    const [echo] = await grab<{ body: string; type: string }>("POST /echo", {
+      body: form,
+      onUploadProgress,
+    });
+    const boundary = echo!.type.split("boundary=")[1]!;
+    assert(echo!.type.startsWith("multipart/form-data"));
+    assert(echo!.body.includes(boundary) && echo!.body.includes("cat"));
+  });
+
+  await t.step(
+    "a replayable body is still retried, counted again",
+    async () => {
+      const { seen, onUploadProgress } = recorder();
+      const [echo, error] = await grab<{ body: string }>("PUT /flaky", {
+        body: "again",
+        onUploadProgress,
+        retry: { limit: 1, backoff: () => 0 },
+      });
+      assertEquals(error, null);
+      assertEquals(echo, { body: "again" });
+      assertEquals(seen.filter((p) => p.loaded === 0).length, 2);
+    },
+  );
+
+  await t.step("a stream body is counted, its total unknown", async () => {
+    const { seen, onUploadProgress } = recorder();
+    const body = new Blob(["ab", "cd"]).stream();
+    const [echo] = await grab<{ body: string }>("POST /echo", {
+      body,
+      onUploadProgress,
+    });
+    assertEquals(echo?.body, "abcd");
+    assertEquals(seen.at(-1), { loaded: 4, total: undefined });
+  });
+
+  await t.step(
+    "a callback that throws rejects the grab, nothing retried",
+    async () => {
+      const before = fixture.requests.length;
+      const oops = new Error("upload bar broke");
+      const error = await assertRejects(() =>
+        grab("PUT /size", {
+          body: new Uint8Array(200_000).fill(7),
+          onUploadProgress: ({ loaded }) => {
+            if (loaded > 0) throw oops;
+          },
+        })
+      );
+      assertStrictEquals(error, oops);
+      assert(fixture.requests.length - before <= 1);
+    },
+  );
+});
