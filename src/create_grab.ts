@@ -62,7 +62,7 @@ export interface Grab<Default extends ResponseType = "json"> {
     R extends ResponseType = Default,
   >(
     endpoint: E,
-    ...options: GrabArgs<E, Rest & { schema: S; responseType?: R }>
+    options: Rest & ParamsFor<E> & { schema: S; responseType?: R },
   ): Promise<GrabResult<SchemaDataOf<R, SchemaOutput<S>>>>;
   /** Grab a stream of NDJSON values, each of the type you expect. */
   <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(

@@ -1,0 +1,96 @@
+// Compile-time contract of `responseType`: checked by `deno check` (the
+// `check` task and the test run's type check). Each `@ts-expect-error` fails
+// the check when the line below it compiles. The one run-time test proves
+// the checked function is a real grab call path.
+import { assertEquals } from "@std/assert";
+import createGrab, {
+  Call,
+  type GrabStream,
+  orThrow,
+  paginate,
+  type ServerSentEvent,
+} from "../mod.ts";
+import { startServer } from "./_server.ts";
+
+/** True only when A and B are the same type. */
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends
+  (<T>() => T extends B ? 1 : 2) ? true : false;
+function same<A, B>(_proof: Same<A, B>): void {}
+
+interface Row {
+  id: number;
+}
+const schema = {
+  "~standard": {
+    version: 1 as const,
+    vendor: "types",
+    validate: (value: unknown) => ({ value: value as Row }),
+  },
+};
+
+async function compileOnly(base: string): Promise<void> {
+  const grab = createGrab(base);
+  const [json] = await grab<Row>("GET /x");
+  same<typeof json, Row | null>(true);
+  const [text] = await grab("GET /x", { responseType: "text" });
+  same<typeof text, string | null>(true);
+  const [bytes] = await grab("GET /x", { responseType: "bytes" });
+  same<typeof bytes, Uint8Array | null>(true);
+  const [blob] = await grab("GET /x", { responseType: "blob" });
+  same<typeof blob, Blob | null>(true);
+  const [stream] = await grab("GET /x", { responseType: "stream" });
+  same<typeof stream, ReadableStream<Uint8Array> | null>(true);
+  const [events] = await grab("GET /x", { responseType: "sse" });
+  same<typeof events, GrabStream<ServerSentEvent> | null>(true);
+  const [rows] = await grab<Row>("GET /x", { responseType: "ndjson" });
+  same<typeof rows, GrabStream<Row> | null>(true);
+
+  // A schema types the value, each event's data, each line, and the text.
+  const [checked] = await grab("GET /x", { schema });
+  same<typeof checked, Row | null>(true);
+  const [checkedEvents] = await grab("GET /x", { responseType: "sse", schema });
+  same<typeof checkedEvents, GrabStream<ServerSentEvent<Row>> | null>(true);
+  const [checkedRows] = await grab("GET /x", {
+    responseType: "ndjson",
+    schema,
+  });
+  same<typeof checkedRows, GrabStream<Row> | null>(true);
+  const [checkedText] = await grab("GET /x", { responseType: "text", schema });
+  same<typeof checkedText, Row | null>(true);
+  // Bytes are not checked: the schema does not change their type.
+  const [unchecked] = await grab("GET /x", { responseType: "bytes", schema });
+  same<typeof unchecked, Uint8Array | null>(true);
+
+  // The factory's default types every call that does not give its own.
+  const texts = createGrab(base, { responseType: "text" });
+  const [fromFactory] = await texts("GET /x");
+  same<typeof fromFactory, string | null>(true);
+  const [overridden] = await texts<Row>("GET /x", { responseType: "json" });
+  same<typeof overridden, Row | null>(true);
+
+  // Path parameters are still required with a response type.
+  // @ts-expect-error: params missing for :id
+  await grab("GET /users/:id", { responseType: "ndjson" });
+  // @ts-expect-error: not a response type
+  await grab("GET /x", { responseType: "xml" });
+
+  // orThrow, paginate and Call.send carry the type.
+  const [thrown] = await orThrow(grab("GET /x", { responseType: "bytes" }));
+  same<typeof thrown, Uint8Array>(true);
+  for await (const [page] of paginate<string>(texts, "GET /pages")) {
+    same<typeof page, string>(true);
+  }
+  const outcome = await new Call("GET /x", base).send({ responseType: "sse" });
+  if (outcome.ok) same<typeof outcome.body, GrabStream<ServerSentEvent>>(true);
+}
+
+Deno.test("types: the data of each responseType, on a real grab", async () => {
+  await using server = startServer({
+    "/x": () => new Response("plain"),
+  });
+  await compileOnly(server.url).catch(() => {});
+  const [text] = await createGrab(server.url)("GET /x", {
+    responseType: "text",
+  });
+  assertEquals(text, "plain");
+});
