@@ -19,7 +19,7 @@ import { type Hooks, runAfterResponse } from "./hooks.ts";
 import { READ_JSON, readOutcome, type ReadSettings } from "./outcome.ts";
 import type { Progress } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
-import { Upload } from "./upload.ts";
+import type { Upload } from "./upload.ts";
 import {
   MAX_TIMER_DELAY,
   retryDelay,
@@ -102,8 +102,14 @@ function uploadOf(
   if (report === undefined || init.body === undefined || init.body === null) {
     return undefined;
   }
-  return exchange.deadline.race(Upload.of(init.body, report));
+  // Loaded on first use: a program that reports no upload never loads it.
+  const preparing = (upload ??= import("./upload.ts")).then((module) =>
+    module.Upload.of(init.body!, report)
+  );
+  return exchange.deadline.race(preparing);
 }
+
+let upload: Promise<typeof import("./upload.ts")> | undefined;
 
 /**
  * One attempt, within its own `attemptTimeout` when there is one: an

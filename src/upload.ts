@@ -55,7 +55,7 @@ export class Upload {
       this.#call({ loaded: 0, total: bytes.byteLength });
       return init;
     }
-    let headers = init.headers;
+    let headers: HeaderRecord = init.headers;
     if (this.#type !== null && headers["content-type"] === undefined) {
       headers = { ...headers, "content-type": this.#type };
     }

@@ -5,6 +5,11 @@
  * Bun. Every response allows any origin and exposes `Link`, so a page served
  * from another port (the browser run) sees what the other runtimes see.
  *
+ * The live bodies (`/sse/*`, `/ndjson`, `/file`, `/big`) are written in
+ * pieces a few milliseconds apart, so the client reads them as separate
+ * chunks; `/forever/:id` never ends, and `/forever/:id/state` tells whether
+ * the client has let go of it (its connection closed).
+ *
  * @module
  */
 
@@ -54,12 +59,16 @@ const BLANK_NAME = {
  */
 export async function startApiServer() {
   const sockets = new Set();
+  const forever = new Map();
   const server = createServer((request, response) => {
     const chunks = [];
     request.on("data", (chunk) => chunks.push(chunk));
     request.on("end", () => {
-      const body = Buffer.concat(chunks).toString("utf8");
-      route(request, response, body);
+      const bytes = Buffer.concat(chunks);
+      route(request, response, bytes.toString("utf8"), {
+        forever,
+        received: bytes.byteLength,
+      });
     });
   });
   server.on("connection", (socket) => {
@@ -95,7 +104,92 @@ function sendJson(response, status, value, type = "application/json") {
   send(response, status, JSON.stringify(value), { "content-type": type });
 }
 
-function route(request, response, body) {
+const GAP_MS = 5;
+
+/**
+ * Writes `parts` (strings or bytes) one by one, `GAP_MS` apart, then ends
+ * the body; stops when the client lets go first.
+ */
+function drip(response, headers, parts) {
+  response.writeHead(200, { ...CORS, ...headers });
+  let at = 0;
+  let timer;
+  const next = () => {
+    if (at === parts.length) return response.end();
+    response.write(parts[at++]);
+    timer = setTimeout(next, GAP_MS);
+  };
+  response.on("close", () => clearTimeout(timer));
+  next();
+}
+
+const SSE = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+};
+
+// An OpenAI-style chat stream: CRLF on some lines, a CR and its LF in two
+// pieces, an event split across pieces, a comment, then [DONE].
+const CHAT = [
+  'data: {"choices":[{"delta":{"content":"Hel"}}]}\r\n\r\n',
+  'data: {"choices":[{"delta":{"con',
+  'tent":"lo"}}]}\n\n: keep-alive\r\n\r\ndata: {"choices":[{"delta":',
+  '{"content":", wor"}}]}\r',
+  '\n\r\ndata: {"choices":[{"delta":{"content":"ld"}}]}\n',
+  "\ndata: [DONE]\n\n",
+];
+
+// Named events, as Anthropic's API sends them: `event:` types, ids carried
+// over to an event without one, a `retry:`, and data of two lines.
+const NAMED = [
+  "retry: 1500\nevent: message_start\nid: evt-1\n",
+  'data: {"type":"message_start"}\n\n',
+  "event: content_block_delta\nid: evt-2\ndata: line one\ndata: line two\n\n",
+  "event: message_stop\ndata: {}\n\n",
+];
+
+// NDJSON: a CRLF, a blank line, "é" split between its two bytes, and a last
+// line without a line end.
+const NDJSON_BYTES = Buffer.from(
+  '{"row_id":1}\r\n\n{"row_id":2,"name":"é"}\n{"row_id":3}',
+);
+const E_ACUTE = NDJSON_BYTES.indexOf(0xc3);
+const NDJSON = [
+  NDJSON_BYTES.subarray(0, 8),
+  NDJSON_BYTES.subarray(8, E_ACUTE + 1),
+  NDJSON_BYTES.subarray(E_ACUTE + 1),
+];
+
+/** The bytes of `/bytes`. */
+const BYTES = [0, 1, 2, 250, 255, 0x7b, 0x0a];
+
+/** The size of `/big`. */
+const BIG = 5000;
+
+/**
+ * A body that never ends: a piece every 50 ms (an SSE event when `type` is
+ * "sse") until the client lets go, which `forever.get(id)` then records.
+ */
+function neverEnding(response, id, type, forever) {
+  const state = { closed: false, sent: 0 };
+  forever.set(id, state);
+  const headers = type === "sse"
+    ? SSE
+    : { "content-type": "application/octet-stream" };
+  response.writeHead(200, { ...CORS, ...headers });
+  const tick = () => {
+    state.sent++;
+    response.write(type === "sse" ? `data: tick ${state.sent}\n\n` : "tick\n");
+  };
+  tick();
+  const timer = setInterval(tick, 50);
+  response.on("close", () => {
+    clearInterval(timer);
+    state.closed = true;
+  });
+}
+
+function route(request, response, body, { forever, received }) {
   const url = new URL(request.url, "http://127.0.0.1");
   const path = url.pathname;
   const method = request.method;
@@ -137,6 +231,52 @@ function route(request, response, body) {
     // Never answers: the client's timeout or abort ends the exchange, and
     // close() destroys the socket if the client does not.
     return;
+  }
+  if (path === "/sse/chat") return drip(response, SSE, CHAT);
+  if (path === "/sse/named") return drip(response, SSE, NAMED);
+  if (path === "/ndjson") {
+    return drip(response, { "content-type": "application/x-ndjson" }, NDJSON);
+  }
+  if (path === "/csv") {
+    const headers = { "content-type": "text/csv; charset=utf-8" };
+    if (url.searchParams.has("chunked")) {
+      return drip(response, headers, ["\ufeffa,", "b\n1", ",2\n"]);
+    }
+    return send(response, 200, "\ufeffa,b\n1,2\n", headers);
+  }
+  if (path === "/bytes") {
+    return send(response, 200, Buffer.from(BYTES), {
+      "content-type": "Image/PNG",
+    });
+  }
+  if (path === "/file") {
+    return drip(response, { "content-length": "9" }, ["abc", "def", "ghi"]);
+  }
+  if (path === "/big") {
+    // In three pieces; without a length when `?chunked`.
+    const part = "x".repeat(BIG / 5);
+    const parts = [part, part.repeat(3), part];
+    if (url.searchParams.has("chunked")) return drip(response, {}, parts);
+    return drip(response, { "content-length": String(BIG) }, parts);
+  }
+  const never = /^\/forever\/([\w-]+)(\/state)?$/.exec(path);
+  if (never && never[2]) {
+    const state = forever.get(never[1]);
+    return sendJson(response, 200, state ?? null);
+  }
+  if (never) {
+    return neverEnding(
+      response,
+      never[1],
+      url.searchParams.get("type"),
+      forever,
+    );
+  }
+  if (path === "/upload" && method === "POST") {
+    return sendJson(response, 200, {
+      size: received,
+      type: request.headers["content-type"] ?? null,
+    });
   }
   if (path === "/echo-headers") {
     return sendJson(response, 200, request.headers);

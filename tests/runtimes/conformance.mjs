@@ -11,6 +11,13 @@
  * userinfo are refused by grab itself (Bun and workerd accept TRACE), and
  * importing the module does no work (workerd forbids it at load time).
  *
+ * The response types each have a case too: Server-Sent Events, NDJSON and
+ * raw byte streams read as they arrive, a never-ending body cancelled (and
+ * the server seeing the connection close), text, bytes and blobs, and
+ * download and upload progress. Every wait on a live body is bounded, and
+ * every case is bounded by `CASE_TIMEOUT_MS`: a hang fails the case, never
+ * the run.
+ *
  * @module
  */
 
@@ -86,6 +93,92 @@ function countingFetch() {
   };
   return { fetch, count: () => count };
 }
+
+/** The most one case may take. */
+export const CASE_TIMEOUT_MS = 10_000;
+
+/**
+ * Settles as `promise` does, or rejects with a `CaseFailure` after `ms`,
+ * having called `cleanup` (which lets go of a live body, so a hang in one
+ * case leaves no connection open for the next).
+ */
+async function within(ms, promise, label, cleanup = () => {}) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => {
+      Promise.resolve().then(cleanup).catch(() => {});
+      reject(new CaseFailure(`${label}: still pending after ${ms} ms`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Every item of an async iterable, within `ms`. */
+function collect(iterable, ms, label) {
+  const read = async () => {
+    const items = [];
+    for await (const item of iterable) items.push(item);
+    return items;
+  };
+  return within(ms, read(), label, () => iterable.cancel());
+}
+
+/** A byte stream read to its end as UTF-8 text, within `ms`. */
+function readText(stream, ms, label) {
+  const reader = stream.getReader();
+  const read = async () => {
+    const decoder = new TextDecoder();
+    let text = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return text + decoder.decode();
+      ok(value instanceof Uint8Array, `${label}: a chunk is a Uint8Array`);
+      text += decoder.decode(value, { stream: true });
+    }
+  };
+  return within(ms, read(), label, () => reader.cancel());
+}
+
+/** Waits (bounded) until the server saw the client let go of `/forever/:id`. */
+async function letGo(grab, id) {
+  let state = null;
+  for (let turn = 0; turn < 100; turn++) {
+    [state] = await grab("GET /forever/:id/state", { params: { id } });
+    if (state?.closed) return state;
+    await sleep(20);
+  }
+  throw new CaseFailure(
+    `the server still sends /forever/${id} 2 s after the cancel: ${
+      JSON.stringify(state)
+    }`,
+  );
+}
+
+/** Checks that `seen` progress only grows, with `total`, to `size`. */
+function grows(seen, size, total, label) {
+  ok(seen.length >= 1, `${label}: no progress reported`);
+  for (let i = 1; i < seen.length; i++) {
+    ok(
+      seen[i].loaded >= seen[i - 1].loaded,
+      `${label}: loaded went back: ${JSON.stringify(seen)}`,
+    );
+  }
+  ok(
+    seen.every((progress) => progress.total === total),
+    `${label}: total is not ${total}: ${JSON.stringify(seen)}`,
+  );
+  same(seen.at(-1).loaded, size, `${label}: last loaded`);
+}
+
+const BOM_CSV = [0xef, 0xbb, 0xbf, ..."a,b\n1,2\n"].map((c) =>
+  typeof c === "number" ? c : c.charCodeAt(0)
+);
 
 /**
  * The cases, in order: `[name, run]`, where `run({ mod, api, closedPort })`
@@ -351,6 +444,176 @@ export const CASES = [
     );
     same(counted.count(), 0, "fetch calls");
   }],
+  ["sse: an OpenAI-style stream, one loop to [DONE]", async ({ mod, api }) => {
+    const grab = mod.createGrab(api);
+    const [events, error, meta] = await grab("GET /sse/chat", {
+      responseType: "sse",
+    });
+    same(error?.message ?? null, null, "error");
+    same(meta.statusCode, 200, "statusCode");
+    const read = async () => {
+      const seen = [];
+      let text = "";
+      for await (const event of events) {
+        if (event.data === "[DONE]") break;
+        seen.push(event.event);
+        text += JSON.parse(event.data).choices[0].delta.content;
+      }
+      return { seen, text };
+    };
+    const { seen, text } = await within(
+      5_000,
+      read(),
+      "reading the stream",
+      () => events.cancel(),
+    );
+    same(text, "Hello, world", "text");
+    same(seen, ["message", "message", "message", "message"], "event types");
+    same(events.error, null, "stream.error");
+  }],
+  ["sse: named events to the end, lastEventId", async ({ mod, api }) => {
+    const grab = mod.createGrab(api);
+    const [events, error] = await grab("GET /sse/named", {
+      responseType: "sse",
+    });
+    same(error?.message ?? null, null, "error");
+    const seen = await collect(events, 5_000, "reading the stream");
+    same(seen, [
+      {
+        event: "message_start",
+        data: '{"type":"message_start"}',
+        id: "evt-1",
+        retry: 1500,
+      },
+      {
+        event: "content_block_delta",
+        data: "line one\nline two",
+        id: "evt-2",
+        retry: 1500,
+      },
+      { event: "message_stop", data: "{}", id: "evt-2", retry: 1500 },
+    ], "events");
+    same(events.lastEventId, "evt-2", "lastEventId");
+    same(events.error, null, "stream.error");
+  }],
+  ["sse: cancel() ends a never-ending stream", async ({ mod, api }) => {
+    const grab = mod.createGrab(api);
+    const [events, error] = await grab("GET /forever/:id", {
+      params: { id: "sse" },
+      query: { type: "sse" },
+      responseType: "sse",
+    });
+    same(error?.message ?? null, null, "error");
+    const iterator = events[Symbol.asyncIterator]();
+    const cancel = () => events.cancel();
+    const first = await within(5_000, iterator.next(), "first event", cancel);
+    same(first.value?.data, "tick 1", "first event");
+    await within(2_000, events.cancel(), "cancel()");
+    const after = await within(2_000, iterator.next(), "next() after cancel");
+    same(after.done, true, "done after cancel");
+    same(events.error, null, "stream.error");
+    await letGo(grab, "sse");
+  }],
+  ["ndjson: a value a line, a last line without its end", async (c) => {
+    const grab = c.mod.createGrab(c.api);
+    const [rows, error] = await grab("GET /ndjson", {
+      responseType: "ndjson",
+    });
+    same(error?.message ?? null, null, "error");
+    const values = await collect(rows, 5_000, "reading the stream");
+    same(
+      values,
+      [{ row_id: 1 }, { row_id: 2, name: "é" }, { row_id: 3 }],
+      "values",
+    );
+    same(rows.error, null, "stream.error");
+    same(rows.lastEventId, "", "lastEventId");
+  }],
+  ["text, bytes, blob: BOM removed, type from Content-Type", async (c) => {
+    const grab = c.mod.createGrab(c.api);
+    for (const path of ["/csv", "/csv?chunked"]) {
+      const [text, error] = await grab(`GET ${path}`, { responseType: "text" });
+      same(error?.message ?? null, null, `${path} error`);
+      same(text, "a,b\n1,2\n", `${path} as text`);
+    }
+    const [bytes] = await grab("GET /csv", { responseType: "bytes" });
+    ok(bytes instanceof Uint8Array, "bytes is a Uint8Array");
+    same([...bytes], BOM_CSV, "bytes keep the BOM");
+    const [blob] = await grab("GET /bytes", { responseType: "blob" });
+    ok(blob instanceof Blob, "blob is a Blob");
+    same(blob.type, "image/png", "blob.type");
+    same(
+      [...new Uint8Array(await blob.arrayBuffer())],
+      [0, 1, 2, 250, 255, 0x7b, 0x0a],
+      "blob bytes",
+    );
+    const [csv] = await grab("GET /csv?chunked", { responseType: "blob" });
+    same(csv.type, "text/csv; charset=utf-8", "blob.type with a parameter");
+    same([...new Uint8Array(await csv.arrayBuffer())], BOM_CSV, "blob bytes");
+  }],
+  ["stream: a ReadableStream read to its end", async ({ mod, api }) => {
+    const grab = mod.createGrab(api);
+    const loaded = [];
+    const [stream, error] = await grab("GET /file", {
+      responseType: "stream",
+      onDownloadProgress: (progress) => void loaded.push({ ...progress }),
+    });
+    same(error?.message ?? null, null, "error");
+    ok(stream instanceof ReadableStream, "data is a ReadableStream");
+    same(await readText(stream, 5_000, "reading"), "abcdefghi", "text");
+    grows(loaded, 9, 9, "progress");
+  }],
+  ["stream: cancelling a never-ending body lets go of it", async (c) => {
+    const grab = c.mod.createGrab(c.api);
+    const [stream, error] = await grab("GET /forever/:id", {
+      params: { id: "bytes" },
+      responseType: "stream",
+    });
+    same(error?.message ?? null, null, "error");
+    const reader = stream.getReader();
+    const cancel = () => reader.cancel();
+    const first = await within(5_000, reader.read(), "first chunk", cancel);
+    const head = new TextDecoder().decode(first.value);
+    ok(head.startsWith("tick\n"), `first chunk: ${JSON.stringify(head)}`);
+    await within(2_000, reader.cancel(), "cancel()");
+    const after = await within(2_000, reader.read(), "read() after cancel");
+    same(after.done, true, "done after cancel");
+    await letGo(grab, "bytes");
+  }],
+  ["progress: the last download report is the size", async ({ mod, api }) => {
+    const grab = mod.createGrab(api);
+    for (const [path, total] of [["/big", 5000], ["/big?chunked", undefined]]) {
+      const seen = [];
+      const [text, error] = await grab(`GET ${path}`, {
+        responseType: "text",
+        onDownloadProgress: (progress) => void seen.push({ ...progress }),
+      });
+      same(error?.message ?? null, null, `${path} error`);
+      same(text?.length, 5000, `${path} length`);
+      grows(seen, 5000, total, path);
+    }
+  }],
+  ["progress: upload reports from 0 to the size", async ({ mod, api }) => {
+    const grab = mod.createGrab(api);
+    const size = 200_000;
+    const seen = [];
+    const [echo, error] = await grab("POST /upload", {
+      body: new Uint8Array(size).fill(7),
+      onUploadProgress: (progress) => void seen.push({ ...progress }),
+    });
+    same(error?.message ?? null, null, "error");
+    same(echo?.size, size, "bytes the server read");
+    same(seen[0]?.loaded, 0, "first loaded");
+    grows(seen, size, size, "upload");
+    // A browser streams a request body only over HTTP/2, so grab reports
+    // the start and the end there; elsewhere fetch reads it in pieces.
+    const agent = globalThis.navigator?.userAgent;
+    if (typeof agent === "string" && agent.startsWith("Mozilla/")) {
+      same(seen.map((p) => p.loaded), [0, size], "a browser's reports");
+    } else {
+      ok(seen.length > 2, `the body was not streamed: ${JSON.stringify(seen)}`);
+    }
+  }],
 ];
 
 /**
@@ -372,7 +635,7 @@ export async function runConformance(load, context) {
   );
   for (const [name, run] of CASES) {
     try {
-      await run({ ...context, mod });
+      await within(CASE_TIMEOUT_MS, run({ ...context, mod }), name);
       results.push({ name, ok: true });
     } catch (error) {
       results.push({

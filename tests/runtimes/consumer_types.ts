@@ -9,9 +9,13 @@
 import createGrab, {
   type GrabCallOptions,
   type GrabResult,
+  type GrabStream,
+  type GrabTransportError,
   isGrabHttpError,
   orThrow,
   paginate,
+  type Progress,
+  type ServerSentEvent,
 } from "@grab/grab";
 
 interface User {
@@ -36,4 +40,36 @@ export async function firstName(base: string): Promise<string | undefined> {
     if (page.length === 0) break;
   }
   return user === null ? undefined : `${status} ${again.firstName}`;
+}
+
+/** Exact equality of two types: `true` only when `A` and `B` are the same. */
+type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends
+  (<T>() => T extends B ? 1 : 2) ? true : false;
+
+export async function streamed(base: string): Promise<string> {
+  const grab = createGrab(base);
+  const [events, error] = await grab("GET /x", { responseType: "sse" });
+  const isEvents: Equals<typeof events, GrabStream<ServerSentEvent> | null> =
+    true;
+  if (error) return error.message;
+  let text = "";
+  for await (const event of events) {
+    const data: string = event.data;
+    text += `${event.event} ${event.id} ${data}`;
+  }
+  const failure: GrabTransportError | null = events.error;
+  const resumeFrom: string = events.lastEventId;
+  const [body] = await grab("GET /x", { responseType: "text" });
+  const isText: Equals<typeof body, string | null> = true;
+  const [rows] = await grab<{ id: number }>("GET /x", {
+    responseType: "ndjson",
+    onDownloadProgress: ({ loaded, total }: Progress) => void [loaded, total],
+  });
+  const isRows: Equals<typeof rows, GrabStream<{ id: number }> | null> = true;
+  const [bytes] = await grab("GET /x", { responseType: "stream" });
+  const isBytes: Equals<typeof bytes, ReadableStream<Uint8Array> | null> = true;
+  await rows?.cancel();
+  await bytes?.cancel();
+  return [text, failure?.kind, resumeFrom, body, isEvents, isText, isRows]
+    .concat(isBytes).join();
 }

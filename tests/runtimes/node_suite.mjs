@@ -12,7 +12,7 @@ import { after, test } from "node:test";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { closedPort, startApiServer } from "./api_server.mjs";
-import { CASES, importCounted } from "./conformance.mjs";
+import { CASE_TIMEOUT_MS, CASES, importCounted } from "./conformance.mjs";
 
 const target = process.env.GRAB_MODULE;
 if (!target) throw new Error("Set GRAB_MODULE to the built mod.js");
@@ -31,5 +31,5 @@ test("import: no work at import time", () => {
 });
 
 for (const [name, run] of CASES) {
-  test(name, () => run({ ...context, mod }));
+  test(name, { timeout: CASE_TIMEOUT_MS }, () => run({ ...context, mod }));
 }
