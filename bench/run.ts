@@ -2,11 +2,13 @@
 /**
  * The benchmark suite: HTTP throughput over loopback against a server in its
  * own process, in-process call overhead, the heap after many grabs and what a
- * settled grab still holds, the JSON:API denormaliser, and bundle sizes.
+ * settled grab still holds, the JSON:API denormaliser, Server-Sent Events
+ * parsing, and bundle sizes.
  * Prints the tables and the targets, and writes `bench/RESULTS.md`.
  *
  * Run: deno task bench (add `-- --quick` for a short smoke run, or
- * `-- --only=loopback,inproc,memory,denormalise,bundle` for some sections).
+ * `-- --only=loopback,inproc,memory,denormalise,sse,bundle` for some
+ * sections). Each run rewrites the whole file from the sections it ran.
  *
  * @module
  */
@@ -43,6 +45,13 @@ import {
 import { fromFileUrl } from "./_path.ts";
 import { BODY_TEXT } from "./_server.ts";
 import { startServer } from "./_spawn.ts";
+import {
+  EVENTSOURCE_PARSER_VERSION,
+  runSse,
+  SSE_NAMES,
+  type SseResults,
+  STD_HTTP_VERSION,
+} from "./_sse.ts";
 import { count, median, ms, ratio, table } from "./_stats.ts";
 
 const args = new Set(Deno.args);
@@ -71,6 +80,8 @@ const MEMORY_REPEATS = quick ? 1 : 3;
 const MEMORY_WATCHED = 100;
 /** The memory goal: within 1 MB (10^6 bytes) of the starting heap. */
 const MEMORY_LIMIT = 1_000_000;
+/** About 50 MB of small events (10^6 bytes a MB). */
+const SSE_BYTES = 50_000_000;
 const JSON_ONLY_LIMIT = 5_000;
 const WHOLE_API_LIMIT = 9_000;
 
@@ -264,6 +275,42 @@ function denormaliseTable(d: DenormaliseResults): string {
   ].join("\n");
 }
 
+function sseTable(r: SseResults): string {
+  const mb = r.bytes / 1e6;
+  return table(
+    [
+      "parser",
+      "median time",
+      "MB/s",
+      "events/s",
+      "time ÷ grab",
+      `spread over ${r.rounds} rounds`,
+    ],
+    SSE_NAMES.map((name) => {
+      const t = r.medianMs[name]!;
+      return [
+        name,
+        ms(t),
+        (mb / (t / 1000)).toFixed(0),
+        count(r.events / (t / 1000)),
+        ratio(r.ratioToGrab[name]!),
+        range(r.ratioRange[name]!),
+      ];
+    }),
+  );
+}
+
+/** The peer that was fastest (least time ÷ grab), and that ratio. */
+function fastestPeer(r: SseResults): [string, number] {
+  let best: [string, number] = ["", Infinity];
+  for (const name of SSE_NAMES) {
+    if (name === "grab") continue;
+    const value = r.ratioToGrab[name]!;
+    if (value < best[1]) best = [name, value];
+  }
+  return best;
+}
+
 function kb(bytes: number): string {
   return bytes >= 1_000_000
     ? `${(bytes / 1_000_000).toFixed(1)} MB`
@@ -447,6 +494,7 @@ function targets(
   d: DenormaliseResults | undefined,
   b: BundleResults | undefined,
   m: MemoryResults | undefined,
+  sse: SseResults | undefined,
 ): { goals: Target[]; further: Target[] } {
   const goals: Target[] = [];
   const further: Target[] = [];
@@ -546,6 +594,15 @@ function targets(
     (v) => v === 0,
     (v) => `${count(v)} of ${count(watched)} reachable`,
   );
+  const peer = sse === undefined ? undefined : fastestPeer(sse);
+  add(
+    "SSE parsing, 50 MB of small events: grab ≥ the fastest peer (fastest peer's time ÷ grab's)",
+    "≥ 1.00×",
+    peer?.[1],
+    (v) => v >= 1,
+    (v) =>
+      `${ratio(v)} (${peer![0]}; rounds ${range(sse!.ratioRange[peer![0]]!)})`,
+  );
   const addFurther = adder(further);
   addFurther(
     "denormalise N=10,000 camelCase ÷ JSON.parse",
@@ -584,6 +641,7 @@ function missNotes(
   goals: Target[],
   b: BundleResults | undefined,
   m: MemoryResults | undefined,
+  sse: SseResults | undefined,
 ): string[] {
   const missed = (prefix: string) =>
     goals.some((t) => t.name.startsWith(prefix) && t.met === false);
@@ -634,6 +692,16 @@ function missNotes(
       );
     }
   }
+  if (sse !== undefined && missed("SSE")) {
+    const [name, value] = fastestPeer(sse);
+    notes.push(
+      `- SSE: ${name} took ${ms(sse.medianMs[name]!)}, grab ${
+        ms(sse.medianMs["grab"]!)
+      } (${
+        ratio(value)
+      }); both decode with a \`TextDecoder\` and split lines with \`indexOf\`; grab also counts each event's bytes against its cap (\`src/sse.ts\`).`,
+    );
+  }
   return notes.length > 0 ? notes : ["- Every goal measured is met."];
 }
 
@@ -644,6 +712,7 @@ const http: HttpResults = {};
 let denorm: DenormaliseResults | undefined;
 let bundles: BundleResults | undefined;
 let memory: MemoryResults | undefined;
+let sse: SseResults | undefined;
 
 log(`grab benchmark suite${quick ? " (quick)" : ""}`);
 for (const [k, v] of Object.entries(info)) log(`  ${k}: ${v}`);
@@ -673,6 +742,10 @@ if (wants("denormalise")) {
     log,
   });
 }
+if (wants("sse")) {
+  log(`SSE parsing: ${(SSE_BYTES / 1e6).toFixed(0)} MB x ${ROUNDS} rounds`);
+  sse = await runSse({ bytes: SSE_BYTES, rounds: ROUNDS, log });
+}
 if (wants("bundle")) {
   log("Bundles");
   bundles = await runBundles(log);
@@ -688,7 +761,7 @@ info["Load average at end (1, 5, 15 min)"] = loadEnd;
 info["Total run time"] = elapsed();
 
 const sections: string[] = [];
-const { goals, further } = targets(http, denorm, bundles, memory);
+const { goals, further } = targets(http, denorm, bundles, memory, sse);
 sections.push(
   "### Targets (the goals of the performance issue)",
   "",
@@ -700,7 +773,7 @@ sections.push(
   "",
   "### Where the misses come from",
   "",
-  ...missNotes(goals, bundles, memory),
+  ...missNotes(goals, bundles, memory, sse),
 );
 if (http.sequential) {
   sections.push(
@@ -744,6 +817,16 @@ if (denorm) {
     "### JSON:API denormalise (pre-parsed; median ms per document, ratio to JSON.parse of the same text)",
     "",
     denormaliseTable(denorm),
+  );
+}
+if (sse) {
+  sections.push(
+    "",
+    `### SSE parsing (${(sse.bytes / 1e6).toFixed(1)} MB, ${
+      count(sse.events)
+    } events, ${sse.chunks} chunks of 64 KiB; median per parse of the whole stream)`,
+    "",
+    sseTable(sse),
   );
 }
 if (bundles) {
@@ -796,6 +879,9 @@ if (!args.has("--no-write")) {
       DENORM_CAP_MS / 1000
     } s is skipped. The scaling exponent is the least-squares slope of log(time) against log(N) over the measured sizes (1.00 = linear; the per-resource slope is that minus 1).`,
     `- Bundles, as the issue defines them: esbuild \`--bundle --splitting --format=esm --minify --platform=browser\`, each output chunk gzipped at level 9, sizes summed. \`${JSON_ONLY}\`: an entry that imports \`createGrab\`, \`orThrow\`, \`isGrabHttpError\`, \`isGrabTransportError\` and \`isGrabValidationError\` from \`mod.ts\` and uses each; counted are the entry chunk and every chunk it reaches through static \`import\` statements, transitively, read from esbuild's metafile (\`outputs[…].imports\`, kind \`import-statement\`); chunks reached only through \`import()\` (kind \`dynamic-import\`, grab's JSON:API codec) are listed but not counted. \`${WHOLE_API}\`: an entry that imports every value export of every entry of \`deno.json\`'s \`exports\` by name and uses them all; every chunk reachable from it counts, dynamic ones included. Peers: \`import * as api from "<package>"; export default api\` (the whole package, exact versions from npm), every chunk counted. 1 KB = 1,000 B.`,
+    `- SSE parsing: \`bench/_sse.ts\` builds about ${
+      (SSE_BYTES / 1e6).toFixed(0)
+    } MB of small LLM-style events in memory (\`data: {"choices":[{"delta":{"content":"tok…"}}]}\`; every 16th event with an \`event:\` line, every 64th with an \`id:\`, every 100th with a comment and a second data line, every 50th token not ASCII) and cuts the bytes into 64 KiB chunks regardless of lines and characters. Each parser turns every chunk into event objects and hands them to the same consumer, which counts them and reads their data; every parser must see the same events and data. grab: \`EventStreamParser.feed(chunk, out)\` (decoding included, with its per-event byte cap, 1 MiB here); eventsource-parser ${EVENTSOURCE_PARSER_VERSION}: a streaming \`TextDecoder\` and \`createParser({ onEvent })\`, the events gathered per chunk as grab gathers them; @std/http ${STD_HTTP_VERSION}: \`ServerSentEventParseStream\` (stable export \`@std/http/server-sent-event-parse-stream\`) piped from \`ReadableStream.from(chunks)\`, read with \`for await\` (its stream machinery is part of its time, as a user pays it). One warm-up round, then ${ROUNDS} rounds, the order rotated by one place per round; ratios are the median of the per-round ratios of each parser's time to grab's in the same round, the spread their lowest and highest.`,
     "- The machine is a shared 2-core VM; other jobs were running (see the load averages), so absolute figures are noisy; compare the ratios, which are measured within the same run.",
     "",
     "## Results",

@@ -133,7 +133,13 @@ export async function exchange(
     throw asValidationError(error, method, url);
   }
   if (Array.isArray(request)) throw invalid(method, url, request);
-  const deadline = new Deadline(resolved.timeout, resolved.signal);
+  // A live body stops the grab's clock at its head, so only the deadline
+  // of a body read to its end may share its timeout signal.
+  const deadline = new Deadline(
+    resolved.timeout,
+    resolved.signal,
+    !isLive(resolved.responseType),
+  );
   try {
     if (resolved.headerFunction !== undefined) {
       const headers = await headersFrom(resolved, deadline);
@@ -172,6 +178,10 @@ export async function exchange(
 
 let streams: Promise<Streams> | undefined;
 
+function isLive(type: ResponseType): boolean {
+  return type === "stream" || type === "sse" || type === "ndjson";
+}
+
 /**
  * How the exchange reads a 2xx body; the module that opens live bodies is
  * loaded, within the deadline, the first time a stream type asks for it.
@@ -191,10 +201,7 @@ function readSettings(
     casing,
     schema,
   };
-  if (
-    responseType !== "stream" && responseType !== "sse" &&
-    responseType !== "ndjson"
-  ) return settings;
+  if (!isLive(responseType)) return settings;
   return deadline.race(streams ??= import("./streams.ts")).then((module) => {
     settings.streams = module;
     return settings;

@@ -26,6 +26,9 @@ export class Deadline {
   // Called when the deadline passes. A set rather than listeners on the
   // signal: adding and removing an event listener per race costs more.
   #waiters: Set<() => void> | undefined;
+  // True when the signal is a timeout signal shared with other deadlines.
+  #shared = false;
+  #onShared: (() => void) | undefined;
 
   /**
    * Starts the clock.
@@ -33,12 +36,25 @@ export class Deadline {
    * @param timeout Milliseconds (at most 2^31 − 1), or `false` or `Infinity`
    * for none.
    * @param user The caller's signal.
+   * @param shared True when nothing will ever stop this clock early or abort
+   * this deadline alone (no live body keeps it): it may then share one
+   * timeout signal with the deadlines that end in the same millisecond.
    */
-  constructor(timeout: number | false, user: AbortSignal | undefined) {
+  constructor(
+    timeout: number | false,
+    user: AbortSignal | undefined,
+    shared = false,
+  ) {
     const bounded = timeout !== false && timeout !== Infinity;
-    this.#end = bounded ? Date.now() + timeout : Infinity;
+    const now = Date.now();
+    this.#end = bounded ? now + timeout : Infinity;
     if (!bounded && user === undefined) {
       this.signal = undefined;
+      return;
+    }
+    if (bounded && user === undefined && shared && sharesTimers()) {
+      this.signal = sharedSignal(now, timeout);
+      this.#shared = true;
       return;
     }
     this.#controller = new AbortController();
@@ -67,6 +83,9 @@ export class Deadline {
 
   /** Why the signal aborted, once it has. */
   get reason(): "timeout" | "abort" | undefined {
+    if (this.#reason === undefined && this.#shared && this.signal!.aborted) {
+      this.#pass("timeout", this.signal!.reason);
+    }
     return this.#reason;
   }
 
@@ -79,13 +98,14 @@ export class Deadline {
     if (this.#reason === undefined && Date.now() >= this.#end) {
       this.#pass("timeout", timeoutError());
     }
-    return this.#reason !== undefined;
+    return this.reason !== undefined;
   }
 
   #pass(reason: "timeout" | "abort", cause: unknown): void {
     if (this.#reason !== undefined) return;
     this.#reason = reason;
-    this.#controller!.abort(cause);
+    // A shared signal aborts by itself, for every deadline that shares it.
+    this.#controller?.abort(cause);
     const waiters = this.#waiters;
     this.#waiters = undefined;
     waiters?.forEach((waiter) => waiter());
@@ -96,11 +116,16 @@ export class Deadline {
    * returns the function that stops waiting.
    */
   onPass(waiter: () => void): () => void {
-    if (this.#reason !== undefined) {
+    if (this.reason !== undefined) {
       waiter();
       return ignore;
     }
     if (this.signal === undefined) return ignore;
+    if (this.#shared && this.#onShared === undefined) {
+      // Listened to only when something waits: most grabs never race.
+      this.#onShared = () => this.#pass("timeout", this.signal!.reason);
+      this.signal!.addEventListener("abort", this.#onShared, { once: true });
+    }
     (this.#waiters ??= new Set()).add(waiter);
     return () => this.#waiters?.delete(waiter);
   }
@@ -112,7 +137,7 @@ export class Deadline {
    * response body).
    */
   race<T>(value: T | Promise<T>, late?: (value: T) => void): Promise<T> {
-    if (this.#reason !== undefined) return lost(value, late);
+    if (this.reason !== undefined) return lost(value, late);
     if (this.signal === undefined || !isThenable(value)) {
       return Promise.resolve(value);
     }
@@ -142,6 +167,9 @@ export class Deadline {
    * function returned disposes it, for the body to call at its end.
    */
   keepFor(stopClock: boolean): () => void {
+    if (this.#shared) {
+      throw new TypeError("A shared deadline cannot be kept for a body");
+    }
     if (stopClock) {
       if (this.#timer !== undefined) clearTimeout(this.#timer);
       this.#timer = undefined;
@@ -157,6 +185,10 @@ export class Deadline {
   /** Stops the timer and the listener on the caller's signal. */
   dispose(): void {
     if (this.#kept) return;
+    if (this.#onShared !== undefined) {
+      this.signal!.removeEventListener("abort", this.#onShared);
+      this.#onShared = undefined;
+    }
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     if (this.#onAbort !== undefined) {
       this.#user!.removeEventListener("abort", this.#onAbort);
@@ -164,6 +196,40 @@ export class Deadline {
     this.#waiters = undefined;
   }
 }
+
+/**
+ * The platform's `setTimeout` as this module found it. A replaced one (a
+ * fake clock in tests) must be honoured, and the platform's timeout signals
+ * do not use it, so deadlines then keep timers of their own.
+ */
+const PLATFORM_SET_TIMEOUT = globalThis.setTimeout;
+
+function sharesTimers(): boolean {
+  return globalThis.setTimeout === PLATFORM_SET_TIMEOUT &&
+    typeof AbortSignal.timeout === "function";
+}
+
+/** The timeout signal last handed out, with what it was made for. */
+let last: { start: number; timeout: number; signal: AbortSignal } | undefined;
+
+/**
+ * A signal that aborts `timeout` ms after the millisecond `start`, shared by
+ * every deadline that starts in that millisecond with that timeout. The
+ * platform's timeout signal holds no timer that keeps a program alive and
+ * needs no clearing, so a grab pays for neither a controller nor a timer of
+ * its own. It is made a millisecond longer, so that it never ends early for
+ * a deadline that started late in its millisecond.
+ */
+function sharedSignal(start: number, timeout: number): AbortSignal {
+  if (last === undefined || last.start !== start || last.timeout !== timeout) {
+    const ms = Math.min(timeout + 1, MAX_DELAY);
+    last = { start, timeout, signal: AbortSignal.timeout(ms) };
+  }
+  return last.signal;
+}
+
+/** The longest wait a timer can hold. */
+const MAX_DELAY = 2 ** 31 - 1;
 
 function lost<T>(value: T | Promise<T>, late?: (value: T) => void): Promise<T> {
   release(Promise.resolve(value), late);

@@ -61,6 +61,8 @@ export class GrabStream<T> implements AsyncIterable<T> {
   #source!: ItemSource<T>;
   #error: GrabTransportError | null = null;
   #ended = false;
+  // One step at a time: a step started while another runs waits for it.
+  #last: Promise<unknown> = Promise.resolve();
 
   private constructor() {}
 
@@ -91,7 +93,11 @@ export class GrabStream<T> implements AsyncIterable<T> {
   /** One pass over the items; a second loop continues where one ended. */
   [Symbol.asyncIterator](): AsyncIterator<T, undefined> {
     return {
-      next: () => this.#next(),
+      next: () => {
+        const step = this.#last.then(() => this.#next());
+        this.#last = step.catch(ignore);
+        return step;
+      },
       return: async () => {
         await this.cancel();
         return DONE;
@@ -130,6 +136,8 @@ export class GrabStream<T> implements AsyncIterable<T> {
     };
   }
 }
+
+function ignore(): void {}
 
 /** A stream of the items of `source`. @internal */
 export function grabStream<T>(source: ItemSource<T>): GrabStream<T> {

@@ -82,9 +82,7 @@ export class ChunkDecoder {
   flush(): string {
     this.ascii = false;
     this.start = 0;
-    const text = this.#decoder.decode();
-    if (!this.#started && text.length > 0) this.#started = true;
-    return text;
+    return this.#decoder.decode();
   }
 }
 
@@ -102,7 +100,7 @@ export class LineSplitter {
   #pending = "";
   #counted = 0;
 
-  /** @param maxLineBytes The most UTF-8 bytes one line may take. */
+  /** A splitter of lines of at most `maxLineBytes` UTF-8 bytes each. */
   constructor(maxLineBytes: number) {
     this.#max = maxLineBytes;
   }
@@ -178,7 +176,7 @@ export class LineSplitter {
     while (lf !== -1) {
       let end = lf;
       // A CR kept from the last chunk makes `end` base − 1: one byte less.
-      if (end > start && s.charCodeAt(end - 1) === CR) end--;
+      if (s.charCodeAt(end - 1) === CR) end--;
       if (!fits(s, counted, base, end, ascii, max)) return false;
       if (!isBlank(s, start, end)) out.push(s.slice(start, end));
       counted = 0;

@@ -76,7 +76,14 @@ export async function readOutcome(reading: Reading): Promise<
   const ok = status >= 200 && status < 300;
   const type = ok ? read.responseType : "json";
   if (read.streams !== undefined && isStream(type)) {
-    if (!hasNoBody(method, status)) return openLive(reading, type);
+    if (!hasNoBody(method, status)) {
+      // A body someone else read or holds cannot be handed over.
+      const body = response.body;
+      if (response.bodyUsed || body?.locked) {
+        return { broken: new TypeError("The response body is already used") };
+      }
+      return openLive(reading, type);
+    }
   }
   const collect = type === "bytes" || type === "blob" ? "bytes" : "text";
   let result: ReadResult;

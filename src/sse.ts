@@ -54,7 +54,7 @@ export class EventStreamParser {
   #lastEventId = "";
   #retry: number | undefined = undefined;
 
-  /** @param maxEventBytes The most UTF-8 bytes one event may take. */
+  /** A parser of events of at most `maxEventBytes` UTF-8 bytes each. */
   constructor(maxEventBytes: number) {
     this.#max = maxEventBytes;
   }
@@ -221,7 +221,12 @@ export class EventStreamParser {
       this.#dataLines++;
       return;
     }
-    if (s.charCodeAt(start) === COLON) return;
+    const first = s.charCodeAt(start);
+    if (first === COLON) return;
+    if (first === 101 && s.startsWith("vent:", start + 1)) {
+      this.#type = s.slice(valueStart(s, start + 6), end);
+      return;
+    }
     // Only names of at most five characters (event, data, id, retry) do
     // anything, so the colon is looked for no further than that.
     const last = Math.min(end, start + 6);
@@ -267,7 +272,7 @@ export class EventStreamParser {
 
   #emit(out: ServerSentEvent[], data: string): void {
     const id = this.#idBuffer;
-    // Stores skipped when nothing changes: they are most of the cost.
+    // Not stored again when unchanged: a store has a write barrier.
     if (id !== this.#lastEventId) this.#lastEventId = id;
     let event = "message";
     if (this.#type !== "") {

@@ -89,13 +89,23 @@ class Chunks {
       this.#close();
       throw fail(deadline.reason ?? "network", { cause });
     }
-    if (deadline.reason !== undefined) {
+    // A body that is not the platform's may hand over chunks without ever
+    // yielding to the timers: the clock is read after each one.
+    if (
+      deadline.reason !== undefined || (!this.#live.platform && deadline.due())
+    ) {
       await this.cancel();
-      throw fail(deadline.reason, { cause: deadline.signal?.reason });
+      throw fail(deadline.reason!, { cause: deadline.signal?.reason });
     }
     if (result.done) {
       this.#close();
       return null;
+    }
+    if (!(result.value instanceof Uint8Array)) {
+      await this.cancel();
+      throw fail("network", {
+        cause: new TypeError("The body gave a chunk that is not bytes"),
+      });
     }
     this.#loaded += result.value.byteLength;
     const progress = this.#live.progress;
@@ -145,7 +155,8 @@ function byteStream(chunks: Chunks): ReadableStream<Uint8Array> {
 /** A parser of a body into raw items: events or lines. */
 interface Parser<Raw> {
   feed(chunk: Uint8Array, out: Raw[]): boolean;
-  end(out: Raw[]): void;
+  /** False when the last item passes the cap. */
+  end(out: Raw[]): boolean | void;
 }
 
 /**
@@ -197,16 +208,21 @@ class Items<Raw extends ServerSentEvent | string> {
         continue;
       }
       if (chunk === null) {
-        this.#parser.end(this.#queue);
         this.#ended = true;
+        // A last line that a cut-off character pushes over the cap.
+        if (this.#parser.end(this.#queue) === false) this.#tooLarge();
       } else if (!this.#parser.feed(chunk, this.#queue)) {
         // The items before the one over the cap are still served.
         await this.#chunks.cancel();
-        this.#failure = this.#live.fail("too-large", {
-          detail: this.#sse ? "one event" : "one line",
-        });
+        this.#tooLarge();
       }
     }
+  }
+
+  #tooLarge(): void {
+    this.#failure = this.#live.fail("too-large", {
+      detail: this.#sse ? "one event" : "one line",
+    });
   }
 
   cancel(): Promise<void> {

@@ -418,3 +418,94 @@ Deno.test("sleep()", async (t) => {
     assertFalse(time.next(), "the timer was cleared");
   });
 });
+
+/** Two shared deadlines made in one millisecond (retried across a tick). */
+function twoInOneMillisecond(timeout: number): [Deadline, Deadline] {
+  for (let tries = 0; tries < 1_000; tries++) {
+    const before = Date.now();
+    const pair: [Deadline, Deadline] = [
+      new Deadline(timeout, undefined, true),
+      new Deadline(timeout, undefined, true),
+    ];
+    if (Date.now() === before) return pair;
+    pair.forEach((deadline) => deadline.dispose());
+  }
+  throw new Error("Never made two deadlines in one millisecond");
+}
+
+Deno.test("shared deadlines", async (t) => {
+  await t.step(
+    "share one timeout signal within a millisecond, with no timer of their own",
+    () => {
+      const [a, b] = twoInOneMillisecond(30_000);
+      assertStrictEquals(a.signal, b.signal);
+      assertEquals(a.end, b.end);
+      a.dispose();
+      b.dispose();
+      // The sanitizers pass with the signal still counting: it holds no timer
+      // that keeps the program alive and needs no clearing.
+    },
+  );
+
+  await t.step(
+    "another timeout, a caller's signal or shared=false get their own",
+    () => {
+      const [a] = twoInOneMillisecond(30_000);
+      const others = [
+        new Deadline(20_000, undefined, true),
+        new Deadline(30_000, new AbortController().signal, true),
+        new Deadline(30_000, undefined, false),
+      ];
+      for (const other of others) {
+        assert(other.signal !== a.signal);
+        other.dispose();
+      }
+      a.dispose();
+    },
+  );
+
+  await t.step(
+    "pass by themselves: the reason reads timeout, waiters are told",
+    async () => {
+      const [a, b] = twoInOneMillisecond(5);
+      const told = deferred<void>();
+      b.onPass(() => told.resolve());
+      await told.promise;
+      assertEquals(a.reason, "timeout");
+      assertEquals(b.reason, "timeout");
+      assertInstanceOf(a.signal?.reason, DOMException);
+      const lost = await a.race(never()).catch((error: unknown) => error);
+      assertStrictEquals(lost, PASSED);
+      a.dispose();
+      b.dispose();
+    },
+  );
+
+  await t.step("cannot be kept for a live body", () => {
+    const [a, b] = twoInOneMillisecond(30_000);
+    let thrown: unknown;
+    try {
+      a.keepFor(true);
+    } catch (error) {
+      thrown = error;
+    }
+    assertInstanceOf(thrown, TypeError);
+    a.dispose();
+    b.dispose();
+  });
+
+  await t.step(
+    "a fake clock is honoured: each deadline keeps its own timer",
+    async () => {
+      using time = new FakeTime();
+      const a = new Deadline(100, undefined, true);
+      const b = new Deadline(100, undefined, true);
+      assert(a.signal !== b.signal);
+      await time.tickAsync(99);
+      assertEquals(a.reason, undefined);
+      await time.tickAsync(1);
+      assertEquals(a.reason, "timeout");
+      assertEquals(b.reason, "timeout");
+    },
+  );
+});

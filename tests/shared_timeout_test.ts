@@ -1,0 +1,34 @@
+// Timeouts on the real clock, where grabs that start in the same millisecond
+// share one timeout signal (tests that fake the clock cover the own-timer
+// path): every grab still ends with kind "timeout" and its request aborted.
+import { assertEquals, assertInstanceOf } from "@std/assert";
+import createGrab, { GrabTransportError } from "../mod.ts";
+import { startServer } from "./_server.ts";
+
+Deno.test("grabs that share a timeout signal each time out and abort their request", async () => {
+  let aborted = 0;
+  await using server = startServer({
+    "/silent": (request) =>
+      new Promise((resolve) => {
+        request.signal.addEventListener("abort", () => {
+          aborted++;
+          resolve(new Response(null));
+        });
+      }),
+  });
+  const grab = createGrab(server.url, { retry: 0 });
+  const results = await Promise.all(
+    Array.from({ length: 8 }, () => grab("GET /silent", { timeout: 20 })),
+  );
+  for (const [data, error, meta] of results) {
+    assertEquals(data, null);
+    assertInstanceOf(error, GrabTransportError);
+    assertEquals(error.kind, "timeout");
+    assertEquals(meta, { statusCode: 0 });
+  }
+  // Each request was aborted, so the server let go of all eight.
+  for (let turn = 0; aborted < 8 && turn < 1_000; turn++) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  assertEquals(aborted, 8);
+});
