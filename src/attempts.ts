@@ -20,6 +20,7 @@ import { READ_JSON, readOutcome, type ReadSettings } from "./outcome.ts";
 import type { Progress } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
 import type { Upload } from "./upload.ts";
+import { attemptInit, uploadOf } from "./attempt_init.ts";
 import {
   MAX_TIMER_DELAY,
   retryDelay,
@@ -69,7 +70,8 @@ export async function runAttempts(exchange: Exchange): Promise<SendOutcome> {
     : 0;
   try {
     if (deadline.reason !== undefined) return passed(exchange);
-    const upload = await uploadOf(exchange);
+    const preparing = uploadOf(exchange);
+    const upload = preparing === undefined ? undefined : await preparing;
     for (let attempt = 0;; attempt++) {
       const step = await attemptOnce(
         exchange,
@@ -94,38 +96,31 @@ export async function runAttempts(exchange: Exchange): Promise<SendOutcome> {
   }
 }
 
-/** The body of an exchange whose upload is reported, prepared once. */
-function uploadOf(
-  exchange: Exchange,
-): Promise<Upload | undefined> | undefined {
-  const { onUploadProgress: report, init } = exchange;
-  if (report === undefined || init.body === undefined || init.body === null) {
-    return undefined;
-  }
-  // Loaded on first use: a program that reports no upload never loads it.
-  const preparing = (upload ??= import("./upload.ts")).then((module) =>
-    module.Upload.of(init.body!, report)
-  );
-  return exchange.deadline.race(preparing);
-}
-
-let upload: Promise<typeof import("./upload.ts")> | undefined;
-
 /**
  * One attempt, within its own `attemptTimeout` when there is one: an
  * attempt that passes it fails as the network would, and may be retried.
  * `retry` is the number of the retry that may follow, or 0 when none may.
  */
-async function attemptOnce(
+function attemptOnce(
   exchange: Exchange,
   retry: number,
   upload: Upload | undefined,
 ): Promise<SendOutcome | Retry> {
-  const whole = exchange.deadline;
   const limit = exchange.attemptTimeout;
   if (limit === undefined || limit === false || limit === Infinity) {
-    return await attemptWithin(exchange, whole, retry, upload);
+    return attemptWithin(exchange, exchange.deadline, retry, upload);
   }
+  return attemptTimed(exchange, limit, retry, upload);
+}
+
+/** One attempt within its own deadline, which ends with it. */
+async function attemptTimed(
+  exchange: Exchange,
+  limit: number,
+  retry: number,
+  upload: Upload | undefined,
+): Promise<SendOutcome | Retry> {
+  const whole = exchange.deadline;
   const attempt = new Deadline(limit, whole.signal);
   try {
     return await attemptWithin(exchange, attempt, retry, upload);
@@ -209,22 +204,6 @@ async function attemptWithin(
   });
   if (!("broken" in outcome)) return outcome;
   return networkFailure(exchange, attempt, retry, request, outcome.broken);
-}
-
-/** The init of an encoded request. */
-type EncodedInit = RequestInit & { headers: Record<string, string> };
-
-/** The init of one attempt: its own signal, its counted upload body. */
-function attemptInit(
-  exchange: Exchange,
-  attempt: Deadline,
-  upload: Upload | undefined,
-): RequestInit {
-  let init = exchange.init;
-  if (attempt !== exchange.deadline) {
-    init = { ...init, signal: attempt.signal ?? null };
-  }
-  return upload === undefined ? init : upload.init(init as EncodedInit);
 }
 
 /**
