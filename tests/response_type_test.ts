@@ -33,6 +33,7 @@ function chunked(
   });
 }
 
+const PLAIN = "compressible ".repeat(2000);
 const BYTES = new Uint8Array([0, 1, 2, 250, 255, 0x7b, 0x0a]);
 
 function routes() {
@@ -58,6 +59,14 @@ function routes() {
     "/big-chunked": () =>
       new Response(chunked("x".repeat(3000), "y".repeat(3000))),
     "/json": () => Response.json({ user_id: 1 }),
+    "/gzip": async () => {
+      const packed = new Blob([PLAIN]).stream().pipeThrough(
+        new CompressionStream("gzip"),
+      );
+      return new Response(await new Response(packed).arrayBuffer(), {
+        headers: { "content-encoding": "gzip" },
+      });
+    },
   });
 }
 
