@@ -265,6 +265,19 @@ Deno.test("onDownloadProgress follows the bytes read", async (t) => {
   );
 
   await t.step(
+    "a compressed body: the bytes read, the total unknown",
+    async () => {
+      const seen: Progress[] = [];
+      const [text] = await grab("GET /gzip", {
+        responseType: "text",
+        onDownloadProgress: (progress) => void seen.push({ ...progress }),
+      });
+      assertEquals(text, PLAIN);
+      assertEquals(seen.at(-1), { loaded: PLAIN.length, total: undefined });
+    },
+  );
+
+  await t.step(
     "a callback that throws rejects the grab with its error",
     async () => {
       const oops = new RangeError("progress bar broke");
