@@ -1,19 +1,28 @@
 // deno-lint-ignore-file no-console
 /**
  * The benchmark suite: HTTP throughput over loopback against a server in its
- * own process, in-process call overhead, the heap after many grabs and what a
- * settled grab still holds, the JSON:API denormaliser, Server-Sent Events
- * parsing, and bundle sizes.
+ * own process, large text and byte bodies over the same loopback, in-process
+ * call overhead, the heap after many grabs and what a settled grab still
+ * holds, the JSON:API denormaliser, Server-Sent Events parsing, and bundle
+ * sizes.
  * Prints the tables and the targets, and writes `bench/RESULTS.md`.
  *
  * Run: deno task bench (add `-- --quick` for a short smoke run, or
- * `-- --only=loopback,inproc,memory,denormalise,sse,bundle` for some
- * sections). Each run rewrites the whole file from the sections it ran.
+ * `-- --only=loopback,bodies,inproc,memory,denormalise,sse,bundle` for some
+ * sections, and `-- --no-write` to print without writing the file). Each run
+ * rewrites the whole file from the sections it ran.
  *
  * @module
  */
 
 import os from "node:os";
+import {
+  type BodiesResults,
+  BODY_BASELINE,
+  BODY_CASES,
+  BODY_NAMES,
+  runBodies,
+} from "./_bodies.ts";
 import {
   type BundleResults,
   ESBUILD_VERSION,
@@ -43,7 +52,7 @@ import {
   runMemory,
 } from "./_memory.ts";
 import { fromFileUrl } from "./_path.ts";
-import { BODY_TEXT } from "./_server.ts";
+import { BODY_TEXT, CHUNK_BYTES, LARGE_SIZES } from "./_server.ts";
 import { startServer } from "./_spawn.ts";
 import {
   EVENTSOURCE_PARSER_VERSION,
@@ -66,6 +75,12 @@ const ROUNDS = quick ? 3 : 7;
 const SEQUENTIAL = quick ? 300 : 3_000;
 const CONCURRENT = quick ? 1_000 : 10_000;
 const IN_FLIGHT = 64;
+/**
+ * Sequential GETs per body read per round: 64 MiB of 64 KiB bodies, 256 MiB
+ * of 1 MiB ones (an eighth when quick).
+ */
+const bodyGets = (bytes: number) =>
+  (bytes >= 1024 * 1024 ? 256 : 1_024) / (quick ? 8 : 1);
 const INPROC_CALLS = quick ? 1_000 : 10_000;
 const SIZES = quick ? [100, 1_000, 10_000] : [100, 1_000, 10_000, 100_000];
 const DENORM_CAP_MS = 5_000;
@@ -168,6 +183,22 @@ async function runLoopback(results: HttpResults): Promise<void> {
   }
 }
 
+async function runLoopbackBodies(): Promise<BodiesResults> {
+  const server = await startServer();
+  try {
+    log(`Loopback server: ${server.base} (separate process)`);
+    return await runBodies({
+      base: server.base,
+      rounds: ROUNDS,
+      requests: bodyGets,
+      log: (line) => log(`${line} (${elapsed()})`),
+    });
+  } finally {
+    await server.stop();
+    log("Loopback server stopped");
+  }
+}
+
 async function runInProcess(results: HttpResults): Promise<void> {
   const clients = makeClients("http://127.0.0.1:9", fakeFetch);
   await checkClients(clients);
@@ -208,6 +239,38 @@ function throughputTable(c: Comparison, total: number): string {
       ratio(1 / c.ratioToRaw[name]!),
       range(inverse(c.ratioRange[name]!)),
     ]),
+  );
+}
+
+function bodiesTable(r: BodiesResults): string {
+  const rows: string[][] = [];
+  for (const { case: c, requests, comparison } of r.cases) {
+    for (const name of BODY_NAMES) {
+      const t = comparison.medianMs[name]! / 1000;
+      rows.push([
+        c.name,
+        name,
+        count(requests),
+        count(requests / t),
+        (requests * c.bytes / 1e6 / t).toFixed(0),
+        ms(comparison.medianMs[name]!),
+        ratio(1 / comparison.ratioToRaw[name]!),
+        range(inverse(comparison.ratioRange[name]!)),
+      ]);
+    }
+  }
+  return table(
+    [
+      "body",
+      "read",
+      "GETs per round",
+      "median req/s",
+      "MB/s",
+      "median time",
+      "req/s ÷ raw",
+      `spread over ${r.rounds} rounds`,
+    ],
+    rows,
   );
 }
 
@@ -491,6 +554,7 @@ function adder(list: Target[]) {
 
 function targets(
   http: HttpResults,
+  bodies: BodiesResults | undefined,
   d: DenormaliseResults | undefined,
   b: BundleResults | undefined,
   m: MemoryResults | undefined,
@@ -517,6 +581,19 @@ function targets(
     (v) => v >= 0.95,
     tputShow(http.concurrent),
   );
+  for (const bodyCase of BODY_CASES) {
+    const cmp = bodies?.cases.find((c) => c.case === bodyCase)?.comparison;
+    for (const [read, raw] of [["text", ".text()"], ["bytes", ".bytes()"]]) {
+      const name = `grab ${read}`;
+      add(
+        `Body over loopback, ${bodyCase.name}: ${read} read ÷ raw ${raw}, req/s`,
+        "≥ 0.95×",
+        cmp === undefined ? undefined : 1 / cmp.ratioToRaw[name]!,
+        (v) => v >= 0.95,
+        (v) => `${ratio(v)} (rounds ${range(inverse(cmp!.ratioRange[name]!))})`,
+      );
+    }
+  }
   add(
     "In-process overhead, grab time ÷ raw",
     "≤ 1.25×",
@@ -636,9 +713,46 @@ function targetTable(list: Target[]): string {
   );
 }
 
+/** Where the time of the body reads that miss their goal goes. */
+function bodyNotes(r: BodiesResults): string[] {
+  const notes: string[] = [];
+  const misses = (c: BodiesResults["cases"][number]) =>
+    (["grab text", "grab bytes"] as const).filter((name) =>
+      1 / c.comparison.ratioToRaw[name]! < 0.95
+    );
+  const extra = (c: BodiesResults["cases"][number], name: string) => {
+    const m = c.comparison.medianMs;
+    const raw = m[BODY_BASELINE[name]!]!;
+    const us = (t: number) => `${(t * 1000 / c.requests).toFixed(0)} µs`;
+    return `${name} ${us(m[name]!)} per GET, ${BODY_BASELINE[name]} ${us(raw)}`;
+  };
+  const framed = r.cases.filter((c) => !c.case.chunked && misses(c).length);
+  if (framed.length > 0) {
+    notes.push(
+      `- Bodies with a \`Content-Length\` (${
+        framed.map((c) =>
+          `${c.case.name}: ${misses(c).map((n) => extra(c, n)).join(", ")}`
+        ).join("; ")
+      }): under the cap grab reads them as raw does, in one call (\`response.text()\`, or \`response.arrayBuffer()\` for bytes; \`readBody\` in \`src/body.ts\`), so the difference is the per-request cost of the loopback rows (options, request encoding, the deadline's signal, reading the headers, the result and its meta), which weighs less as the body grows.`,
+    );
+  }
+  const chunked = r.cases.filter((c) => c.case.chunked && misses(c).length);
+  if (chunked.length > 0) {
+    notes.push(
+      `- Bodies without a length (${
+        chunked.map((c) =>
+          `${c.case.name}: ${misses(c).map((n) => extra(c, n)).join(", ")}`
+        ).join("; ")
+      }): with a cap (64 MiB by default) the platform's one-call read could buffer past it, so \`readBody\` (\`src/body.ts\`) reads \`response.body\` chunk by chunk with a reader and counts the bytes (\`readStream\`); text is decoded chunk by chunk with a streaming \`TextDecoder\` and the pieces joined into one string (\`Gathered.add\`, \`Gathered.result\`), bytes are copied into one array at the end (\`concat\`). Raw reads the whole body in one call.`,
+    );
+  }
+  return notes;
+}
+
 /** What the measurements say about each missed goal. */
 function missNotes(
   goals: Target[],
+  bodies: BodiesResults | undefined,
   b: BundleResults | undefined,
   m: MemoryResults | undefined,
   sse: SseResults | undefined,
@@ -651,6 +765,7 @@ function missNotes(
       "- HTTP: with its defaults a grab resolves and checks its options, encodes the request, arms its 30 s deadline (an `AbortController` and a timer, `src/deadline.ts`), reads the body under the size cap and builds the tuple and its meta; raw does none of this. `deno task bench:breakdown` times these steps against raw in one run.",
     );
   }
+  if (bodies !== undefined && missed("Body")) notes.push(...bodyNotes(bodies));
   for (const name of [JSON_ONLY, WHOLE_API]) {
     const s = b?.sizes.find((x) => x.name === name);
     if (s === undefined || "failed" in s) continue;
@@ -713,11 +828,13 @@ let denorm: DenormaliseResults | undefined;
 let bundles: BundleResults | undefined;
 let memory: MemoryResults | undefined;
 let sse: SseResults | undefined;
+let bodies: BodiesResults | undefined;
 
 log(`grab benchmark suite${quick ? " (quick)" : ""}`);
 for (const [k, v] of Object.entries(info)) log(`  ${k}: ${v}`);
 
 if (wants("loopback")) await runLoopback(http);
+if (wants("bodies")) bodies = await runLoopbackBodies();
 if (wants("inproc")) await runInProcess(http);
 if (wants("memory")) {
   log(
@@ -761,7 +878,14 @@ info["Load average at end (1, 5, 15 min)"] = loadEnd;
 info["Total run time"] = elapsed();
 
 const sections: string[] = [];
-const { goals, further } = targets(http, denorm, bundles, memory, sse);
+const { goals, further } = targets(
+  http,
+  bodies,
+  denorm,
+  bundles,
+  memory,
+  sse,
+);
 sections.push(
   "### Targets (the goals of the performance issue)",
   "",
@@ -773,7 +897,7 @@ sections.push(
   "",
   "### Where the misses come from",
   "",
-  ...missNotes(goals, bundles, memory, sse),
+  ...missNotes(goals, bodies, bundles, memory, sse),
 );
 if (http.sequential) {
   sections.push(
@@ -791,6 +915,14 @@ if (http.concurrent) {
     } GETs per client per round)`,
     "",
     throughputTable(http.concurrent, CONCURRENT),
+  );
+}
+if (bodies) {
+  sections.push(
+    "",
+    "### Loopback bodies, sequential GETs (each grab read ÷ its raw read)",
+    "",
+    bodiesTable(bodies),
   );
 }
 if (http.inProcess) {
@@ -863,6 +995,19 @@ if (!args.has("--no-write")) {
       new TextEncoder().encode(BODY_TEXT).byteLength
     }-byte JSON body. Every client uses its defaults (grab: \`createGrab(base)\`, timeout 30 s, retry 2, 64 MiB cap, JSON mode; ky 2.1.0, ofetch 1.5.1, wretch 3.0.9; up-fetch 2.6.1 as \`up(fetch, () => ({ baseUrl }))\`, which by default has no timeout and no retry and parses with \`res.clone().json()\`) and reads the JSON body. raw is \`fetch\` + \`res.json()\`.`,
     `- ${ROUNDS} interleaved rounds after one warm-up round; each round runs every client once, the order rotated by one place per round. Figures are medians over rounds; each ratio is the median of the per-round ratios to raw in the same round, and the spread is the lowest and highest of those per-round ratios.`,
+    `- Loopback bodies: the same server process answers \`GET /bodies/<bytes>\` with ${
+      LARGE_SIZES.map((n) =>
+        `${count(n)} B (${
+          n >= 1 << 20 ? `${n / (1 << 20)} MiB` : `${n / 1024} KiB`
+        })`
+      ).join(" and ")
+    } of CSV-like UTF-8 text (\`largeBody\` in \`bench/_server.ts\`, one line in four with \`é\` and \`漢\`), typed \`application/octet-stream\` so that nothing compresses it, with a \`Content-Length\`; \`GET /bodies/<bytes>/chunked\` sends the same bytes as a stream of ${
+      count(CHUNK_BYTES)
+    }-byte chunks without a length (\`Transfer-Encoding: chunked\`). raw .text() is \`fetch\` + \`res.text()\`, raw .bytes() is \`fetch\` + \`res.bytes()\` (not \`new Uint8Array(await res.arrayBuffer())\`); grab is \`createGrab(base)\` with its defaults (timeout 30 s, retry 2, 64 MiB cap, which the bodies fit) and \`{ responseType: "text" }\` or \`{ responseType: "bytes" }\`. Before timing, each body's framing is checked (its length, or chunked; no \`Content-Encoding\`) and every read is compared with the body once (the same text; the same length and bytes). Sequential GETs, per read per round: ${
+      BODY_CASES.map((c) => `${count(bodyGets(c.bytes))} of ${c.name}`).join(
+        "; ",
+      )
+    }. The four reads of a body alternate request by request, not batch by batch as in the rounds above (the text pair and the bytes pair take turns going first, and so do raw and grab within a pair; each request timed on its own and summed per read): two identical raw reads timed in alternating batches of 1 MiB bodies differed by up to 10% in their median (one batch leaves the next its garbage to collect), against 2–4% request by request. One warm-up round, then ${ROUNDS} rounds; figures are medians over rounds, each grab read's ratio the median of its per-round ratios to its own raw read, the spread their lowest and highest.`,
     "- In-process: `fetch` replaced by a function resolving to a ready `new Response(body, { headers })` (grab's `fetch` option, ky's `fetch`, ofetch's global `fetch`, wretch's `fetchPolyfill`, up-fetch's first argument); raw is that function + `res.json()`.",
     `- Memory: \`bench/_memory_child.ts\` in a fresh process per measurement (\`--v8-flags=--expose-gc\`): ${
       count(MEMORY_WARMUP)
