@@ -12,85 +12,64 @@ import type { JsonApiOptions } from "./jsonapi/media_type.ts";
 import { MAX_TIMER_DELAY } from "./retry.ts";
 import type { StandardSchema } from "./schema.ts";
 
+type Add = (name: string, wanted: string) => void;
+type Check = (value: unknown, add: Add, factory: boolean) => void;
+
 /**
  * Checks the options that a wrong value would turn off or make misbehave:
- * the numbers (`timeout`, `maxBodyBytes`, `retry`), `signal`, `fetch` and
- * `hooks`. Each problem is an issue naming the option; `null` and
- * `undefined` mean none and pass.
+ * the numbers (`timeout`, `attemptTimeout`, `maxBodyBytes`, `retry`), the
+ * callbacks, `signal`, `hooks`, the enums and the objects of a kind. Each
+ * problem is an issue naming the option, in the order of {@linkcode CHECKS};
+ * `null` and `undefined` mean none and pass. Only the options present are
+ * looked at, so a call with few options costs little.
  */
 export function checkOptions(
   options: object,
   factory = false,
 ): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  const add = (name: string, wanted: string) =>
+  const ranks: number[] = [];
+  let rank = 0;
+  const add: Add = (name, wanted) => {
     issues.push({
       path: "",
       message: `Cannot use the option "${name}": it must be ${wanted}`,
     });
-  const { maxBodyBytes, retry, signal, fetch, hooks } = options as Record<
-    string,
-    unknown
-  >;
-  checkShapes(options as Record<string, unknown>, add, factory);
-  for (const name of ["timeout", "attemptTimeout"]) {
+    ranks.push(rank);
+  };
+  for (const name in options) {
     const value = (options as Record<string, unknown>)[name];
-    if (isSet(value) && value !== false && !isTimeout(value)) {
-      add(name, `false, Infinity or a number from 1 to ${MAX_TIMER_DELAY}`);
-    }
+    if (value === undefined || value === null) continue;
+    const entry = CHECKS.get(name);
+    if (entry === undefined) continue;
+    rank = entry[0];
+    entry[1](value, add, factory);
   }
-  if (
-    isSet(maxBodyBytes) && maxBodyBytes !== Infinity &&
-    !isCount(maxBodyBytes)
-  ) {
-    add("maxBodyBytes", "a non-negative integer or Infinity");
-  }
-  if (isSet(retry) && !isCount(retry)) {
-    if (typeof retry !== "object") {
-      add("retry", "a non-negative integer or RetryOptions");
-    } else checkRetry(retry as Record<string, unknown>, add);
-  }
-  if (isSet(signal) && !(signal instanceof AbortSignal)) {
-    add("signal", "an AbortSignal");
-  }
-  for (const [name, value] of [["fetch", fetch], ...progressOf(options)]) {
-    if (isSet(value) && typeof value !== "function") {
-      add(name as string, "a function");
-    }
-  }
-  for (const [name, allowed] of ENUMS) {
-    const value = (options as Record<string, unknown>)[name];
-    if (isSet(value) && !allowed.includes(value as string)) {
-      add(
-        name,
-        allowed.map((v) => `"${v}"`).join(", ").replace(/, ([^,]*)$/, " or $1"),
-      );
-    }
-  }
-  if (isSet(hooks)) {
-    if (typeof hooks !== "object") add("hooks", "an object of functions");
-    else {
-      for (const name of HOOK_NAMES) {
-        const hook = (hooks as Record<string, unknown>)[name];
-        if (isSet(hook) && typeof hook !== "function") {
-          add(`hooks.${name}`, "a function");
-        }
-      }
-    }
-  }
-  return issues;
+  if (issues.length < 2) return issues;
+  const order = issues.map((_, at) => at).sort((a, b) => ranks[a]! - ranks[b]!);
+  return order.map((at) => issues[at]!);
 }
 
-/** The progress callbacks of `options`, with their names. */
-function progressOf(options: object): [string, unknown][] {
-  const { onDownloadProgress, onUploadProgress } = options as Record<
-    string,
-    unknown
-  >;
-  return [
-    ["onDownloadProgress", onDownloadProgress],
-    ["onUploadProgress", onUploadProgress],
-  ];
+function timeoutCheck(name: string): Check {
+  return (value, add) => {
+    if (value !== false && !isTimeout(value)) {
+      add(name, `false, Infinity or a number from 1 to ${MAX_TIMER_DELAY}`);
+    }
+  };
+}
+
+function functionCheck(name: string): Check {
+  return (value, add) => {
+    if (typeof value !== "function") add(name, "a function");
+  };
+}
+
+function oneOf(name: string, allowed: readonly string[]): Check {
+  const wanted = allowed.map((v) => `"${v}"`).join(", ")
+    .replace(/, ([^,]*)$/, " or $1");
+  return (value, add) => {
+    if (!allowed.includes(value as string)) add(name, wanted);
+  };
 }
 
 const CASINGS = [
@@ -101,44 +80,87 @@ const CASINGS = [
   "PascalCase",
 ] as const;
 
-/**
- * Checks the options whose values are objects of a kind: a string where an
- * object belongs would otherwise be read character by character.
- */
-function checkShapes(
-  options: Record<string, unknown>,
-  add: (name: string, wanted: string) => void,
-  factory: boolean,
-): void {
-  const { headers, query, params, schema, jsonApi } = options;
+const HOOK_NAMES = ["beforeRequest", "afterResponse", "beforeRetry"] as const;
+
+/** Each option's check, in the order issues are reported. */
+const CHECKS = new Map<string, [number, Check]>(
+  ([
+    ["headers", (value, add, factory) => {
+      if (
+        typeof value !== "object" && !(factory && typeof value === "function")
+      ) add("headers", "a Headers, a record or a list of pairs");
+    }],
+    ["query", (value, add) => {
+      if (typeof value !== "object") {
+        add("query", "an object or URLSearchParams");
+      }
+    }],
+    ["params", (value, add) => {
+      if (typeof value !== "object") add("params", "an object");
+    }],
+    ["schema", (value, add) => {
+      const standard = (value as StandardSchema)["~standard"];
+      if (typeof standard?.validate !== "function") {
+        add("schema", "a Standard Schema (an object with ~standard.validate)");
+      }
+    }],
+    ["jsonApi", checkJsonApi],
+    ["timeout", timeoutCheck("timeout")],
+    ["attemptTimeout", timeoutCheck("attemptTimeout")],
+    ["maxBodyBytes", (value, add) => {
+      if (value !== Infinity && !isCount(value)) {
+        add("maxBodyBytes", "a non-negative integer or Infinity");
+      }
+    }],
+    ["retry", (value, add) => {
+      if (isCount(value)) return;
+      if (typeof value !== "object") {
+        add("retry", "a non-negative integer or RetryOptions");
+      } else checkRetry(value as Record<string, unknown>, add);
+    }],
+    ["signal", (value, add) => {
+      if (!(value instanceof AbortSignal)) add("signal", "an AbortSignal");
+    }],
+    ["fetch", functionCheck("fetch")],
+    ["onDownloadProgress", functionCheck("onDownloadProgress")],
+    ["onUploadProgress", functionCheck("onUploadProgress")],
+    ["format", oneOf("format", ["json", "json-api"])],
+    [
+      "responseType",
+      oneOf("responseType", [
+        "json",
+        "text",
+        "bytes",
+        "blob",
+        "stream",
+        "sse",
+        "ndjson",
+      ]),
+    ],
+    ["casing", oneOf("casing", CASINGS)],
+    ["wireCasing", oneOf("wireCasing", CASINGS)],
+    ["redirect", oneOf("redirect", ["follow", "error", "manual"])],
+    ["credentials", oneOf("credentials", ["omit", "same-origin", "include"])],
+    ["hooks", checkHooks],
+  ] as [string, Check][]).map(([name, check], rank) => [name, [rank, check]]),
+);
+
+function checkJsonApi(value: unknown, add: Add): void {
+  const { ext, profile, headers: set } = value as JsonApiOptions;
   if (
-    isSet(headers) && typeof headers !== "object" &&
-    !(factory && typeof headers === "function")
+    typeof value !== "object" || !isStrings(ext) || !isStrings(profile) ||
+    (set !== undefined && typeof set !== "boolean")
   ) {
-    add("headers", "a Headers, a record or a list of pairs");
+    add("jsonApi", "{ ext?: string[], profile?: string[], headers?: boolean }");
   }
-  if (isSet(query) && typeof query !== "object") {
-    add("query", "an object or URLSearchParams");
-  }
-  if (isSet(params) && typeof params !== "object") {
-    add("params", "an object");
-  }
-  if (
-    isSet(schema) &&
-    typeof (schema as StandardSchema)["~standard"]?.validate !== "function"
-  ) {
-    add("schema", "a Standard Schema (an object with ~standard.validate)");
-  }
-  if (isSet(jsonApi)) {
-    const { ext, profile, headers: set } = jsonApi as JsonApiOptions;
-    if (
-      typeof jsonApi !== "object" || !isStrings(ext) || !isStrings(profile) ||
-      (set !== undefined && typeof set !== "boolean")
-    ) {
-      add(
-        "jsonApi",
-        "{ ext?: string[], profile?: string[], headers?: boolean }",
-      );
+}
+
+function checkHooks(hooks: unknown, add: Add): void {
+  if (typeof hooks !== "object") return add("hooks", "an object of functions");
+  for (const name of HOOK_NAMES) {
+    const hook = (hooks as Record<string, unknown>)[name];
+    if (isSet(hook) && typeof hook !== "function") {
+      add(`hooks.${name}`, "a function");
     }
   }
 }
@@ -148,30 +170,7 @@ function isStrings(value: unknown): boolean {
     (Array.isArray(value) && value.every((item) => typeof item === "string"));
 }
 
-/** The options whose values are one of a few strings. */
-const ENUMS: [string, readonly string[]][] = [
-  ["format", ["json", "json-api"]],
-  ["responseType", [
-    "json",
-    "text",
-    "bytes",
-    "blob",
-    "stream",
-    "sse",
-    "ndjson",
-  ]],
-  ["casing", CASINGS],
-  ["wireCasing", CASINGS],
-  ["redirect", ["follow", "error", "manual"]],
-  ["credentials", ["omit", "same-origin", "include"]],
-];
-
-const HOOK_NAMES = ["beforeRequest", "afterResponse", "beforeRetry"] as const;
-
-function checkRetry(
-  retry: Record<string, unknown>,
-  add: (name: string, wanted: string) => void,
-): void {
+function checkRetry(retry: Record<string, unknown>, add: Add): void {
   const { limit, maxDelay, backoff, methods, statusCodes } = retry;
   if (isSet(limit) && !isCount(limit)) {
     add("retry.limit", "a non-negative integer");

@@ -32,7 +32,7 @@ export function isPlatform(fetch: Fetch): boolean {
  * is raced, and a response that arrives too late is cancelled. Rejects with
  * a `TypeError` when what `fetch` gives is not a response.
  */
-export async function sendRequest(
+export function sendRequest(
   fetch: Fetch,
   href: string,
   init: RequestInit,
@@ -46,12 +46,14 @@ export async function sendRequest(
     : deadline.signal === undefined
     ? fetch(request)
     : fetch(request, { signal: deadline.signal });
-  const response =
-    await (isPlatform(fetch) ? sending : deadline.race(sending, cancelBody));
-  if (!isResponse(response)) {
-    throw new TypeError("Cannot read the response: fetch did not return one");
-  }
-  return response;
+  // The platform's own gives a response and honours the signal.
+  if (isPlatform(fetch)) return sending;
+  return deadline.race(sending, cancelBody).then((response) => {
+    if (!isResponse(response)) {
+      throw new TypeError("Cannot read the response: fetch did not return one");
+    }
+    return response;
+  });
 }
 
 /** Response-like, also from another realm or a `fetch` polyfill. */

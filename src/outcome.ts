@@ -182,7 +182,11 @@ function respond(reading: Reading, body: unknown, empty: boolean): SendOutcome {
     ok: true,
     status: response.status,
     statusText: response.statusText,
-    url: response.url || reading.href,
+    // The platform's own response, not redirected, is at the request's URL;
+    // reading `response.url` would parse it again.
+    url: reading.source.platform && !response.redirected
+      ? reading.href
+      : response.url || reading.href,
     headers: response.headers,
     body,
     empty,
