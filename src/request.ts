@@ -12,6 +12,7 @@ import type { Codec } from "./format.ts";
 import type { HeaderRecord } from "./headers.ts";
 import { serialiseQuery } from "./query.ts";
 import type { Resolved } from "./resolve.ts";
+import type { ResponseType } from "./response_type.ts";
 import { fillUrl, type UrlTemplate } from "./url.ts";
 
 /** A request ready for its attempts, but for the factory's header function. */
@@ -20,8 +21,10 @@ export interface EncodedRequest {
   init: RequestInit & { headers: HeaderRecord; duplex?: "half" };
   /** False for a stream body, which cannot be sent twice. */
   replayable: boolean;
-  /** The format's media type, for the headers the caller left out. */
+  /** The format's media type, for a `Content-Type` the caller left out. */
   mediaType: string | undefined;
+  /** What to accept, for an `Accept` the caller left out. */
+  accept: string | undefined;
   /** True when the format wrote the body. */
   encoded: boolean;
 }
@@ -75,7 +78,7 @@ export function encodeRequest(
     href,
     init,
     replayable: !stream,
-    mediaType: codec.mediaType(resolved),
+    ...mediaTypes(codec.mediaType(resolved), resolved.responseType),
     encoded: body.encoded,
   };
 }
@@ -92,10 +95,31 @@ export function completeHeaders(
   if (fromFunction !== undefined) {
     headers = request.init.headers = { ...fromFunction, ...headers };
   }
-  const type = request.mediaType;
-  if (type === undefined) return;
-  if (headers["accept"] === undefined) headers["accept"] = type;
-  if (request.encoded && headers["content-type"] === undefined) {
-    headers["content-type"] = type;
+  const { accept, mediaType } = request;
+  if (accept !== undefined && headers["accept"] === undefined) {
+    headers["accept"] = accept;
   }
+  if (
+    request.encoded && mediaType !== undefined &&
+    headers["content-type"] === undefined
+  ) headers["content-type"] = mediaType;
+}
+
+/**
+ * The format's media type for a body it writes, and what a grab accepts:
+ * the format's type for JSON, the stream's type for events and lines, and
+ * anything (`fetch`'s own `*\/*`) for text, bytes, blobs and raw streams.
+ */
+function mediaTypes(
+  mediaType: string | undefined,
+  responseType: ResponseType,
+): { mediaType: string | undefined; accept: string | undefined } {
+  const accept = responseType === "json"
+    ? mediaType
+    : responseType === "sse"
+    ? "text/event-stream"
+    : responseType === "ndjson"
+    ? "application/x-ndjson"
+    : undefined;
+  return { mediaType, accept };
 }

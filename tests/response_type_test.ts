@@ -12,6 +12,7 @@ import createGrab, {
   GrabValidationError,
   orThrow,
   type Progress,
+  type ResponseType,
 } from "../mod.ts";
 import { startServer } from "./_server.ts";
 
@@ -59,6 +60,10 @@ function routes() {
     "/big-chunked": () =>
       new Response(chunked("x".repeat(3000), "y".repeat(3000))),
     "/json": () => Response.json({ user_id: 1 }),
+    "/accept": (request) =>
+      new Response(request.headers.get("accept") ?? "none", {
+        headers: { "content-type": "text/event-stream" },
+      }),
     "/gzip": async () => {
       const packed = new Blob([PLAIN]).stream().pipeThrough(
         new CompressionStream("gzip"),
@@ -179,6 +184,29 @@ Deno.test("responseType reads a 2xx body as text, bytes or a blob", async (t) =>
     const [value] = await texts("GET /json", { responseType: "json" });
     assertEquals(value, { user_id: 1 });
   });
+
+  await t.step(
+    "Accept follows the response type; the caller's wins",
+    async () => {
+      const sent = async (responseType: ResponseType, headers = {}) => {
+        const [data] = await grab("GET /accept", { responseType, headers });
+        if (data instanceof ReadableStream) await data.cancel();
+        else if (
+          typeof data === "object" && data !== null && "cancel" in data
+        ) {
+          await (data as { cancel(): Promise<void> }).cancel();
+        }
+        return server.requests.at(-1)!.headers.get("accept");
+      };
+      assertEquals(await sent("json"), "application/json");
+      assertEquals(await sent("sse"), "text/event-stream");
+      assertEquals(await sent("ndjson"), "application/x-ndjson");
+      for (const type of ["text", "bytes", "blob", "stream"] as const) {
+        assertEquals(await sent(type), "*/*", type);
+      }
+      assertEquals(await sent("sse", { accept: "text/plain" }), "text/plain");
+    },
+  );
 
   await t.step("a schema checks the text", async () => {
     const seen: unknown[] = [];
