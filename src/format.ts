@@ -18,7 +18,7 @@ import {
 } from "./jsonapi/error_document.ts";
 import type { Format } from "./query.ts";
 import type { Resolved } from "./resolve.ts";
-import { Deadline, PASSED } from "./deadline.ts";
+import { Deadline } from "./deadline.ts";
 import {
   type GrabResult,
   HTTP_ERROR_META,
@@ -26,7 +26,7 @@ import {
   type SuccessMeta,
   TRANSPORT_META,
 } from "./result.ts";
-import { validateSchema } from "./schema.ts";
+import { validateWithin } from "./schema.ts";
 
 /** A request body ready for `fetch`. */
 export interface EncodedBody {
@@ -207,15 +207,10 @@ export async function decodeOutcome(
   }
   const schema = resolved.schema;
   if (schema === undefined) return [data, null, meta];
-  let checked;
-  try {
-    // A validator is the caller's code: the deadline bounds it too.
-    checked = await deadline.race(validateSchema(schema, data));
-  } catch (error) {
-    if (error !== PASSED) throw error;
-    const kind = deadline.reason ?? "abort";
-    const cause = deadline.signal?.reason;
-    const failure = transportError(kind, method, outcome.url, { cause });
+  const checked = await validateWithin(schema, data, deadline);
+  if ("passed" in checked) {
+    const { passed, cause } = checked;
+    const failure = transportError(passed, method, outcome.url, { cause });
     return [null, failure, TRANSPORT_META];
   }
   if ("issues" in checked) {

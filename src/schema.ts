@@ -6,6 +6,8 @@
  * @module
  */
 
+import { type Deadline, PASSED } from "./deadline.ts";
+
 /**
  * A Standard Schema v1 validator whose output is `Output`.
  * @internal
@@ -45,4 +47,30 @@ export async function validateSchema(
   let result = schema["~standard"].validate(value);
   if (result instanceof Promise) result = await result;
   return result.issues ? { issues: result.issues } : { value: result.value };
+}
+
+/** A value checked within a deadline: output, issues, or the deadline's end. */
+export type Checked =
+  | { value: unknown }
+  | { issues: readonly unknown[] }
+  | { passed: "timeout" | "abort"; cause: unknown };
+
+/**
+ * Validates `value` within `deadline`: a validator is the caller's code, so
+ * the deadline bounds it too. What the validator throws rejects as it is.
+ */
+export async function validateWithin(
+  schema: StandardSchema,
+  value: unknown,
+  deadline: Deadline,
+): Promise<Checked> {
+  try {
+    return await deadline.race(validateSchema(schema, value));
+  } catch (error) {
+    if (error !== PASSED) throw error;
+    return {
+      passed: deadline.reason ?? "abort",
+      cause: deadline.signal?.reason,
+    };
+  }
 }

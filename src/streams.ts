@@ -11,12 +11,12 @@
 
 import { CallbackError, totalOf } from "./body.ts";
 import { type Casing, convertKeys } from "./casing.ts";
-import { type Deadline, PASSED } from "./deadline.ts";
+import type { Deadline } from "./deadline.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
 import { grabStream, type ItemStep } from "./grab_stream.ts";
 import { LineSplitter } from "./ndjson.ts";
 import type { Progress, StreamType } from "./response_type.ts";
-import { validateSchema } from "./schema.ts";
+import { validateWithin } from "./schema.ts";
 import type { StandardSchema } from "./schema.ts";
 import { EventStreamParser, type ServerSentEvent } from "./sse.ts";
 
@@ -246,14 +246,9 @@ class Items<Raw extends ServerSentEvent | string> {
     }
     if (casing !== "none") value = convertKeys(value, casing);
     if (schema !== undefined) {
-      let checked;
-      try {
-        checked = await deadline.race(validateSchema(schema, value));
-      } catch (error) {
-        // A validator that throws is the caller's bug, as in a grab.
-        if (error !== PASSED) throw error;
-        const kind = deadline.reason ?? "abort";
-        return { error: fail(kind, { cause: deadline.signal?.reason }) };
+      const checked = await validateWithin(schema, value, deadline);
+      if ("passed" in checked) {
+        return { error: fail(checked.passed, { cause: checked.cause }) };
       }
       if ("issues" in checked) {
         return { error: fail("schema", { issues: checked.issues }) };

@@ -80,3 +80,12 @@ export function paced(
 export function bytewise(text: string): Uint8Array[] {
   return [...encoder.encode(text)].map((byte) => new Uint8Array([byte]));
 }
+
+/** Waits (bounded) until a server has handed out `count` taps; the last. */
+export async function tapped(taps: Tap[], count: number): Promise<Tap> {
+  for (let turn = 0; taps.length < count; turn++) {
+    if (turn > 2_000) throw new Error("the server was never asked");
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return taps[count - 1]!;
+}

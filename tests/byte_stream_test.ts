@@ -6,7 +6,7 @@ import {
 } from "@std/assert";
 import createGrab, { GrabTransportError } from "../mod.ts";
 import { startServer } from "./_server.ts";
-import { paced, type Tap, tap } from "./_streams.ts";
+import { paced, type Tap, tap, tapped } from "./_streams.ts";
 
 function server() {
   const taps: Tap[] = [];
@@ -23,14 +23,6 @@ function server() {
     "/head": () => new Response("x"),
   });
   return Object.assign(fixture, { taps });
-}
-
-async function tapped(taps: Tap[], count: number): Promise<Tap> {
-  for (let turn = 0; taps.length < count; turn++) {
-    if (turn > 2_000) throw new Error("the server was never asked");
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  return taps[count - 1]!;
 }
 
 Deno.test("responseType stream", async (t) => {

@@ -5,7 +5,7 @@ import createGrab, {
   type ServerSentEvent,
 } from "../mod.ts";
 import { startServer } from "./_server.ts";
-import { bytewise, paced, type Tap, tap } from "./_streams.ts";
+import { bytewise, paced, type Tap, tap, tapped } from "./_streams.ts";
 
 const SSE = { "content-type": "text/event-stream" };
 
@@ -52,15 +52,6 @@ function liveServer() {
     "/missing": () => Response.json({ message: "no stream" }, { status: 404 }),
   });
   return Object.assign(server, { taps });
-}
-
-/** Waits (bounded) until the server has handed out `count` taps. */
-async function tapped(taps: Tap[], count: number): Promise<Tap> {
-  for (let turn = 0; taps.length < count; turn++) {
-    if (turn > 2_000) throw new Error("the server was never asked");
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  return taps[count - 1]!;
 }
 
 Deno.test("responseType sse", async (t) => {
