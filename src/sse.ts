@@ -150,7 +150,8 @@ export class EventStreamParser {
       } else {
         end = cr;
         next = s.charCodeAt(cr + 1) === LF ? cr + 2 : cr + 1;
-        if (next === s.length) this.#afterCR = true;
+        // Only a CR that ends the chunk may have its LF in the next one.
+        if (cr + 1 === s.length) this.#afterCR = true;
       }
       if (end === start) {
         if (!fits(s, counted, base, start, ascii, this.#max)) return false;

@@ -274,6 +274,20 @@ Deno.test("EventStreamParser chunking", async (t) => {
     }
   });
 
+  await t.step(
+    "a CRLF that ends a chunk, then a blank line: two events",
+    () => {
+      const chunks = ["data: a\r\n", "\ndata: b\n\n"].map((text) =>
+        encoder.encode(text)
+      );
+      assertEquals(parseChunks(chunks).events, [message("a"), message("b")]);
+      const crs = ["data: a\r", "\n\r\ndata: b\r\n\r\n"].map((text) =>
+        encoder.encode(text)
+      );
+      assertEquals(parseChunks(crs).events, [message("a"), message("b")]);
+    },
+  );
+
   await t.step("one byte at a time", () => {
     const { events, parser } = parseChunks(pieces(encoder.encode(SAMPLE), 1));
     assertEquals(events, whole);
