@@ -87,6 +87,15 @@ export interface Grab<Default extends ResponseType = "json"> {
 }
 
 /**
+ * The response type a factory's options fix: the literal `responseType`,
+ * or `"json"` when they give none or are typed as any `GrabOptions`.
+ * @internal
+ */
+export type FactoryType<O> = O extends { responseType: infer R }
+  ? R extends ResponseType ? ResponseType extends R ? "json" : R : "json"
+  : "json";
+
+/**
  * Marks call options as bound for an origin nobody named (a next link that
  * `paginate` follows elsewhere): the factory's headers and hooks stay home.
  * @internal
@@ -99,8 +108,8 @@ const CALL_CACHE_BYTES = 1024 * 1024;
 /**
  * Creates a grab callable with a base address and default options.
  *
- * @typeParam R The factory's `responseType`, which types `data` when a call
- * does not give its own.
+ * @typeParam O The factory's options; a literal `responseType` among them
+ * types `data` when a call does not give its own.
  * @param baseURL The base address for relative targets; its path is kept.
  * @param options Defaults for every grab; each call may override them.
  * @returns The grab callable.
@@ -116,10 +125,10 @@ const CALL_CACHE_BYTES = 1024 * 1024;
  * else console.log(meta.statusCode, user);
  * ```
  */
-export function createGrab<R extends ResponseType = "json">(
+export function createGrab<const O extends GrabOptions = GrabOptions>(
   baseURL?: string | URL,
-  options?: (GrabOptions & { responseType?: R }) | null,
-): Grab<R> {
+  options?: O | null,
+): Grab<FactoryType<O>> {
   const factory = resolveFactory(options ?? {});
   // Resolving a dummy target validates the base address once, up front.
   const baseOrigin = baseURL === undefined
@@ -164,7 +173,7 @@ export function createGrab<R extends ResponseType = "json">(
     }
   }
 
-  return grab as Grab<R>;
+  return grab as Grab<FactoryType<O>>;
 }
 
 /** A parsed endpoint and whether the factory trusts its origin. */

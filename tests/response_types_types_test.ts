@@ -5,6 +5,7 @@
 import { assertEquals } from "@std/assert";
 import createGrab, {
   Call,
+  type GrabOptions,
   type GrabStream,
   orThrow,
   paginate,
@@ -94,3 +95,11 @@ Deno.test("types: the data of each responseType, on a real grab", async () => {
   });
   assertEquals(text, "plain");
 });
+
+// A factory built from options typed as `GrabOptions` keeps JSON data.
+async function fromVariable(options: GrabOptions): Promise<void> {
+  const grab = createGrab("https://api.example.com", options);
+  const [user] = await grab<Row>("GET /me");
+  same<typeof user, Row | null>(true);
+}
+void fromVariable;
