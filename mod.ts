@@ -56,6 +56,9 @@ export type { OrThrowResult } from "./src/or_throw.ts";
 export type { RetryOptions } from "./src/retry.ts";
 export type { Hooks } from "./src/hooks.ts";
 export type { TransportErrorKind, ValidationIssue } from "./src/errors.ts";
-export type { Progress, ResponseType } from "./src/response_type.ts";
+export type {
+  Progress,
+  ResponseType,
+  ServerSentEvent,
+} from "./src/response_type.ts";
 export type { GrabStream } from "./src/grab_stream.ts";
-export type { ServerSentEvent } from "./src/sse.ts";

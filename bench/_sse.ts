@@ -8,7 +8,8 @@
 
 import { ServerSentEventParseStream } from "@std/http/server-sent-event-parse-stream";
 import { createParser } from "npm:eventsource-parser@4.1.3";
-import { EventStreamParser, type ServerSentEvent } from "../src/sse.ts";
+import type { ServerSentEvent } from "../src/response_type.ts";
+import { EventStreamParser } from "../src/sse.ts";
 import { median, rotate, settle } from "./_stats.ts";
 
 /** The eventsource-parser version compared. */

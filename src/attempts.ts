@@ -14,13 +14,13 @@ import {
   transportError,
   type TransportErrorKind,
 } from "./errors.ts";
-import { type Fetch, isPlatform, sendRequest } from "./fetch.ts";
+import { type Fetch, isPlatform } from "./fetch.ts";
 import { type Hooks, runAfterResponse } from "./hooks.ts";
 import { READ_JSON, readOutcome, type ReadSettings } from "./outcome.ts";
 import type { Progress } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
 import type { Upload } from "./upload.ts";
-import { attemptInit, uploadOf } from "./attempt_init.ts";
+import { attemptInit, send, uploaded, uploadOf } from "./send.ts";
 import {
   MAX_TIMER_DELAY,
   retryDelay,
@@ -157,19 +157,18 @@ async function attemptWithin(
       request.body !== null
     ? request.clone()
     : request;
+  const source: BodySource & { deadline: Deadline } = {
+    platform: isPlatform(exchange.fetch),
+    deadline: attempt,
+  };
   try {
-    response = await sendRequest(exchange.fetch, href, init, sent, attempt);
+    response = await send(exchange, attempt, init, sent, upload);
   } catch (cause) {
     upload?.rethrow();
     if (cause === PASSED) throw cause;
     return networkFailure(exchange, attempt, retry, request, cause);
   }
-  upload?.rethrow();
-  upload?.sent();
-  const source: BodySource & { deadline: Deadline } = {
-    platform: isPlatform(exchange.fetch),
-    deadline: attempt,
-  };
+  if (upload !== undefined) await uploaded(upload, response, source);
   if (hooks?.afterResponse) {
     const replaced = await runAfterResponse(
       hooks.afterResponse,

@@ -109,9 +109,11 @@ export async function readBody(
 
 /**
  * The size a body will have, from a digits-only `Content-Length`, when it
- * is not compressed (a compressed body is longer once read).
+ * is known not to be compressed (a compressed body is longer once read).
  */
 export function totalOf(response: Response): number | undefined {
+  // A browser hides `Content-Encoding` on a cross-origin response.
+  if (response.type === "cors" || response.type === "opaque") return undefined;
   const headers = response.headers;
   const declared = headers.get("content-length");
   if (declared === null || !DIGITS.test(declared)) return undefined;

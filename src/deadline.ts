@@ -1,7 +1,8 @@
 /**
- * The deadline of one grab: its `timeout` and the caller's `signal` as one
- * abort signal, and a race that bounds whatever else the grab waits for (a
- * header function, a hook, a custom `fetch`, a body that ignores the signal).
+ * The deadline of one grab (or of one attempt, for `attemptTimeout`): its
+ * timeout and a signal to follow as one abort signal, and a race that bounds
+ * whatever else it waits for (a header function, a hook, a custom `fetch`, a
+ * body that ignores the signal).
  *
  * @module
  */
@@ -9,7 +10,7 @@
 /** What {@linkcode Deadline.race} rejects with once the deadline has passed. */
 export const PASSED: unique symbol = Symbol("deadline passed");
 
-/** The end of one grab's time, shared by every stage of it. */
+/** The end of a grab's (or an attempt's) time, shared by every stage of it. */
 export class Deadline {
   /**
    * Aborts when the timeout passes or the caller's signal aborts; `undefined`

@@ -90,7 +90,10 @@ export class GrabStream<T> implements AsyncIterable<T> {
     return this.#source.cancel();
   }
 
-  /** One pass over the items; a second loop continues where one ended. */
+  /**
+   * The items not yet read. A loop that breaks cancels the stream, so a
+   * loop after a break, a cancel or the end gets nothing.
+   */
   [Symbol.asyncIterator](): AsyncIterator<T, undefined> {
     return {
       next: () => {

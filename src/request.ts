@@ -12,7 +12,6 @@ import type { Codec } from "./format.ts";
 import type { HeaderRecord } from "./headers.ts";
 import { serialiseQuery } from "./query.ts";
 import type { Resolved } from "./resolve.ts";
-import type { ResponseType } from "./response_type.ts";
 import { fillUrl, type UrlTemplate } from "./url.ts";
 
 /** A request ready for its attempts, but for the factory's header function. */
@@ -67,6 +66,7 @@ export function encodeRequest(
     return issues;
   }
   const init: EncodedRequest["init"] = { method, headers: resolved.headers };
+  const mediaType = codec.mediaType(resolved);
   const stream = body.body instanceof ReadableStream;
   if (body.body !== undefined) init.body = body.body;
   if (stream) init.duplex = "half";
@@ -78,7 +78,8 @@ export function encodeRequest(
     href,
     init,
     replayable: !stream,
-    ...mediaTypes(codec.mediaType(resolved), resolved.responseType),
+    mediaType,
+    accept: acceptOf(mediaType, resolved),
     encoded: body.encoded,
   };
 }
@@ -106,20 +107,21 @@ export function completeHeaders(
 }
 
 /**
- * The format's media type for a body it writes, and what a grab accepts:
- * the format's type for JSON, the stream's type for events and lines, and
- * anything (`fetch`'s own `*\/*`) for text, bytes, blobs and raw streams.
+ * What a grab accepts: the format's media type for a JSON read; the
+ * stream's type for events and lines; for text, bytes, blobs and raw
+ * streams anything in JSON mode (`fetch`'s own), the JSON:API media type in
+ * JSON:API mode, whose servers may refuse other types. Nothing when the
+ * JSON:API headers are turned off.
  */
-function mediaTypes(
+function acceptOf(
   mediaType: string | undefined,
-  responseType: ResponseType,
-): { mediaType: string | undefined; accept: string | undefined } {
-  const accept = responseType === "json"
-    ? mediaType
-    : responseType === "sse"
-    ? "text/event-stream"
-    : responseType === "ndjson"
-    ? "application/x-ndjson"
-    : undefined;
-  return { mediaType, accept };
+  resolved: Resolved,
+): string | undefined {
+  const type = resolved.responseType;
+  if (type === "json") return mediaType;
+  const jsonApi = resolved.format === "json-api";
+  if (jsonApi && resolved.jsonApi.headers === false) return undefined;
+  if (type === "sse") return "text/event-stream";
+  if (type === "ndjson") return "application/x-ndjson";
+  return jsonApi ? mediaType : undefined;
 }

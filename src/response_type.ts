@@ -6,7 +6,6 @@
  */
 
 import type { GrabStream } from "./grab_stream.ts";
-import type { ServerSentEvent } from "./sse.ts";
 
 /**
  * How a 2xx body is read: `"json"` (parsed, the default), `"text"`,
@@ -78,3 +77,35 @@ export type SchemaDataOf<R extends ResponseType, Output> = R extends "json"
   : R extends "sse" ? GrabStream<ServerSentEvent<Output>>
   : R extends "ndjson" ? GrabStream<Output>
   : DataOf<R, unknown>;
+
+/**
+ * One Server-Sent Event, as a `"sse"` grab's stream gives it.
+ *
+ * @typeParam Data The event's data: its text, or the output of a `schema`.
+ *
+ * @example Following named events
+ * ```ts
+ * import createGrab, { type ServerSentEvent } from "@grab/grab";
+ * const grab = createGrab("https://api.example.com");
+ * const show = ({ event, data, id }: ServerSentEvent) => console.log(event, id, data);
+ * const [events, error] = await grab("GET /feed", { responseType: "sse" });
+ * if (error) throw error;
+ * for await (const event of events) show(event);
+ * ```
+ */
+export interface ServerSentEvent<Data = string> {
+  /** The `event:` field, `"message"` when none. */
+  event: string;
+  /** The `data:` lines joined with "\n" (a string unless a schema parsed it). */
+  data: Data;
+  /**
+   * The last event id (the HTML standard's lastEventId) when it was
+   * dispatched; "" before any `id:`.
+   */
+  id: string;
+  /**
+   * The reconnection time in ms from the latest `retry:` field, when one was
+   * seen so far.
+   */
+  retry?: number;
+}

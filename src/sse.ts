@@ -6,30 +6,13 @@
  * @module
  */
 
+import type { ServerSentEvent } from "./response_type.ts";
 import { ChunkDecoder, fits, utf8Bytes } from "./ndjson.ts";
 
 const LF = 10;
 const SPACE = 32;
 const COLON = 58;
 const DIGITS = /^[0-9]+$/;
-
-/** One Server-Sent Event. */
-export interface ServerSentEvent<Data = string> {
-  /** The `event:` field, `"message"` when none. */
-  event: string;
-  /** The `data:` lines joined with "\n" (a string unless a schema parsed it). */
-  data: Data;
-  /**
-   * The last event id (the HTML standard's lastEventId) when it was
-   * dispatched; "" before any `id:`.
-   */
-  id: string;
-  /**
-   * The reconnection time in ms from the latest `retry:` field, when one was
-   * seen so far.
-   */
-  retry?: number;
-}
 
 /**
  * Parses a stream of Server-Sent Events chunk by chunk. The bytes of the

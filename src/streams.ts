@@ -15,10 +15,10 @@ import type { Deadline } from "./deadline.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
 import { grabStream, type ItemStep } from "./grab_stream.ts";
 import { LineSplitter } from "./ndjson.ts";
-import type { Progress, StreamType } from "./response_type.ts";
+import type { Progress, ServerSentEvent, StreamType } from "./response_type.ts";
 import { validateWithin } from "./schema.ts";
 import type { StandardSchema } from "./schema.ts";
-import { EventStreamParser, type ServerSentEvent } from "./sse.ts";
+import { EventStreamParser } from "./sse.ts";
 
 /** Everything a live body needs, decided when its head arrived. */
 export interface LiveBody {
@@ -59,6 +59,7 @@ class Chunks {
   #total: number | undefined;
   #loaded = 0;
   #closed = false;
+  #passed = false;
 
   constructor(live: LiveBody) {
     this.#live = live;
@@ -67,6 +68,10 @@ class Chunks {
     // A body that is not the platform's may ignore the signal: cancelling
     // its reader ends a pending read at once.
     this.#stopWaiting = live.deadline.onPass(() => {
+      // Let go at once, even of a body nobody reads any more; the next read
+      // tells why it ended.
+      this.#passed = true;
+      this.#close();
       this.#reader?.cancel().catch(ignore);
     });
   }
@@ -77,11 +82,16 @@ class Chunks {
    */
   async read(): Promise<Uint8Array | null> {
     const reader = this.#reader;
+    const { deadline, fail } = this.#live;
+    if (this.#passed) {
+      throw fail(deadline.reason ?? "abort", {
+        cause: deadline.signal?.reason,
+      });
+    }
     if (this.#closed || reader === undefined) {
       this.#close();
       return null;
     }
-    const { deadline, fail } = this.#live;
     let result;
     try {
       result = await reader.read();

@@ -9,22 +9,31 @@
 import type { HeaderRecord } from "./headers.ts";
 import type { Progress } from "./response_type.ts";
 
-/** The piece of the body handed to `fetch` at a time. */
+/** The piece of a byte body handed to `fetch` at a time. */
 const SLICE = 64 * 1024;
 
+/** The statuses `fetch` follows by sending the request again. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
 type Report = (progress: Progress) => void;
+type EncodedInit = RequestInit & { headers: HeaderRecord };
 
 /**
  * The body of a request whose upload is reported, prepared once for all
- * its attempts: a replayable body is read into bytes, each attempt sends a
- * fresh counted stream of them.
+ * its attempts: each attempt sends a fresh counted stream of it. A blob is
+ * streamed from itself, never read into memory; another replayable body is
+ * serialised once, as `fetch` would; a stream is counted as it passes.
  */
 export class Upload {
   #report: Report;
+  #streams: boolean;
+  #blob: Blob | undefined;
   #bytes: Uint8Array | undefined;
   #type: string | null = null;
-  #streams: boolean;
   #thrown: { error: unknown } | undefined;
+  // This attempt follows redirects itself; then its body was sent whole.
+  #manual = false;
+  #whole = false;
 
   private constructor(report: Report, streams: boolean) {
     this.#report = report;
@@ -34,9 +43,12 @@ export class Upload {
   /** Prepares `body` (replayable, or a stream sent once) for its attempts. */
   static async of(body: BodyInit, report: Report): Promise<Upload> {
     const upload = new Upload(report, streamsRequests());
-    if (!(body instanceof ReadableStream)) {
-      // A Response serialises any body as fetch would, with its media type
-      // (a form's boundary included).
+    if (body instanceof Blob) {
+      upload.#blob = body;
+      upload.#type = body.type === "" ? null : body.type;
+    } else if (!(body instanceof ReadableStream)) {
+      // A Response serialises any other body as fetch would, with its media
+      // type (a form's boundary included).
       const source = new Response(body);
       upload.#type = source.headers.get("content-type");
       upload.#bytes = new Uint8Array(await source.arrayBuffer());
@@ -44,30 +56,61 @@ export class Upload {
     return upload;
   }
 
+  /** The size of a replayable body; `undefined` for a stream. */
+  get #total(): number | undefined {
+    return this.#blob?.size ?? this.#bytes?.byteLength;
+  }
+
   /** The init of one attempt, its body counted as it is read. */
-  init(init: RequestInit & { headers: HeaderRecord }): RequestInit {
-    const bytes = this.#bytes;
-    if (bytes === undefined) {
+  init(init: EncodedInit): RequestInit {
+    this.#manual = false;
+    this.#whole = false;
+    const total = this.#total;
+    if (total === undefined) {
       const body = init.body as ReadableStream<Uint8Array>;
-      return { ...init, body: body.pipeThrough(this.#counter()) };
+      return { ...init, body: body.pipeThrough(this.#counter(undefined)) };
     }
     if (!this.#streams) {
-      this.#call({ loaded: 0, total: bytes.byteLength });
+      this.#report({ loaded: 0, total });
+      this.#whole = true;
       return init;
     }
     let headers: HeaderRecord = init.headers;
     if (this.#type !== null && headers["content-type"] === undefined) {
       headers = { ...headers, "content-type": this.#type };
     }
-    const body = this.#slices(bytes);
-    return { ...init, body, headers, duplex: "half" } as RequestInit;
+    const body = this.#blob === undefined
+      ? this.#slices(this.#bytes!)
+      : this.#blob.stream().pipeThrough(this.#counter(total));
+    const counted = { ...init, body, headers, duplex: "half" } as RequestInit;
+    // A streamed body cannot follow a redirect: it is followed by sending
+    // the body again as it was given (see `plain`).
+    if (init.redirect === undefined || init.redirect === "follow") {
+      counted.redirect = "manual";
+      this.#manual = true;
+    }
+    return counted;
   }
 
-  /** The response head arrived: the end, where nothing was counted. */
+  /** True when this attempt met a redirect that `fetch` would have followed. */
+  redirected(response: Response): boolean {
+    return this.#manual && REDIRECTS.has(response.status);
+  }
+
+  /**
+   * The init to send the attempt again with its body as given, for `fetch`
+   * to follow the redirect; its progress is then reported at the end.
+   */
+  plain(init: RequestInit): RequestInit {
+    this.#whole = true;
+    return init;
+  }
+
+  /** The response head arrived: the end, where the body was sent whole. */
   sent(): void {
-    const bytes = this.#bytes;
-    if (bytes !== undefined && !this.#streams) {
-      this.#call({ loaded: bytes.byteLength, total: bytes.byteLength });
+    const total = this.#total;
+    if (this.#whole && total !== undefined) {
+      this.#report({ loaded: total, total });
     }
   }
 
@@ -75,10 +118,6 @@ export class Upload {
   rethrow(): void {
     const thrown = this.#thrown;
     if (thrown !== undefined) throw thrown.error;
-  }
-
-  #call(progress: Progress): void {
-    this.#report(progress);
   }
 
   /** Reports without throwing into `fetch`: what it throws is kept. */
@@ -97,25 +136,28 @@ export class Upload {
     let at = 0;
     return new ReadableStream<Uint8Array>({
       start: (controller) => {
-        if (!this.#tell({ loaded: 0, total })) controller.error(CALLBACK);
+        if (!this.#tell({ loaded: 0, total })) controller.error(callback());
       },
       pull: (controller) => {
         if (at >= total) return controller.close();
         const end = Math.min(at + SLICE, total);
         controller.enqueue(bytes.subarray(at, end));
         at = end;
-        if (!this.#tell({ loaded: at, total })) controller.error(CALLBACK);
+        if (!this.#tell({ loaded: at, total })) controller.error(callback());
       },
     }, { highWaterMark: 0 });
   }
 
-  #counter(): TransformStream<Uint8Array, Uint8Array> {
+  #counter(total: number | undefined): TransformStream<Uint8Array, Uint8Array> {
     let loaded = 0;
     return new TransformStream({
+      start: (controller) => {
+        if (!this.#tell({ loaded, total })) controller.error(callback());
+      },
       transform: (chunk, controller) => {
         loaded += chunk.byteLength;
-        if (!this.#tell({ loaded, total: undefined })) {
-          controller.error(CALLBACK);
+        if (!this.#tell({ loaded, total })) {
+          controller.error(callback());
           return;
         }
         controller.enqueue(chunk);
@@ -125,7 +167,9 @@ export class Upload {
 }
 
 /** The reason a counted body fails with when its callback threw. */
-const CALLBACK = new TypeError("The upload progress callback threw");
+function callback(): TypeError {
+  return new TypeError("The upload progress callback threw");
+}
 
 /**
  * True where `fetch` can stream a request body over any connection. A

@@ -1,4 +1,5 @@
 import { assertEquals, assertInstanceOf, assertRejects } from "@std/assert";
+import { assertSpyCalls, spy } from "@std/testing/mock";
 import { FakeTime } from "@std/testing/time";
 import createGrab, { GrabTransportError, GrabValidationError } from "../mod.ts";
 import { startServer } from "./_server.ts";
@@ -173,6 +174,30 @@ Deno.test("attemptTimeout", async (t) => {
       assertEquals((await settle(time, second)).done, true);
       assertEquals(events!.error?.kind, "timeout");
       await live.cancelled;
+    },
+  );
+
+  await t.step(
+    "a live body nobody reads lets go of the caller's signal when it ends",
+    async () => {
+      await using fixture = server(0);
+      using time = new FakeTime();
+      const controller = new AbortController();
+      using removed = spy(controller.signal, "removeEventListener");
+      const grab = createGrab(fixture.url);
+      const result = watch(grab("GET /events", {
+        responseType: "sse",
+        signal: controller.signal,
+        attemptTimeout: 100,
+      }));
+      const [events] = await settle(time, result);
+      assertSpyCalls(removed, 0);
+      await time.tickAsync(100);
+      await fixture.taps[0]!.cancelled;
+      assertEquals(removed.calls.map((call) => call.args[0]), ["abort"]);
+      // The stream tells why it ended once it is read.
+      for await (const _ of events!) { /* nothing arrives */ }
+      assertEquals(events!.error?.kind, "timeout");
     },
   );
 

@@ -205,6 +205,21 @@ Deno.test("responseType reads a 2xx body as text, bytes or a blob", async (t) =>
         assertEquals(await sent(type), "*/*", type);
       }
       assertEquals(await sent("sse", { accept: "text/plain" }), "text/plain");
+      // JSON:API servers may refuse another type: its own stays on every
+      // read but the streams, and none is set when its headers are off.
+      const jsonApi = createGrab(server.url, { format: "json-api" });
+      await jsonApi("GET /accept", { responseType: "text" });
+      assertEquals(
+        server.requests.at(-1)!.headers.get("accept"),
+        "application/vnd.api+json",
+      );
+      const silent = createGrab(server.url, {
+        format: "json-api",
+        jsonApi: { headers: false },
+      });
+      const [events] = await silent("GET /accept", { responseType: "sse" });
+      await events?.cancel();
+      assertEquals(server.requests.at(-1)!.headers.get("accept"), "*/*");
     },
   );
 

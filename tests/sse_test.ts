@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertFalse } from "@std/assert";
 import { fc } from "./_npm.ts";
-import { EventStreamParser, type ServerSentEvent } from "../src/sse.ts";
+import type { ServerSentEvent } from "../src/response_type.ts";
+import { EventStreamParser } from "../src/sse.ts";
 
 const encoder = new TextEncoder();
 

@@ -17,6 +17,12 @@ function server() {
       }),
     // Each byte sent is 7, one character of the text the server read.
     "/size": (_request, seen) => Response.json({ size: seen.body.length }),
+    "/old": () =>
+      new Response(null, { status: 307, headers: { location: "/echo" } }),
+    "/see-other": () =>
+      new Response(null, { status: 303, headers: { location: "/method" } }),
+    "/method": (request, seen) =>
+      Response.json({ method: request.method, body: seen.body }),
     "/flaky": (_request, seen) =>
       ++failFirst === 1
         ? new Response("busy", { status: 503 })
@@ -122,6 +128,93 @@ Deno.test("onUploadProgress", async (t) => {
     assertEquals(echo?.body, "abcd");
     assertEquals(seen.at(-1), { loaded: 4, total: undefined });
   });
+
+  await t.step(
+    "a redirect is followed as without progress (307 keeps the body)",
+    async () => {
+      const { seen, onUploadProgress } = recorder();
+      const [echo, error] = await grab<{ body: string }>("PUT /old", {
+        body: "moved",
+        onUploadProgress,
+      });
+      assertEquals(error, null);
+      assertEquals(echo?.body, "moved");
+      assertEquals(seen.at(-1), { loaded: 5, total: 5 });
+      const [plain] = await grab("PUT /old", { body: "moved" });
+      assertEquals(plain, echo);
+    },
+  );
+
+  await t.step(
+    "a 303 turns into a GET without the body, as without progress",
+    async () => {
+      const { onUploadProgress } = recorder();
+      const [counted] = await grab("POST /see-other", {
+        body: "form",
+        onUploadProgress,
+      });
+      const [plain] = await grab("POST /see-other", { body: "form" });
+      assertEquals(counted, { method: "GET", body: "" });
+      assertEquals(counted, plain);
+    },
+  );
+
+  await t.step(
+    "a blob is streamed from itself, its size the total",
+    async () => {
+      const { seen, onUploadProgress } = recorder();
+      const blob = new Blob([new Uint8Array(150_000).fill(7)], {
+        type: "application/octet-stream",
+      });
+      const [size] = await grab<{ size: number }>("PUT /size", {
+        body: blob,
+        onUploadProgress,
+      });
+      assertEquals(size, { size: 150_000 });
+      assertGrowing(seen, 150_000);
+      assertEquals(seen.at(-1)?.loaded, 150_000);
+    },
+  );
+
+  await t.step(
+    "where bodies are not streamed: 0, then the end at the head",
+    async () => {
+      const agent = Object.getOwnPropertyDescriptor(
+        Navigator.prototype,
+        "userAgent",
+      )!;
+      Object.defineProperty(navigator, "userAgent", {
+        value: "Mozilla/5.0 (a browser)",
+        configurable: true,
+      });
+      try {
+        const { seen, onUploadProgress } = recorder();
+        const [echo] = await grab<{ body: string }>("POST /echo", {
+          body: "whole",
+          onUploadProgress,
+        });
+        assertEquals(echo?.body, "whole");
+        assertEquals(seen, [{ loaded: 0, total: 5 }, { loaded: 5, total: 5 }]);
+        // A callback that throws at the end rejects; the response is released.
+        const oops = new Error("end of upload bar");
+        const error = await assertRejects(() =>
+          grab("POST /echo", {
+            body: "whole",
+            onUploadProgress: ({ loaded }) => {
+              if (loaded === 5) throw oops;
+            },
+          })
+        );
+        assertStrictEquals(error, oops);
+      } finally {
+        delete (navigator as unknown as Record<string, unknown>).userAgent;
+        assertEquals(
+          Object.getOwnPropertyDescriptor(Navigator.prototype, "userAgent"),
+          agent,
+        );
+      }
+    },
+  );
 
   await t.step(
     "a callback that throws rejects the grab, nothing retried",
