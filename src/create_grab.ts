@@ -41,6 +41,14 @@ export type GrabArgs<E extends string, Options> = Endpoint extends E
   : [PathParamNames<E>] extends [never] ? [options?: Options & ParamsFor<E>]
   : [options: Options & ParamsFor<E>];
 
+/**
+ * A schema where the response type checks one: bytes, blobs and raw streams
+ * are never checked, so a schema there is refused rather than ignored.
+ */
+type Checks<R extends ResponseType, S> = R extends "bytes" | "blob" | "stream"
+  ? never
+  : S;
+
 /** The call options of a grab, but for those its overloads type. */
 type Rest<Body = unknown> = Omit<
   GrabCallOptions<Body>,
@@ -62,7 +70,7 @@ export interface Grab<Default extends ResponseType = "json"> {
     R extends ResponseType = Default,
   >(
     endpoint: E,
-    options: Rest & ParamsFor<E> & { schema: S; responseType?: R },
+    options: Rest & ParamsFor<E> & { schema: Checks<R, S>; responseType?: R },
   ): Promise<GrabResult<SchemaDataOf<R, SchemaOutput<S>>>>;
   /** Grab a stream of NDJSON values, each of the type you expect. */
   <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(

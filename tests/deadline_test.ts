@@ -495,6 +495,25 @@ Deno.test("shared deadlines", async (t) => {
   });
 
   await t.step(
+    "a long timeout shares one signal over a window of 1/2000 of it",
+    () => {
+      // 30 s: grabs that start within the same 15 ms share a signal, so
+      // over a few milliseconds there are fewer signals than milliseconds.
+      const made: Deadline[] = [];
+      const signals = new Set<AbortSignal>();
+      const millis = new Set<number>();
+      while (millis.size < 4) {
+        millis.add(Date.now());
+        const deadline = new Deadline(30_000, undefined, true);
+        made.push(deadline);
+        signals.add(deadline.signal!);
+      }
+      assert(signals.size < millis.size, `${signals.size} signals`);
+      made.forEach((deadline) => deadline.dispose());
+    },
+  );
+
+  await t.step(
     "a fake clock is honoured: each deadline keeps its own timer",
     async () => {
       using time = new FakeTime();

@@ -58,9 +58,14 @@ async function compileOnly(base: string): Promise<void> {
   same<typeof checkedRows, GrabStream<Row> | null>(true);
   const [checkedText] = await grab("GET /x", { responseType: "text", schema });
   same<typeof checkedText, Row | null>(true);
-  // Bytes are not checked: the schema does not change their type.
-  const [unchecked] = await grab("GET /x", { responseType: "bytes", schema });
-  same<typeof unchecked, Uint8Array | null>(true);
+  // Bytes, blobs and raw streams are never checked: a schema is refused.
+  // @ts-expect-error: no schema with bytes
+  await grab("GET /x", { responseType: "bytes", schema });
+  // @ts-expect-error: no schema with a raw stream
+  await grab("GET /x", { responseType: "stream", schema });
+  const bytesFactory = createGrab(base, { responseType: "bytes" });
+  // @ts-expect-error: no schema where the factory reads bytes
+  await bytesFactory("GET /x", { schema });
 
   // The factory's default types every call that does not give its own.
   const texts = createGrab(base, { responseType: "text" });
