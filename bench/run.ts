@@ -743,7 +743,7 @@ function bodyNotes(r: BodiesResults): string[] {
         chunked.map((c) =>
           `${c.case.name}: ${misses(c).map((n) => extra(c, n)).join(", ")}`
         ).join("; ")
-      }): with a cap (64 MiB by default) the platform's one-call read could buffer past it, so \`readBody\` (\`src/body.ts\`) reads \`response.body\` chunk by chunk with a reader and counts the bytes (\`readStream\`); text is decoded chunk by chunk with a streaming \`TextDecoder\` and the pieces joined into one string (\`Gathered.add\`, \`Gathered.result\`), bytes are copied into one array at the end (\`concat\`). Raw reads the whole body in one call.`,
+      }): with a cap (64 MiB by default) the platform's one-call read could buffer past it, so \`readBody\` (\`src/body.ts\`) reads \`response.body\` chunk by chunk with a reader and counts the bytes (\`readStream\`); the chunks are kept and joined into one array at the end (\`Gathered\`, \`concat\`), and text is decoded from it in one call. Raw reads the whole body in one call, with no chunk loop and no copy.`,
     );
   }
   return notes;
@@ -762,7 +762,7 @@ function missNotes(
   const notes: string[] = [];
   if (missed("Loopback") || missed("In-process")) {
     notes.push(
-      "- HTTP: with its defaults a grab resolves and checks its options, encodes the request, arms its 30 s deadline (an `AbortController` and a timer, `src/deadline.ts`), reads the body under the size cap and builds the tuple and its meta; raw does none of this. `deno task bench:breakdown` times these steps against raw in one run.",
+      "- HTTP: with its defaults a grab resolves and checks its options, encodes the request, arms its 30 s deadline (a timeout signal shared with the grabs that start within the same 15 ms, `src/deadline.ts`), passes a signal and an `accept` header to `fetch`, reads the body under the size cap and builds the tuple and its meta; raw does none of this. `deno task bench:breakdown` times these steps against raw in one run.",
     );
   }
   if (bodies !== undefined && missed("Body")) notes.push(...bodyNotes(bodies));
