@@ -109,16 +109,28 @@ export async function readBody(
 
 /**
  * The size a body will have, from a digits-only `Content-Length`, when it
- * is known not to be compressed (a compressed body is longer once read).
+ * is not compressed (a compressed body is longer once read). A browser may
+ * hide `Content-Encoding` on a cross-origin response: {@linkcode overTotal}
+ * then drops the total once the bytes pass it.
  */
 export function totalOf(response: Response): number | undefined {
-  // A browser hides `Content-Encoding` on a cross-origin response.
-  if (response.type === "cors" || response.type === "opaque") return undefined;
   const headers = response.headers;
   const declared = headers.get("content-length");
   if (declared === null || !DIGITS.test(declared)) return undefined;
   if (headers.get("content-encoding") !== null) return undefined;
   return Number(declared);
+}
+
+/**
+ * The total to report once `loaded` bytes are read: `undefined` from the
+ * moment they pass it (a compressed body whose encoding was hidden), so
+ * `loaded` never exceeds `total`.
+ */
+export function overTotal(
+  loaded: number,
+  total: number | undefined,
+): number | undefined {
+  return total !== undefined && loaded > total ? undefined : total;
 }
 
 /**
@@ -212,6 +224,7 @@ async function readStream(
 
 /** Calls a progress callback; what it throws is the caller's error. */
 function report(counted: Counted, loaded: number): void {
+  counted.total = overTotal(loaded, counted.total);
   try {
     counted.report({ loaded, total: counted.total });
   } catch (error) {

@@ -16,7 +16,12 @@ import type { GrabCallOptions } from "./call_options.ts";
 import type { GrabOptions } from "./options.ts";
 import { resolveFactory, resolveOptions } from "./resolve.ts";
 import type { GrabStream } from "./grab_stream.ts";
-import type { DataOf, ResponseType, SchemaDataOf } from "./response_type.ts";
+import type {
+  DataOf,
+  ResponseType,
+  SchemaDataOf,
+  ServerSentEvent,
+} from "./response_type.ts";
 import type { GrabResult } from "./result.ts";
 import type { SchemaOutput, StandardSchema } from "./schema.ts";
 
@@ -82,6 +87,31 @@ export interface Grab<Default extends ResponseType = "json"> {
     endpoint: E,
     options: Rest<Body> & ParamsFor<E> & { responseType: "json" },
   ): Promise<GrabResult<Data>>;
+  /** Grab text, also with explicit type arguments. */
+  <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
+    endpoint: E,
+    options: Rest<Body> & ParamsFor<E> & { responseType: "text" },
+  ): Promise<GrabResult<string>>;
+  /** Grab bytes, also with explicit type arguments. */
+  <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
+    endpoint: E,
+    options: Rest<Body> & ParamsFor<E> & { responseType: "bytes" },
+  ): Promise<GrabResult<Uint8Array>>;
+  /** Grab a blob, also with explicit type arguments. */
+  <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
+    endpoint: E,
+    options: Rest<Body> & ParamsFor<E> & { responseType: "blob" },
+  ): Promise<GrabResult<Blob>>;
+  /** Grab the body as a stream, also with explicit type arguments. */
+  <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
+    endpoint: E,
+    options: Rest<Body> & ParamsFor<E> & { responseType: "stream" },
+  ): Promise<GrabResult<ReadableStream<Uint8Array>>>;
+  /** Grab Server-Sent Events, also with explicit type arguments. */
+  <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
+    endpoint: E,
+    options: Rest<Body> & ParamsFor<E> & { responseType: "sse" },
+  ): Promise<GrabResult<GrabStream<ServerSentEvent>>>;
   /** Grab; `Data` is the type you expect a JSON body to have. */
   <
     Data = unknown,

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { CallbackError, totalOf } from "./body.ts";
+import { CallbackError, overTotal, totalOf } from "./body.ts";
 import { type Casing, convertKeys } from "./casing.ts";
 import type { Deadline } from "./deadline.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
@@ -118,6 +118,7 @@ class Chunks {
       });
     }
     this.#loaded += result.value.byteLength;
+    this.#total = overTotal(this.#loaded, this.#total);
     const progress = this.#live.progress;
     if (progress !== undefined) {
       try {

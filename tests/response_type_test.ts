@@ -307,6 +307,28 @@ Deno.test("onDownloadProgress follows the bytes read", async (t) => {
     },
   );
 
+  await t.step("bytes past the declared length drop the total", async () => {
+    // As a browser reads a compressed cross-origin body whose encoding it
+    // hides: a custom fetch gives a body longer than its Content-Length.
+    const seen: Progress[] = [];
+    const longer: typeof fetch = () =>
+      Promise.resolve(
+        new Response(chunked("12345", "67890", "abcde"), {
+          headers: { "content-length": "10" },
+        }),
+      );
+    const [text] = await createGrab(server.url, { fetch: longer })("GET /x", {
+      responseType: "text",
+      onDownloadProgress: (progress) => void seen.push({ ...progress }),
+    });
+    assertEquals(text, "1234567890abcde");
+    assertEquals(seen, [
+      { loaded: 5, total: 10 },
+      { loaded: 10, total: 10 },
+      { loaded: 15, total: undefined },
+    ]);
+  });
+
   await t.step(
     "a compressed body: the bytes read, the total unknown",
     async () => {

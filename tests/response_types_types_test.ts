@@ -74,6 +74,18 @@ async function compileOnly(base: string): Promise<void> {
   const [overridden] = await texts<Row>("GET /x", { responseType: "json" });
   same<typeof overridden, Row | null>(true);
 
+  // Explicit type arguments (the body's type) keep the response type.
+  const [posted] = await grab<unknown, { name: string }>("POST /x", {
+    body: { name: "a" },
+    responseType: "text",
+  });
+  same<typeof posted, string | null>(true);
+  const [raw] = await grab<unknown, { n: number }>("POST /x", {
+    body: { n: 1 },
+    responseType: "sse",
+  });
+  same<typeof raw, GrabStream<ServerSentEvent> | null>(true);
+
   // Path parameters are still required with a response type.
   // @ts-expect-error: params missing for :id
   await grab("GET /users/:id", { responseType: "ndjson" });
