@@ -194,7 +194,8 @@ async function attemptWithin(
   }
   const outcome = await readOutcome({
     method: exchange.method,
-    href,
+    // A counted upload that followed a redirect itself is now elsewhere.
+    href: upload?.movedTo ?? href,
     maxBodyBytes: exchange.maxBodyBytes,
     read: exchange.read ?? READ_JSON,
     response,

@@ -129,8 +129,10 @@ export interface Grab<Default extends ResponseType = "json"> {
  * or `"json"` when they give none or are typed as any `GrabOptions`.
  * @internal
  */
-export type FactoryType<O> = O extends { responseType: infer R }
-  ? R extends ResponseType ? ResponseType extends R ? "json" : R : "json"
+export type FactoryType<O> = O extends { responseType?: infer R }
+  ? [Exclude<R, undefined>] extends [never] ? "json"
+  : ResponseType extends Exclude<R, undefined> ? "json"
+  : Exclude<R, undefined> & ResponseType
   : "json";
 
 /**

@@ -53,7 +53,10 @@ export class Deadline {
       this.signal = undefined;
       return;
     }
-    if (bounded && user === undefined && shared && sharesTimers()) {
+    if (
+      bounded && user === undefined && shared && sharesTimers() &&
+      timeout + windowOf(timeout) <= MAX_DELAY
+    ) {
       this.signal = sharedSignal(now, timeout);
       this.#shared = true;
       return;
@@ -214,13 +217,16 @@ function sharesTimers(): boolean {
 let last: { slot: number; timeout: number; signal: AbortSignal } | undefined;
 
 /**
- * How many timeout signals of one timeout may be counting at once. Each
- * holds a little memory until it fires, so grabs share one per window of
- * `timeout / SIGNALS_PER_TIMEOUT` ms (at least 1 ms): a steady stream of
- * grabs keeps at most this many alive, and a timeout ends at most that
- * window late (0.05 %), never early.
+ * How many signals of one timeout may count at once: each holds memory
+ * until it fires, so grabs share one per window of 1/2000 of the timeout
+ * (at least 1 ms), which ends at most that window late, never early.
  */
 const SIGNALS_PER_TIMEOUT = 2_000;
+
+/** The span of start times that share one signal of `timeout`. */
+function windowOf(timeout: number): number {
+  return Math.max(1, Math.floor(timeout / SIGNALS_PER_TIMEOUT));
+}
 
 /**
  * A signal that aborts at least `timeout` ms after `now`, shared by every
@@ -230,12 +236,11 @@ const SIGNALS_PER_TIMEOUT = 2_000;
  * its own.
  */
 function sharedSignal(now: number, timeout: number): AbortSignal {
-  const window = Math.max(1, Math.floor(timeout / SIGNALS_PER_TIMEOUT));
+  const window = windowOf(timeout);
   const slot = Math.floor(now / window);
   if (last === undefined || last.slot !== slot || last.timeout !== timeout) {
-    // From the start of the window: the signal must not end early for a
-    // deadline that starts at its close.
-    const ms = Math.min(timeout + window - (now - slot * window), MAX_DELAY);
+    // From the window's start: never early for a deadline at its close.
+    const ms = timeout + window - (now - slot * window);
     last = { slot, timeout, signal: AbortSignal.timeout(ms) };
   }
   return last.signal;

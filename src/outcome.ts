@@ -9,6 +9,7 @@
 import {
   type BodySource,
   CallbackError,
+  discardBody,
   hasNoBody,
   readBody,
   type ReadResult,
@@ -81,6 +82,11 @@ export async function readOutcome(reading: Reading): Promise<
       const body = response.body;
       if (response.bodyUsed || body?.locked) {
         return { broken: new TypeError("The response body is already used") };
+      }
+      // Ended between the head and now (a hook, a progress callback).
+      if (source.deadline.reason !== undefined) {
+        await discardBody(response, source);
+        throw PASSED;
       }
       return openLive(reading, type);
     }

@@ -46,9 +46,10 @@ export function attemptInit(
 }
 
 /**
- * Sends one attempt. A counted upload that meets a redirect is sent again
- * with its body as given, for `fetch` to follow the redirect as it would
- * have without the count: a streamed body cannot be sent twice.
+ * Sends one attempt. A counted upload goes out as a stream, which `fetch`
+ * cannot send twice, so it meets redirects itself: the first hop is
+ * followed here as `fetch` would follow it, with the body as given, and
+ * `fetch` follows any further hops.
  */
 export async function send(
   exchange: Exchange,
@@ -60,15 +61,60 @@ export async function send(
   const { fetch, href } = exchange;
   const response = await sendRequest(fetch, href, init, request, attempt);
   if (upload === undefined || !upload.redirected(response)) return response;
+  // With no place to go, the redirect is the response, as from `fetch`.
+  const location = response.headers.get("location");
+  if (location === null) return response;
+  let next: URL;
+  try {
+    next = new URL(location, href);
+  } catch {
+    return response;
+  }
+  upload.rethrow();
   await discardBody(response, {
     platform: isPlatform(fetch),
     deadline: attempt,
   });
-  const again = upload.plain(attemptInit(exchange, attempt, undefined));
-  const repeat = request === undefined
-    ? undefined
-    : new Request(request, again);
-  return await sendRequest(fetch, href, again, repeat, attempt);
+  const plain = attemptInit(exchange, attempt, undefined);
+  const hop = redirectInit(response.status, next, href, plain, request);
+  upload.plain(next.href, hop.body !== undefined);
+  return await sendRequest(fetch, next.href, hop, undefined, attempt);
+}
+
+/** The headers `fetch` drops when a redirect turns a request into a GET. */
+const BODY_HEADERS = [
+  "content-type",
+  "content-length",
+  "content-encoding",
+  "content-language",
+  "content-location",
+];
+
+/**
+ * The request of a redirect's next hop, as `fetch` makes it: a 303 (or a
+ * 301 or 302 after a POST) becomes a GET without the body; the headers a
+ * hook set are kept; `Authorization` stays on its origin.
+ */
+function redirectInit(
+  status: number,
+  next: URL,
+  href: string,
+  plain: RequestInit,
+  request: Request | undefined,
+): RequestInit {
+  const method = request?.method ?? plain.method ?? "GET";
+  const headers = new Headers(request?.headers ?? plain.headers);
+  const get = (status === 303 && method !== "HEAD") ||
+    ((status === 301 || status === 302) && method === "POST");
+  const hop: RequestInit = { ...plain, headers, redirect: "follow" };
+  if (get) {
+    hop.method = "GET";
+    delete hop.body;
+    delete (hop as { duplex?: string }).duplex;
+    for (const name of BODY_HEADERS) headers.delete(name);
+  } else hop.method = method;
+  if (next.origin !== new URL(href).origin) headers.delete("authorization");
+  return hop;
 }
 
 /**

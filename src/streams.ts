@@ -55,7 +55,8 @@ export function openStream(type: StreamType, live: LiveBody): unknown {
 class Chunks {
   #live: LiveBody;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  #stopWaiting: () => void;
+  // Set once the waiter is in place; the waiter may run at once, before.
+  #stopWaiting: () => void = ignore;
   #total: number | undefined;
   #loaded = 0;
   #closed = false;

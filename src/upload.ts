@@ -34,6 +34,7 @@ export class Upload {
   // This attempt follows redirects itself; then its body was sent whole.
   #manual = false;
   #whole = false;
+  #movedTo: string | undefined;
 
   private constructor(report: Report, streams: boolean) {
     this.#report = report;
@@ -65,6 +66,7 @@ export class Upload {
   init(init: EncodedInit): RequestInit {
     this.#manual = false;
     this.#whole = false;
+    this.#movedTo = undefined;
     const total = this.#total;
     if (total === undefined) {
       const body = init.body as ReadableStream<Uint8Array>;
@@ -98,12 +100,17 @@ export class Upload {
   }
 
   /**
-   * The init to send the attempt again with its body as given, for `fetch`
-   * to follow the redirect; its progress is then reported at the end.
+   * This attempt follows its redirect to `url` with the body as given (or
+   * none), sent whole: its progress is then reported at the end.
    */
-  plain(init: RequestInit): RequestInit {
-    this.#whole = true;
-    return init;
+  plain(url: string, body: boolean): void {
+    this.#movedTo = url;
+    this.#whole = body;
+  }
+
+  /** Where this attempt's redirect led, when it followed one itself. */
+  get movedTo(): string | undefined {
+    return this.#movedTo;
   }
 
   /** The response head arrived: the end, where the body was sent whole. */

@@ -514,6 +514,17 @@ Deno.test("shared deadlines", async (t) => {
   );
 
   await t.step(
+    "a timeout near a timer's limit is never shared, so never shortened",
+    () => {
+      const a = new Deadline(2 ** 31 - 1, undefined, true);
+      const b = new Deadline(2 ** 31 - 1, undefined, true);
+      assert(a.signal !== b.signal);
+      a.dispose();
+      b.dispose();
+    },
+  );
+
+  await t.step(
     "a fake clock is honoured: each deadline keeps its own timer",
     async () => {
       using time = new FakeTime();

@@ -120,3 +120,13 @@ async function fromVariable(options: GrabOptions): Promise<void> {
   same<typeof user, Row | null>(true);
 }
 void fromVariable;
+
+// Options typed with an optional literal responseType keep it.
+async function optionalLiteral(
+  options: GrabOptions & { responseType?: "text" },
+): Promise<void> {
+  const grab = createGrab("https://api.example.com", options);
+  const [text] = await grab("GET /readme");
+  same<typeof text, string | null>(true);
+}
+void optionalLiteral;

@@ -287,6 +287,23 @@ Deno.test("responseType sse", async (t) => {
     },
   );
 
+  await t.step(
+    "an abort between the head and the stream settles as abort",
+    async () => {
+      const controller = new AbortController();
+      const [events, error] = await grab("GET /chat", {
+        responseType: "sse",
+        signal: controller.signal,
+        hooks: {
+          afterResponse: () => queueMicrotask(() => controller.abort()),
+        },
+      });
+      assertEquals(events, null);
+      assertInstanceOf(error, GrabTransportError);
+      assertEquals(error.kind, "abort");
+    },
+  );
+
   await t.step("download progress counts the stream's bytes", async () => {
     const seen: number[] = [];
     const [events] = await grab("GET /chat", {
