@@ -138,8 +138,9 @@ export interface GrabCallOptions<Body = unknown>
   /**
    * Called as the request body is sent, where the runtime can stream a
    * request body (Deno, Node, Bun, workerd; it is then sent chunked, without
-   * `Content-Length`); in browsers, once at 0 before sending and once at the
-   * end when the response head arrives.
+   * `Content-Length`); in browsers, and with a `beforeRequest` hook (which
+   * may replace the body), once at 0 before sending and once at the end when
+   * the response head arrives.
    * @default {undefined}
    *
    * @example An upload with progress

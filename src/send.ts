@@ -22,7 +22,11 @@ export function uploadOf(
   }
   // Loaded on first use: a program that reports no upload never loads it.
   const preparing = (uploadModule ??= import("./upload.ts")).then((module) =>
-    module.Upload.of(init.body!, report)
+    module.Upload.of(
+      init.body!,
+      report,
+      exchange.hooks?.beforeRequest === undefined,
+    )
   );
   return exchange.deadline.race(preparing);
 }
@@ -66,7 +70,7 @@ export async function send(
   if (location === null) return response;
   let next: URL;
   try {
-    next = new URL(location, href);
+    next = new URL(location, request?.url ?? href);
   } catch {
     return response;
   }
@@ -76,7 +80,8 @@ export async function send(
     deadline: attempt,
   });
   const plain = attemptInit(exchange, attempt, undefined);
-  const hop = redirectInit(response.status, next, href, plain, request);
+  const from = request?.url ?? href;
+  const hop = redirectInit(response.status, next, from, plain, request);
   upload.plain(next.href, hop.body !== undefined);
   return await sendRequest(fetch, next.href, hop, undefined, attempt);
 }

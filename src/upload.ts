@@ -41,9 +41,18 @@ export class Upload {
     this.#streams = streams;
   }
 
-  /** Prepares `body` (replayable, or a stream sent once) for its attempts. */
-  static async of(body: BodyInit, report: Report): Promise<Upload> {
-    const upload = new Upload(report, streamsRequests());
+  /**
+   * Prepares `body` (replayable, or a stream sent once) for its attempts.
+   * `stream` is false when the body must go out as given: a
+   * `beforeRequest` hook may replace the request, and a redirect must then
+   * be followed with what the hook made, as `fetch` follows it.
+   */
+  static async of(
+    body: BodyInit,
+    report: Report,
+    stream: boolean,
+  ): Promise<Upload> {
+    const upload = new Upload(report, stream && streamsRequests());
     if (body instanceof Blob) {
       upload.#blob = body;
       upload.#type = body.type === "" ? null : body.type;

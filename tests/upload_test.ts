@@ -56,6 +56,41 @@ Deno.test("onUploadProgress", async (t) => {
   const grab = createGrab(fixture.url);
 
   await t.step(
+    "a beforeRequest hook's body and URL reach the redirect's target",
+    async () => {
+      // Hooks that keep the request's own settings (its redirect mode too).
+      const newBody = (request: Request) =>
+        new Request(request, { body: "changed" });
+      const newUrl = (request: Request) =>
+        new Request(request.url.replace("/o", "/old"), request);
+      for (
+        const [endpoint, beforeRequest] of [
+          ["PUT /old", newBody],
+          ["PUT /o", newUrl],
+        ] as const
+      ) {
+        const runs = [];
+        for (const onUploadProgress of [undefined, () => {}]) {
+          const before = fixture.requests.length;
+          const [echo] = await grab(endpoint, {
+            body: "original",
+            hooks: { beforeRequest },
+            ...(onUploadProgress ? { onUploadProgress } : {}),
+          });
+          runs.push({
+            echo,
+            seen: fixture.requests.slice(before).map((seen) =>
+              `${seen.method} ${seen.url.pathname} ${seen.body}`
+            ),
+          });
+        }
+        assertEquals(runs[1], runs[0], endpoint);
+        assertEquals(runs[0]!.seen.at(-1)?.startsWith("PUT /echo"), true);
+      }
+    },
+  );
+
+  await t.step(
     "a string body is sent whole, its media type kept, counted to the end",
     async () => {
       const { seen, onUploadProgress } = recorder();
