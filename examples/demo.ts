@@ -59,6 +59,18 @@ await using server = Deno.serve(
         )
       );
     }
+    if (url.pathname === "/chat") {
+      // An LLM-style stream: JSON data lines, then a [DONE] sentinel.
+      const tokens = ["Hel", "lo", ", ", "world"];
+      const lines = tokens.map((token) =>
+        `data: ${JSON.stringify({ delta: token })}\n\n`
+      );
+      return new Response(
+        ReadableStream.from([...lines, "data: [DONE]\n\n"])
+          .pipeThrough(new TextEncoderStream()),
+        { headers: { "content-type": "text/event-stream" } },
+      );
+    }
     return new Response(null, { status: 404 });
   },
 );
@@ -155,3 +167,13 @@ try {
     }
   }
 }
+
+console.log('\n▶ grab("GET /chat", { responseType: "sse" })  (a live stream)');
+const [events, streamError] = await grab("GET /chat", { responseType: "sse" });
+if (streamError) throw streamError;
+let reply = "";
+for await (const { data } of events) {
+  if (data === "[DONE]") break;
+  reply += JSON.parse(data).delta;
+}
+console.log(`  reply  ${reply}  (stream.error ${events.error})`);
