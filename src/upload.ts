@@ -9,26 +9,26 @@
 import type { HeaderRecord } from "./headers.ts";
 import type { Progress } from "./response_type.ts";
 
-/** The piece of a byte body handed to `fetch` at a time. */
-const SLICE = 64 * 1024;
-
 /** The statuses `fetch` follows by sending the request again. */
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** The piece of a body handed to `fetch` at a time. */
+const SLICE = 64 * 1024;
 
 type Report = (progress: Progress) => void;
 type EncodedInit = RequestInit & { headers: HeaderRecord };
 
 /**
  * The body of a request whose upload is reported, prepared once for all
- * its attempts: each attempt sends a fresh counted stream of it. A blob is
- * streamed from itself, never read into memory; another replayable body is
- * serialised once, as `fetch` would; a stream is counted as it passes.
+ * its attempts: each attempt sends a fresh counted stream of it. A
+ * replayable body is a blob, as `fetch` would serialise it (a blob or a
+ * form's files are referred to, not read into memory); a stream is counted
+ * as it passes.
  */
 export class Upload {
   #report: Report;
   #streams: boolean;
   #blob: Blob | undefined;
-  #bytes: Uint8Array | undefined;
   #type: string | null = null;
   #thrown: { error: unknown } | undefined;
   // This attempt follows redirects itself; then its body was sent whole.
@@ -61,14 +61,14 @@ export class Upload {
       // type (a form's boundary included).
       const source = new Response(body);
       upload.#type = source.headers.get("content-type");
-      upload.#bytes = new Uint8Array(await source.arrayBuffer());
+      upload.#blob = await source.blob();
     }
     return upload;
   }
 
   /** The size of a replayable body; `undefined` for a stream. */
   get #total(): number | undefined {
-    return this.#blob?.size ?? this.#bytes?.byteLength;
+    return this.#blob?.size;
   }
 
   /** The init of one attempt, its body counted as it is read. */
@@ -76,11 +76,12 @@ export class Upload {
     this.#manual = false;
     this.#whole = false;
     this.#movedTo = undefined;
-    const total = this.#total;
-    if (total === undefined) {
+    const blob = this.#blob;
+    if (blob === undefined) {
       const body = init.body as ReadableStream<Uint8Array>;
-      return { ...init, body: body.pipeThrough(this.#counter(undefined)) };
+      return { ...init, body: body.pipeThrough(this.#counter()) };
     }
+    const total = blob.size;
     if (!this.#streams) {
       this.#report({ loaded: 0, total });
       this.#whole = true;
@@ -90,9 +91,7 @@ export class Upload {
     if (this.#type !== null && headers["content-type"] === undefined) {
       headers = { ...headers, "content-type": this.#type };
     }
-    const body = this.#blob === undefined
-      ? this.#slices(this.#bytes!)
-      : this.#blob.stream().pipeThrough(this.#counter(total));
+    const body = this.#slices(blob);
     const counted = { ...init, body, headers, duplex: "half" } as RequestInit;
     // A streamed body cannot follow a redirect: it is followed by sending
     // the body again as it was given (see `plain`).
@@ -147,31 +146,39 @@ export class Upload {
     }
   }
 
-  #slices(bytes: Uint8Array): ReadableStream<Uint8Array> {
-    const total = bytes.byteLength;
+  /**
+   * The blob in slices, each read when `fetch` asks for it (a blob's own
+   * stream may hand over all of it at once) and counted as it goes.
+   */
+  #slices(blob: Blob): ReadableStream<Uint8Array> {
+    const total = blob.size;
     let at = 0;
     return new ReadableStream<Uint8Array>({
       start: (controller) => {
         if (!this.#tell({ loaded: 0, total })) controller.error(callback());
       },
-      pull: (controller) => {
+      pull: async (controller) => {
         if (at >= total) return controller.close();
         const end = Math.min(at + SLICE, total);
-        controller.enqueue(bytes.subarray(at, end));
+        const slice = blob.slice(at, end).arrayBuffer();
+        controller.enqueue(new Uint8Array(await slice));
         at = end;
         if (!this.#tell({ loaded: at, total })) controller.error(callback());
       },
     }, { highWaterMark: 0 });
   }
 
-  #counter(total: number | undefined): TransformStream<Uint8Array, Uint8Array> {
+  /** A stream body counted as it passes; its size is not known. */
+  #counter(): TransformStream<Uint8Array, Uint8Array> {
+    const total = undefined;
     let loaded = 0;
     return new TransformStream({
       start: (controller) => {
         if (!this.#tell({ loaded, total })) controller.error(callback());
       },
       transform: (chunk, controller) => {
-        loaded += chunk.byteLength;
+        // A chunk that is not bytes is `fetch`'s to refuse, not to count.
+        if (chunk instanceof Uint8Array) loaded += chunk.byteLength;
         if (!this.#tell({ loaded, total })) {
           controller.error(callback());
           return;
