@@ -19,7 +19,13 @@ import {
 import { type Codec, codecFor } from "./format.ts";
 import { type HeaderRecord, mergeHeaders } from "./headers.ts";
 import type { SendOptions } from "./call_options.ts";
-import { READ_JSON, type ReadSettings, type Streams } from "./outcome.ts";
+import {
+  isLive,
+  READ_JSON,
+  type ReadSettings,
+  type Streams,
+} from "./outcome.ts";
+import { lazy } from "./lazy.ts";
 import { completeHeaders, encodeRequest } from "./request.ts";
 import { NO_FACTORY, type Resolved, resolveOptions } from "./resolve.ts";
 import type { DataOf, ResponseType } from "./response_type.ts";
@@ -176,11 +182,7 @@ export async function exchange(
   }
 }
 
-let streams: Promise<Streams> | undefined;
-
-function isLive(type: ResponseType): boolean {
-  return type === "stream" || type === "sse" || type === "ndjson";
-}
+const streams = lazy<Streams>(() => import("./streams.ts"));
 
 /**
  * How the exchange reads a 2xx body; the module that opens live bodies is
@@ -202,7 +204,7 @@ function readSettings(
     schema,
   };
   if (!isLive(responseType)) return settings;
-  return deadline.race(streams ??= import("./streams.ts")).then((module) => {
+  return deadline.race(streams()).then((module) => {
     settings.streams = module;
     return settings;
   });

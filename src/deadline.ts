@@ -39,7 +39,8 @@ export class Deadline {
    * @param user The caller's signal.
    * @param shared True when nothing will ever stop this clock early or abort
    * this deadline alone (no live body keeps it): it may then share one
-   * timeout signal with the deadlines that end in the same millisecond.
+   * timeout signal with the deadlines of the same timeout that start within
+   * 1/2000 of it.
    */
   constructor(
     timeout: number | false,

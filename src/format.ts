@@ -26,6 +26,7 @@ import {
   type SuccessMeta,
   TRANSPORT_META,
 } from "./result.ts";
+import { lazy } from "./lazy.ts";
 import { validateWithin } from "./schema.ts";
 
 /** A request body ready for `fetch`. */
@@ -157,14 +158,14 @@ export const JSON_CODEC: Codec = {
   },
 };
 
-let jsonApi: Promise<Codec> | undefined;
+const jsonApi = lazy(() =>
+  import("./jsonapi/format.ts").then((m) => m.JSON_API_CODEC as Codec)
+);
 
 /** The codec of `format`; the JSON:API one is loaded once, on first use. */
 export function codecFor(format: Format): Codec | Promise<Codec> {
   if (format === "json") return JSON_CODEC;
-  return jsonApi ??= import("./jsonapi/format.ts").then((m) =>
-    m.JSON_API_CODEC
-  );
+  return jsonApi();
 }
 
 /**

@@ -76,7 +76,7 @@ export async function readOutcome(reading: Reading): Promise<
   const status = response.status;
   const ok = status >= 200 && status < 300;
   const type = ok ? read.responseType : "json";
-  if (read.streams !== undefined && isStream(type)) {
+  if (read.streams !== undefined && isLive(type)) {
     if (!hasNoBody(method, status)) {
       // A body someone else read or holds cannot be handed over.
       const body = response.body;
@@ -125,7 +125,8 @@ export async function readOutcome(reading: Reading): Promise<
   return respond(reading, body, empty);
 }
 
-function isStream(type: ResponseType): type is StreamType {
+/** True for the response types whose body is opened, not read. */
+export function isLive(type: ResponseType): type is StreamType {
   return type === "stream" || type === "sse" || type === "ndjson";
 }
 

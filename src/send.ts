@@ -10,6 +10,7 @@ import type { Exchange } from "./attempts.ts";
 import { type BodySource, discardBody } from "./body.ts";
 import type { Deadline } from "./deadline.ts";
 import { isPlatform, sendRequest } from "./fetch.ts";
+import { lazy } from "./lazy.ts";
 import type { Upload } from "./upload.ts";
 
 /** The body of an exchange whose upload is reported, prepared once. */
@@ -21,7 +22,7 @@ export function uploadOf(
     return undefined;
   }
   // Loaded on first use: a program that reports no upload never loads it.
-  const preparing = (uploadModule ??= import("./upload.ts")).then((module) =>
+  const preparing = uploadModule().then((module) =>
     module.Upload.of(
       init.body!,
       report,
@@ -31,7 +32,7 @@ export function uploadOf(
   return exchange.deadline.race(preparing);
 }
 
-let uploadModule: Promise<typeof import("./upload.ts")> | undefined;
+const uploadModule = lazy(() => import("./upload.ts"));
 
 /** The init of an encoded request. */
 type EncodedInit = RequestInit & { headers: Record<string, string> };
