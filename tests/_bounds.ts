@@ -200,3 +200,34 @@ export async function runChild<T>(
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+const MIB = 1024 * 1024;
+
+/**
+ * A step asserting a child's peak RSS stayed under `limit` bytes, skipped
+ * where the child could not read it (no /proc/self/status).
+ */
+export async function assertPeakStep(
+  t: Deno.TestContext,
+  report: { peak: number | null; bodyBytes: number },
+  limit: number,
+  body: string,
+): Promise<void> {
+  await t.step({
+    name: report.peak === null
+      ? `peak RSS stays under ${
+        limit / MIB
+      } MiB (skipped: no /proc/self/status here)`
+      : `peak RSS (VmHWM) stays under ${limit / MIB} MiB for ${body}`,
+    ignore: report.peak === null,
+    fn: () => {
+      const peak = report.peak!;
+      assert(
+        peak < limit,
+        `peak RSS ${(peak / MIB).toFixed(1)} MiB for ${body}; expected < ${
+          limit / MIB
+        } MiB`,
+      );
+    },
+  });
+}

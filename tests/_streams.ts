@@ -89,3 +89,28 @@ export async function tapped(taps: Tap[], count: number): Promise<Tap> {
   }
   return taps[count - 1]!;
 }
+
+/** `bytes` in chunks of `size`. */
+export function pieces(bytes: Uint8Array, size: number): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  for (let i = 0; i < bytes.byteLength; i += size) {
+    chunks.push(bytes.subarray(i, i + size));
+  }
+  return chunks;
+}
+
+/** `bytes` cut at each of `cuts` (taken modulo its length plus one). */
+export function cutAt(
+  bytes: Uint8Array,
+  cuts: readonly number[],
+): Uint8Array[] {
+  const at = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))]
+    .sort((a, b) => a - b);
+  const chunks: Uint8Array[] = [];
+  let from = 0;
+  for (const cut of [...at, bytes.length]) {
+    chunks.push(bytes.subarray(from, cut));
+    from = cut;
+  }
+  return chunks;
+}

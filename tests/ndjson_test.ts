@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertFalse } from "@std/assert";
 import { fc } from "./_npm.ts";
 import { LineSplitter, utf8Bytes } from "../src/ndjson.ts";
+import { cutAt, pieces } from "./_streams.ts";
 
 const encoder = new TextEncoder();
 
@@ -22,15 +23,6 @@ function splitChunks(chunks: readonly Uint8Array[], max = 1 << 20): Split {
 /** `text` in one chunk. */
 function split(text: string, max?: number): Split {
   return splitChunks([encoder.encode(text)], max);
-}
-
-/** `bytes` in chunks of `size`. */
-function pieces(bytes: Uint8Array, size: number): Uint8Array[] {
-  const chunks: Uint8Array[] = [];
-  for (let i = 0; i < bytes.byteLength; i += size) {
-    chunks.push(bytes.subarray(i, i + size));
-  }
-  return chunks;
 }
 
 /** The rules, applied plainly to the whole decoded text. */
@@ -147,14 +139,7 @@ Deno.test("LineSplitter chunking", async (t) => {
         fc.array(fc.nat(), { maxLength: 8 }),
         (text, cuts) => {
           const bytes = encoder.encode(text);
-          const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))]
-            .sort((a, b) => a - b);
-          const chunks: Uint8Array[] = [];
-          let from = 0;
-          for (const cut of [...at, bytes.length]) {
-            chunks.push(bytes.subarray(from, cut));
-            from = cut;
-          }
+          const chunks = cutAt(bytes, cuts);
           // The text as the bytes decode (a lone surrogate becomes U+FFFD).
           const decoded = new TextDecoder("utf-8", { ignoreBOM: true })
             .decode(bytes);

@@ -2,6 +2,7 @@ import { assert, assertEquals, assertFalse } from "@std/assert";
 import { fc } from "./_npm.ts";
 import type { ServerSentEvent } from "../src/response_type.ts";
 import { EventStreamParser } from "../src/sse.ts";
+import { cutAt, pieces } from "./_streams.ts";
 
 const encoder = new TextEncoder();
 
@@ -34,15 +35,6 @@ function parse(text: string, max?: number): Parsed {
 function split(text: string, at: number): Uint8Array[] {
   const bytes = encoder.encode(text);
   return [bytes.subarray(0, at), bytes.subarray(at)];
-}
-
-/** `bytes` in chunks of `size`. */
-function pieces(bytes: Uint8Array, size: number): Uint8Array[] {
-  const chunks: Uint8Array[] = [];
-  for (let i = 0; i < bytes.byteLength; i += size) {
-    chunks.push(bytes.subarray(i, i + size));
-  }
-  return chunks;
 }
 
 const message = (data: string, id = "", event = "message") => ({
@@ -333,14 +325,7 @@ Deno.test("EventStreamParser chunking", async (t) => {
         fc.array(fc.nat(), { maxLength: 8 }),
         (text, cuts) => {
           const bytes = encoder.encode(text);
-          const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))]
-            .sort((a, b) => a - b);
-          const chunks: Uint8Array[] = [];
-          let from = 0;
-          for (const cut of [...at, bytes.length]) {
-            chunks.push(bytes.subarray(from, cut));
-            from = cut;
-          }
+          const chunks = cutAt(bytes, cuts);
           // The text as the bytes decode (a lone surrogate becomes U+FFFD).
           const decoded = new TextDecoder("utf-8", { ignoreBOM: true })
             .decode(bytes);
