@@ -7,6 +7,8 @@
  * @module
  */
 
+import { listen, type Shared, sharedTimeout } from "./shared_signal.ts";
+
 /** What {@linkcode Deadline.race} rejects with once the deadline has passed. */
 export const PASSED: unique symbol = Symbol("deadline passed");
 
@@ -27,8 +29,8 @@ export class Deadline {
   // Called when the deadline passes. A set rather than listeners on the
   // signal: adding and removing an event listener per race costs more.
   #waiters: Set<() => void> | undefined;
-  // True when the signal is a timeout signal shared with other deadlines.
-  #shared = false;
+  // The timeout signal this deadline shares with others, if it does.
+  #shared: Shared | undefined;
   #onShared: (() => void) | undefined;
 
   /**
@@ -54,12 +56,11 @@ export class Deadline {
       this.signal = undefined;
       return;
     }
-    if (
-      bounded && user === undefined && shared && sharesTimers() &&
-      timeout + windowOf(timeout) <= MAX_DELAY
-    ) {
-      this.signal = sharedSignal(now, timeout);
-      this.#shared = true;
+    this.#shared = bounded && user === undefined && shared
+      ? sharedTimeout(now, timeout)
+      : undefined;
+    if (this.#shared !== undefined) {
+      this.signal = this.#shared.signal;
       return;
     }
     this.#controller = new AbortController();
@@ -88,7 +89,7 @@ export class Deadline {
 
   /** Why the signal aborted, once it has. */
   get reason(): "timeout" | "abort" | undefined {
-    if (this.#reason === undefined && this.#shared && this.signal!.aborted) {
+    if (this.#reason === undefined && this.#shared?.signal.aborted) {
       this.#pass("timeout", this.signal!.reason);
     }
     return this.#reason;
@@ -126,10 +127,11 @@ export class Deadline {
       return ignore;
     }
     if (this.signal === undefined) return ignore;
-    if (this.#shared && this.#onShared === undefined) {
+    const shared = this.#shared;
+    if (shared !== undefined && this.#onShared === undefined) {
       // Listened to only when something waits: most grabs never race.
-      this.#onShared = () => this.#pass("timeout", this.signal!.reason);
-      this.signal!.addEventListener("abort", this.#onShared, { once: true });
+      this.#onShared = () => this.#pass("timeout", shared.signal.reason);
+      listen(shared, this.#onShared);
     }
     (this.#waiters ??= new Set()).add(waiter);
     return () => this.#waiters?.delete(waiter);
@@ -172,7 +174,7 @@ export class Deadline {
    * function returned disposes it, for the body to call at its end.
    */
   keepFor(stopClock: boolean): () => void {
-    if (this.#shared) {
+    if (this.#shared !== undefined) {
       throw new TypeError("A shared deadline cannot be kept for a body");
     }
     if (stopClock) {
@@ -191,7 +193,7 @@ export class Deadline {
   dispose(): void {
     if (this.#kept) return;
     if (this.#onShared !== undefined) {
-      this.signal!.removeEventListener("abort", this.#onShared);
+      this.#shared!.waiting.delete(this.#onShared);
       this.#onShared = undefined;
     }
     if (this.#timer !== undefined) clearTimeout(this.#timer);
@@ -201,54 +203,6 @@ export class Deadline {
     this.#waiters = undefined;
   }
 }
-
-/**
- * The platform's `setTimeout` as this module found it. A replaced one (a
- * fake clock in tests) must be honoured, and the platform's timeout signals
- * do not use it, so deadlines then keep timers of their own.
- */
-const PLATFORM_SET_TIMEOUT = globalThis.setTimeout;
-
-function sharesTimers(): boolean {
-  return globalThis.setTimeout === PLATFORM_SET_TIMEOUT &&
-    typeof AbortSignal.timeout === "function";
-}
-
-/** The timeout signal last handed out, with what it was made for. */
-let last: { slot: number; timeout: number; signal: AbortSignal } | undefined;
-
-/**
- * How many signals of one timeout may count at once: each holds memory
- * until it fires, so grabs share one per window of 1/2000 of the timeout
- * (at least 1 ms), which ends at most that window late, never early.
- */
-const SIGNALS_PER_TIMEOUT = 2_000;
-
-/** The span of start times that share one signal of `timeout`. */
-function windowOf(timeout: number): number {
-  return Math.max(1, Math.floor(timeout / SIGNALS_PER_TIMEOUT));
-}
-
-/**
- * A signal that aborts at least `timeout` ms after `now`, shared by every
- * deadline that starts in the same window with the same timeout. The
- * platform's timeout signal holds no timer that keeps a program alive and
- * needs no clearing, so a grab pays for neither a controller nor a timer of
- * its own.
- */
-function sharedSignal(now: number, timeout: number): AbortSignal {
-  const window = windowOf(timeout);
-  const slot = Math.floor(now / window);
-  if (last === undefined || last.slot !== slot || last.timeout !== timeout) {
-    // From the window's start: never early for a deadline at its close.
-    const ms = timeout + window - (now - slot * window);
-    last = { slot, timeout, signal: AbortSignal.timeout(ms) };
-  }
-  return last.signal;
-}
-
-/** The longest wait a timer can hold. */
-const MAX_DELAY = 2 ** 31 - 1;
 
 function lost<T>(value: T | Promise<T>, late?: (value: T) => void): Promise<T> {
   release(Promise.resolve(value), late);

@@ -27,7 +27,7 @@ import {
   TRANSPORT_META,
 } from "./result.ts";
 import { lazy } from "./lazy.ts";
-import { validateWithin } from "./schema.ts";
+import { type StandardSchema, validateWithin } from "./schema.ts";
 
 /** A request body ready for `fetch`. */
 export interface EncodedBody {
@@ -173,13 +173,13 @@ export function codecFor(format: Format): Codec | Promise<Codec> {
  * (with its JSON:API errors, in either format), a 2xx body decoded by the
  * format and checked by the schema, a failure as it is.
  */
-export async function decodeOutcome(
+export function decodeOutcome(
   outcome: SendOutcome,
   method: HttpMethod,
   resolved: Resolved,
   codec: Codec,
   deadline: Deadline = new Deadline(false, undefined),
-): Promise<GrabResult<unknown>> {
+): GrabResult<unknown> | Promise<GrabResult<unknown>> {
   if (!outcome.ok) return [null, outcome.error, TRANSPORT_META];
   const { status, headers } = outcome;
   if (status < 200 || status > 299) {
@@ -208,14 +208,26 @@ export async function decodeOutcome(
   }
   const schema = resolved.schema;
   if (schema === undefined) return [data, null, meta];
+  return checkData(schema, data, meta, method, outcome.url, deadline);
+}
+
+/** The data checked by the call's schema, within the deadline. */
+async function checkData(
+  schema: StandardSchema,
+  data: unknown,
+  meta: SuccessMeta,
+  method: HttpMethod,
+  href: string,
+  deadline: Deadline,
+): Promise<GrabResult<unknown>> {
   const checked = await validateWithin(schema, data, deadline);
   if ("passed" in checked) {
     const { passed, cause } = checked;
-    const failure = transportError(passed, method, outcome.url, { cause });
+    const failure = transportError(passed, method, href, { cause });
     return [null, failure, TRANSPORT_META];
   }
   if ("issues" in checked) {
-    return failed("schema", method, outcome.url, { issues: checked.issues });
+    return failed("schema", method, href, { issues: checked.issues });
   }
   return [checked.value, null, meta];
 }

@@ -56,16 +56,37 @@ export function attemptInit(
  * followed here as `fetch` would follow it, with the body as given, and
  * `fetch` follows any further hops.
  */
-export async function send(
+export function send(
   exchange: Exchange,
   attempt: Deadline,
   init: RequestInit,
   request: Request | undefined,
   upload: Upload | undefined,
 ): Promise<Response> {
+  const sending = sendRequest(
+    exchange.fetch,
+    exchange.href,
+    init,
+    request,
+    attempt,
+  );
+  if (upload === undefined) return sending;
+  return sending.then((response) =>
+    upload.redirected(response)
+      ? followRedirect(exchange, attempt, request, upload, response)
+      : response
+  );
+}
+
+/** The first hop of a redirect met by a counted upload, followed here. */
+async function followRedirect(
+  exchange: Exchange,
+  attempt: Deadline,
+  request: Request | undefined,
+  upload: Upload,
+  response: Response,
+): Promise<Response> {
   const { fetch, href } = exchange;
-  const response = await sendRequest(fetch, href, init, request, attempt);
-  if (upload === undefined || !upload.redirected(response)) return response;
   // With no place to go, the redirect is the response, as from `fetch`.
   const location = response.headers.get("location");
   if (location === null) return response;

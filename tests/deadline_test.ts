@@ -481,6 +481,28 @@ Deno.test("shared deadlines", async (t) => {
     },
   );
 
+  await t.step(
+    "are told once each when they pass; a disposed one is not told",
+    async () => {
+      const [a, b] = twoInOneMillisecond(5);
+      const told: string[] = [];
+      const passed = deferred<void>();
+      b.onPass(() => told.push("b"));
+      a.onPass(() => told.push("a"));
+      a.onPass(() => {
+        told.push("a again");
+        passed.resolve();
+      });
+      b.dispose();
+      await passed.promise;
+      // Time for a late call to the disposed one to show.
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      assertEquals(told, ["a", "a again"]);
+      assertEquals(a.reason, "timeout");
+      a.dispose();
+    },
+  );
+
   await t.step("cannot be kept for a live body", () => {
     const [a, b] = twoInOneMillisecond(30_000);
     let thrown: unknown;

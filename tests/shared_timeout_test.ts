@@ -32,3 +32,24 @@ Deno.test("grabs that share a timeout signal each time out and abort their reque
   }
   assertEquals(aborted, 8);
 });
+
+Deno.test("grabs through a fetch that ignores the signal all time out together", async () => {
+  // A custom fetch that never answers and never looks at the signal: each
+  // grab is held only by its deadline, and 64 of them share one signal.
+  const pending: Promise<Response>[] = [];
+  const fetch = () => {
+    const never = new Promise<Response>(() => {});
+    pending.push(never);
+    return never;
+  };
+  const grab = createGrab("http://127.0.0.1:9", { retry: 0, fetch });
+  const results = await Promise.all(
+    Array.from({ length: 64 }, () => grab("GET /silent", { timeout: 20 })),
+  );
+  assertEquals(pending.length, 64);
+  for (const [data, error] of results) {
+    assertEquals(data, null);
+    assertInstanceOf(error, GrabTransportError);
+    assertEquals(error.kind, "timeout");
+  }
+});

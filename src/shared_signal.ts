@@ -1,0 +1,98 @@
+/**
+ * Timeout signals shared by deadlines: the deadlines of one timeout that
+ * start within a short window share one platform timeout signal, so a grab
+ * pays for neither a controller nor a timer of its own.
+ *
+ * @module
+ */
+
+/**
+ * The platform's `setTimeout` as this module found it. A replaced one (a
+ * fake clock in tests) must be honoured, and the platform's timeout signals
+ * do not use it, so deadlines then keep timers of their own.
+ */
+const PLATFORM_SET_TIMEOUT = globalThis.setTimeout;
+
+function sharesTimers(): boolean {
+  return globalThis.setTimeout === PLATFORM_SET_TIMEOUT &&
+    typeof AbortSignal.timeout === "function";
+}
+
+/**
+ * A timeout signal shared by the deadlines of one window, and those of them
+ * that wait for it: one listener on the signal tells them all, as adding
+ * and removing a listener per deadline costs time in proportion to the
+ * listeners already there.
+ */
+export interface Shared {
+  slot: number;
+  timeout: number;
+  signal: AbortSignal;
+  waiting: Set<() => void>;
+  listening: boolean;
+}
+
+/** The shared signal last handed out. */
+let last: Shared | undefined;
+
+/** Adds `waiter` to those told when the shared signal aborts. */
+export function listen(shared: Shared, waiter: () => void): void {
+  shared.waiting.add(waiter);
+  if (shared.listening) return;
+  shared.listening = true;
+  shared.signal.addEventListener("abort", () => {
+    const waiting = [...shared.waiting];
+    shared.waiting.clear();
+    for (const waiter of waiting) waiter();
+  }, { once: true });
+}
+
+/**
+ * How many signals of one timeout may count at once: each holds memory
+ * until it fires, so grabs share one per window of 1/2000 of the timeout
+ * (at least 1 ms), which ends at most that window late, never early.
+ */
+const SIGNALS_PER_TIMEOUT = 2_000;
+
+/** The span of start times that share one signal of `timeout`. */
+function windowOf(timeout: number): number {
+  return Math.max(1, Math.floor(timeout / SIGNALS_PER_TIMEOUT));
+}
+
+/**
+ * A signal that aborts at least `timeout` ms after `now`, shared by every
+ * deadline that starts in the same window with the same timeout. The
+ * platform's timeout signal holds no timer that keeps a program alive and
+ * needs no clearing, so a grab pays for neither a controller nor a timer of
+ * its own.
+ */
+function sharedSignal(now: number, timeout: number): Shared {
+  const window = windowOf(timeout);
+  const slot = Math.floor(now / window);
+  if (last === undefined || last.slot !== slot || last.timeout !== timeout) {
+    // From the window's start: never early for a deadline at its close.
+    const ms = timeout + window - (now - slot * window);
+    const signal = AbortSignal.timeout(ms);
+    last = { slot, timeout, signal, waiting: new Set(), listening: false };
+  }
+  return last;
+}
+
+/** The longest wait a timer can hold. */
+const MAX_DELAY = 2 ** 31 - 1;
+
+/**
+ * The shared timeout signal for a deadline of `timeout` ms starting `now`,
+ * or `undefined` when it must keep a timer of its own: `setTimeout` is
+ * replaced (a fake clock), or the wait plus the window is longer than a
+ * timer can hold.
+ */
+export function sharedTimeout(
+  now: number,
+  timeout: number,
+): Shared | undefined {
+  if (!sharesTimers() || timeout + windowOf(timeout) > MAX_DELAY) {
+    return undefined;
+  }
+  return sharedSignal(now, timeout);
+}
