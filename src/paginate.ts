@@ -6,7 +6,8 @@
 
 import { FOREIGN, type Grab } from "./create_grab.ts";
 import { type Endpoint, parseEndpoint } from "./endpoint.ts";
-import { transportError } from "./errors.ts";
+import { transportError, validationError } from "./errors.ts";
+import { describeValue } from "./json_value.ts";
 import { combineHooks, type Hooks } from "./hooks.ts";
 import { parseLinkHeader } from "./link_header.ts";
 import type { GrabCallOptions } from "./call_options.ts";
@@ -45,10 +46,11 @@ import type { OrThrowResult } from "./or_throw.ts";
 export async function* paginate<Data = unknown>(
   grab: Grab,
   endpoint: Endpoint,
-  options: GrabCallOptions & { limit?: number } = {},
+  options: (GrabCallOptions & { limit?: number | null }) | null = {},
 ): AsyncGenerator<OrThrowResult<Data>, void, undefined> {
-  const { limit = Infinity, ...first } = options;
+  const { limit: given, ...first } = options ?? {};
   const { method } = parseEndpoint(endpoint);
+  const limit = pageLimit(given);
   const seen = new Set<string>();
   let requestUrl = "";
   let responseUrl = "";
@@ -93,6 +95,27 @@ export async function* paginate<Data = unknown>(
       ? withTracking(rest)
       : Object.assign(withTracking(anonymous), { [FOREIGN]: true });
   }
+}
+
+/**
+ * The most pages to fetch: a non-negative integer, or `Infinity` (also for
+ * `null` and `undefined`). Anything else would quietly fetch no page or one
+ * page more than asked, so it is refused before any request.
+ */
+function pageLimit(limit: unknown): number {
+  if (limit === undefined || limit === null || limit === Infinity) {
+    return Infinity;
+  }
+  if (Number.isSafeInteger(limit) && (limit as number) >= 0) {
+    return limit as number;
+  }
+  throw validationError([{
+    path: "/limit",
+    message:
+      `Cannot paginate: limit must be a non-negative integer or Infinity, not ${
+        describeValue(limit)
+      }`,
+  }]);
 }
 
 /** Why a next link cannot be sent as an endpoint, if it cannot. */

@@ -5,7 +5,12 @@ import {
   assertStrictEquals,
   fail,
 } from "@std/assert";
-import createGrab, { GrabError, GrabTransportError, paginate } from "../mod.ts";
+import createGrab, {
+  GrabError,
+  GrabTransportError,
+  GrabValidationError,
+  paginate,
+} from "../mod.ts";
 import { json, startServer } from "./_server.ts";
 
 const JSON_API = { "content-type": "application/vnd.api+json" };
@@ -182,6 +187,44 @@ Deno.test("paginate()", async (t) => {
     }
     assertEquals(requested("/jsonapi/endless").length, 4);
   });
+
+  await t.step(
+    "a limit that is not a count is refused before any request",
+    async () => {
+      const before = server.requests.length;
+      for (const limit of [NaN, -1, 2.5, "2", true, {}, -Infinity]) {
+        const error = await assertRejects(
+          async () => {
+            for await (
+              const _ of paginate(jsonApi, "GET /jsonapi/endless", {
+                limit: limit as number,
+              })
+            ) fail("yielded a page");
+          },
+          GrabValidationError,
+        );
+        assertEquals(error.issues[0]?.path, "/limit");
+        assert(error.message.includes("limit"), error.message);
+      }
+      assertEquals(server.requests.length, before);
+    },
+  );
+
+  await t.step(
+    "null means no limit, as null options mean none",
+    async () => {
+      let count = 0;
+      for await (
+        const _ of paginate(jsonApi, "GET /jsonapi/string", { limit: null })
+      ) count++;
+      assertEquals(count, 3);
+      count = 0;
+      for await (const _ of paginate(jsonApi, "GET /jsonapi/string", null)) {
+        count++;
+      }
+      assertEquals(count, 3);
+    },
+  );
 
   await t.step("stops at a page that links to itself", async () => {
     let count = 0;
