@@ -2,7 +2,10 @@
  * Large bodies over loopback: grab's `responseType: "text"` and `"bytes"`
  * against raw `fetch` + `res.text()` and `res.bytes()`, for a 64 KiB and a
  * 1 MiB body with a `Content-Length`, and the 1 MiB body chunked without
- * one, served by `_server.ts` in its own process.
+ * one, served by `_server.ts` in its own process. Beside them, the floor of
+ * a capped read of a body without a trusted length: `getReader()` to the
+ * end, counting the bytes against a 64 MiB cap, the chunks joined once and,
+ * for text, decoded once.
  *
  * The reads alternate request by request rather than batch by batch (as
  * `compare` in `_http.ts` does): a batch of 1 MiB reads leaves the next batch
@@ -14,9 +17,15 @@
  */
 
 import { createGrab } from "../mod.ts";
-import type { Client, Comparison } from "./_http.ts";
+import {
+  type Client,
+  type Comparison,
+  decode,
+  FLOOR_CAP,
+  readCapped,
+} from "./_http.ts";
 import { LARGE_SIZES, largeBody } from "./_server.ts";
-import { median, settle } from "./_stats.ts";
+import { median, rotate, settle } from "./_stats.ts";
 
 /** One body the server sends. */
 export interface BodyCase {
@@ -54,21 +63,38 @@ export const BODY_CASES: readonly BodyCase[] = [
   },
 ];
 
-/** The contenders, in table order: each grab read after its raw baseline. */
+/**
+ * The contenders, in table order: each grab read after its raw baseline and
+ * the reader-loop floor.
+ */
 export const BODY_NAMES = [
   "raw .text()",
+  "raw reader loop text",
   "grab text",
   "raw .bytes()",
+  "raw reader loop bytes",
   "grab bytes",
 ] as const;
 
 /** The raw read each contender is divided by. */
 export const BODY_BASELINE: Record<string, string> = {
   "raw .text()": "raw .text()",
+  "raw reader loop text": "raw .text()",
   "grab text": "raw .text()",
   "raw .bytes()": "raw .bytes()",
+  "raw reader loop bytes": "raw .bytes()",
   "grab bytes": "raw .bytes()",
 };
+
+/**
+ * The floor of a contender on a body: for a chunked body (no length to
+ * trust) the reader loop of the same kind, else the raw one-call read.
+ */
+export function bodyFloor(c: BodyCase, name: string): string {
+  const text = BODY_BASELINE[name] === "raw .text()";
+  if (!c.chunked) return text ? "raw .text()" : "raw .bytes()";
+  return text ? "raw reader loop text" : "raw reader loop bytes";
+}
 
 /** The measurement of one body. */
 export interface BodyCaseResult {
@@ -106,6 +132,11 @@ function contenders(base: string, path: `/${string}`): Client[] {
       get: async () => await (await fetch(url)).text(),
     },
     {
+      name: "raw reader loop text",
+      get: async () =>
+        decode(await readCapped((await fetch(url)).body, FLOOR_CAP)),
+    },
+    {
       name: "grab text",
       get: async () => {
         const [data, error] = await grab(endpoint, {
@@ -118,6 +149,10 @@ function contenders(base: string, path: `/${string}`): Client[] {
     {
       name: "raw .bytes()",
       get: async () => await (await fetch(url)).bytes(),
+    },
+    {
+      name: "raw reader loop bytes",
+      get: async () => await readCapped((await fetch(url)).body, FLOOR_CAP),
     },
     {
       name: "grab bytes",
@@ -176,22 +211,22 @@ async function check(
 
 /**
  * Times `requests` GETs of every contender, one request at a time, in an
- * order that changes with every request: the text pair and the bytes pair
- * take turns going first, and so do raw and grab within a pair. Resolves to
- * each contender's total milliseconds.
+ * order that changes with every request: the text trio and the bytes trio
+ * take turns going first, and within a trio the order rotates by one place
+ * every second request. Resolves to each contender's total milliseconds.
  */
 async function timeRound(
   clients: readonly Client[],
   requests: number,
 ): Promise<Record<string, number>> {
   const byName = new Map(clients.map((c) => [c.name, c]));
-  const pairs = [["raw .text()", "grab text"], ["raw .bytes()", "grab bytes"]];
+  const groups = [BODY_NAMES.slice(0, 3), BODY_NAMES.slice(3)];
   const total: Record<string, number> = {};
   for (const c of clients) total[c.name] = 0;
   for (let i = 0; i < requests; i++) {
-    const ordered = i % 2 === 0 ? pairs : [pairs[1]!, pairs[0]!];
-    for (const pair of ordered) {
-      for (const name of (i >> 1) % 2 === 0 ? pair : [pair[1]!, pair[0]!]) {
+    const ordered = i % 2 === 0 ? groups : [groups[1]!, groups[0]!];
+    for (const group of ordered) {
+      for (const name of rotate(group, i >> 1)) {
         const client = byName.get(name)!;
         const t0 = performance.now();
         await client.get();
@@ -234,6 +269,7 @@ export async function runBodies(o: BodiesOptions): Promise<BodiesResults> {
       ratioToRaw: {},
       ratioRange: {},
       rounds: o.rounds,
+      times,
     };
     for (const name of BODY_NAMES) {
       comparison.medianMs[name] = median(times[name]!);

@@ -3,6 +3,11 @@
  * wretch and up-fetch, each with its defaults, over loopback (sequential and 64 in flight)
  * and in process (a fake `fetch` that returns a ready `Response`).
  *
+ * Beside raw, two floors: what any client must pay to keep grab's promises.
+ * `raw+timeout` passes a shared 30 s timeout signal and an `accept` header;
+ * `raw-stream` (custom `fetch` only) reads the body with a reader loop under
+ * a size cap, since a custom `fetch`'s `Content-Length` cannot be trusted.
+ *
  * @module
  */
 
@@ -28,9 +33,10 @@ export interface Client {
   get: () => Promise<unknown>;
 }
 
-/** The clients, in table order; `raw` first. */
+/** The clients over loopback, in table order; `raw` first. */
 export const CLIENT_NAMES = [
   "raw",
+  "raw+timeout",
   "grab",
   "ky",
   "ofetch",
@@ -38,15 +44,92 @@ export const CLIENT_NAMES = [
   "up-fetch",
 ] as const;
 
+/** The clients with a custom `fetch` (in process), in table order. */
+export const CUSTOM_FETCH_NAMES = [
+  "raw",
+  "raw+timeout",
+  "raw-stream",
+  "grab",
+  "ky",
+  "ofetch",
+  "wretch",
+  "up-fetch",
+] as const;
+
+/** The size cap the reader-loop floors count against (grab's default). */
+export const FLOOR_CAP = 64 * 1024 * 1024;
+
+/** How long one shared timeout signal is handed out (grab's window). */
+const SHARE_MS = 15;
+
 /**
- * Builds every client for `base`. With `fetchImpl`, each client is given it
- * instead of the global `fetch` (grab's `fetch` option, ky's `fetch`,
- * ofetch's global `fetch`, wretch's `fetchPolyfill`, up-fetch's first
- * argument).
+ * A source of 30 s timeout signals: one is shared by the calls that start
+ * within {@linkcode SHARE_MS} of its creation, then a new one is made, as a
+ * client with a default timeout can share the platform's timeout signal.
+ */
+export function sharedTimeout(): () => AbortSignal {
+  let current = { signal: AbortSignal.timeout(30_000), at: performance.now() };
+  return () => {
+    const now = performance.now();
+    if (now - current.at > SHARE_MS) {
+      current = { signal: AbortSignal.timeout(30_000), at: now };
+    }
+    return current.signal;
+  };
+}
+
+/**
+ * Reads `body` to the end with a reader, counting its bytes against `cap`
+ * (rejects past it, after cancelling), and joins the chunks once (a single
+ * chunk is returned as it is): the floor of a capped read of a body whose
+ * length is not known or not trusted.
+ */
+export async function readCapped(
+  body: ReadableStream<Uint8Array> | null,
+  cap: number = FLOOR_CAP,
+): Promise<Uint8Array> {
+  if (body === null) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > cap) {
+      await reader.cancel();
+      throw new RangeError(`body over ${cap} bytes`);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
+const decoder = new TextDecoder();
+
+/** Decodes UTF-8 bytes in one call, with one shared decoder. */
+export function decode(bytes: Uint8Array): string {
+  return decoder.decode(bytes);
+}
+
+/**
+ * Builds every client for `base`, in the order of {@linkcode CLIENT_NAMES}.
+ * With `fetchImpl`, each client is given it instead of the global `fetch`
+ * (grab's `fetch` option, ky's `fetch`, ofetch's global `fetch`, wretch's
+ * `fetchPolyfill`, up-fetch's first argument), and the `raw-stream` floor is
+ * added (the order of {@linkcode CUSTOM_FETCH_NAMES}).
  */
 export function makeClients(base: string, fetchImpl?: FetchLike): Client[] {
   const url = `${base}/item`;
   const doFetch: FetchLike = fetchImpl ?? ((input, init) => fetch(input, init));
+  const timeout = sharedTimeout();
   const grab = createGrab(base, fetchImpl ? { fetch: fetchImpl } : {});
   const kyApi = ky.create(
     fetchImpl ? { baseUrl: base, fetch: fetchImpl } : { baseUrl: base },
@@ -59,6 +142,25 @@ export function makeClients(base: string, fetchImpl?: FetchLike): Client[] {
     ? wretch(base).fetchPolyfill(fetchImpl)
     : wretch(base);
   const upfetch = up(fetchImpl ?? fetch, () => ({ baseUrl: base }));
+  const floors: Client[] = [
+    {
+      name: "raw+timeout",
+      get: async () => {
+        const res = await doFetch(url, {
+          signal: timeout(),
+          headers: { accept: "application/json" },
+        });
+        return await res.json();
+      },
+    },
+  ];
+  if (fetchImpl !== undefined) {
+    floors.push({
+      name: "raw-stream",
+      get: async () =>
+        JSON.parse(decode(await readCapped((await doFetch(url)).body))),
+    });
+  }
   return [
     {
       name: "raw",
@@ -67,6 +169,7 @@ export function makeClients(base: string, fetchImpl?: FetchLike): Client[] {
         return await res.json();
       },
     },
+    ...floors,
     {
       name: "grab",
       get: async () => {
@@ -123,6 +226,29 @@ export interface Comparison {
   ratioRange: Record<string, [number, number]>;
   /** Rounds measured (the warm-up round is not counted). */
   rounds: number;
+  /** Each client's time per round, in milliseconds, in round order. */
+  times: Record<string, number[]>;
+}
+
+/**
+ * The median over rounds of (`name`'s time / `baseline`'s time in the same
+ * round), and the lowest and highest of those ratios.
+ */
+export function pairedRatio(
+  c: Comparison,
+  name: string,
+  baseline: string,
+): { ratio: number; range: [number, number] } {
+  const a = c.times[name];
+  const b = c.times[baseline];
+  if (a === undefined || b === undefined || a.length === 0) {
+    return { ratio: NaN, range: [NaN, NaN] };
+  }
+  const ratios = a.map((t, i) => t / b[i]!);
+  return {
+    ratio: median(ratios),
+    range: [Math.min(...ratios), Math.max(...ratios)],
+  };
 }
 
 /**
@@ -166,7 +292,7 @@ export async function compare(
       Math.max(...ratios[c.name]!),
     ];
   }
-  return { medianMs, ratioToRaw, ratioRange, rounds };
+  return { medianMs, ratioToRaw, ratioRange, rounds, times };
 }
 
 // The same headers as the loopback server sends.

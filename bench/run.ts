@@ -21,6 +21,7 @@ import {
   BODY_BASELINE,
   BODY_CASES,
   BODY_NAMES,
+  bodyFloor,
   runBodies,
 } from "./_bodies.ts";
 import {
@@ -40,8 +41,10 @@ import {
   CLIENT_NAMES,
   compare,
   type Comparison,
+  CUSTOM_FETCH_NAMES,
   fakeFetch,
   makeClients,
+  pairedRatio,
   timeCalls,
   timeGets,
 } from "./_http.ts";
@@ -223,6 +226,24 @@ function inverse([lo, hi]: readonly [number, number]): [number, number] {
   return [1 / hi, 1 / lo];
 }
 
+/**
+ * `name` ÷ `baseline`, paired round by round, with the range over rounds:
+ * `0.97× (0.95–0.99×)`; a throughput ratio (req/s) when `throughput`, else
+ * a time ratio.
+ */
+function pairedCell(
+  c: Comparison,
+  name: string,
+  baseline: string,
+  throughput: boolean,
+): string {
+  const p = pairedRatio(c, name, baseline);
+  if (!Number.isFinite(p.ratio)) return "n/a";
+  return throughput
+    ? `${ratio(1 / p.ratio)} (${range(inverse(p.range))})`
+    : `${ratio(p.ratio)} (${range(p.range)})`;
+}
+
 function throughputTable(c: Comparison, total: number): string {
   return table(
     [
@@ -231,6 +252,7 @@ function throughputTable(c: Comparison, total: number): string {
       "median time",
       "req/s ÷ raw",
       `spread over ${c.rounds} rounds`,
+      "req/s ÷ raw+timeout (spread)",
     ],
     CLIENT_NAMES.map((name) => [
       name,
@@ -238,6 +260,7 @@ function throughputTable(c: Comparison, total: number): string {
       ms(c.medianMs[name]!),
       ratio(1 / c.ratioToRaw[name]!),
       range(inverse(c.ratioRange[name]!)),
+      pairedCell(c, name, "raw+timeout", true),
     ]),
   );
 }
@@ -256,6 +279,8 @@ function bodiesTable(r: BodiesResults): string {
         ms(comparison.medianMs[name]!),
         ratio(1 / comparison.ratioToRaw[name]!),
         range(inverse(comparison.ratioRange[name]!)),
+        bodyFloor(c, name),
+        pairedCell(comparison, name, bodyFloor(c, name), true),
       ]);
     }
   }
@@ -269,6 +294,8 @@ function bodiesTable(r: BodiesResults): string {
       "median time",
       "req/s ÷ raw",
       `spread over ${r.rounds} rounds`,
+      "floor",
+      "req/s ÷ floor (spread)",
     ],
     rows,
   );
@@ -281,12 +308,16 @@ function overheadTable(c: Comparison, calls: number): string {
       "median µs/call",
       "time ÷ raw",
       `spread over ${c.rounds} rounds`,
+      "time ÷ raw+timeout (spread)",
+      "time ÷ raw-stream (spread)",
     ],
-    CLIENT_NAMES.map((name) => [
+    CUSTOM_FETCH_NAMES.map((name) => [
       name,
       (c.medianMs[name]! * 1000 / calls).toFixed(2),
       ratio(c.ratioToRaw[name]!),
       range(c.ratioRange[name]!),
+      pairedCell(c, name, "raw+timeout", false),
+      pairedCell(c, name, "raw-stream", false),
     ]),
   );
 }
@@ -529,15 +560,17 @@ interface Target {
   name: string;
   want: string;
   got: string;
-  met: boolean | undefined;
+  /** `"info"`: a figure shown for reference, with no goal. */
+  met: boolean | "info" | undefined;
 }
 
+/** Adds targets to `list`; `ok` is `null` for a figure with no goal. */
 function adder(list: Target[]) {
   return (
     name: string,
     want: string,
     value: number | undefined,
-    ok: (v: number) => boolean,
+    ok: ((v: number) => boolean) | null,
     show: (v: number) => string,
   ) =>
     list.push({
@@ -548,8 +581,99 @@ function adder(list: Target[]) {
         : show(value),
       met: value === undefined || !Number.isFinite(value)
         ? undefined
+        : ok === null
+        ? "info"
         : ok(value),
     });
+}
+
+/**
+ * The informational rows on the floors: grab ÷ each floor, wanted as grab ÷
+ * raw is, and each floor's own ratio to raw, with no goal.
+ */
+function floorTargets(
+  add: ReturnType<typeof adder>,
+  http: HttpResults,
+  bodies: BodiesResults | undefined,
+): void {
+  // Throughput: req/s ÷ baseline is the inverse of the time ratio.
+  const tput = (c: Comparison | undefined, name: string, base: string) => {
+    const p = c === undefined ? undefined : pairedRatio(c, name, base);
+    return {
+      value: p === undefined ? undefined : 1 / p.ratio,
+      show: (v: number) => `${ratio(v)} (rounds ${range(inverse(p!.range))})`,
+    };
+  };
+  const time = (c: Comparison | undefined, name: string, base: string) => {
+    const p = c === undefined ? undefined : pairedRatio(c, name, base);
+    return {
+      value: p?.ratio,
+      show: (v: number) => `${ratio(v)} (rounds ${range(p!.range)})`,
+    };
+  };
+  const loopback: [string, Comparison | undefined][] = [
+    ["Loopback sequential", http.sequential],
+    [`Loopback ${IN_FLIGHT} in flight`, http.concurrent],
+  ];
+  for (const [label, c] of loopback) {
+    const grab = tput(c, "grab", "raw+timeout");
+    add(
+      `${label}, grab req/s ÷ raw+timeout (the floor with a timeout signal and an \`accept\` header)`,
+      "≥ 0.95×",
+      grab.value,
+      (v) => v >= 0.95,
+      grab.show,
+    );
+    const floor = tput(c, "raw+timeout", "raw");
+    add(
+      `${label}, raw+timeout req/s ÷ raw`,
+      "—",
+      floor.value,
+      null,
+      floor.show,
+    );
+  }
+  for (const bodyCase of BODY_CASES.filter((c) => c.chunked)) {
+    const cmp = bodies?.cases.find((c) => c.case === bodyCase)?.comparison;
+    for (const read of ["text", "bytes"]) {
+      const loop = `raw reader loop ${read}`;
+      const grab = tput(cmp, `grab ${read}`, loop);
+      add(
+        `Body over loopback, ${bodyCase.name}: grab ${read} ÷ ${loop} (the floor of a capped read without a length), req/s`,
+        "≥ 0.95×",
+        grab.value,
+        (v) => v >= 0.95,
+        grab.show,
+      );
+      const raw = BODY_BASELINE[loop]!;
+      const floor = tput(cmp, loop, raw);
+      add(
+        `Body over loopback, ${bodyCase.name}: ${loop} ÷ ${raw}, req/s`,
+        "—",
+        floor.value,
+        null,
+        floor.show,
+      );
+    }
+  }
+  const floors: [string, string][] = [
+    ["raw+timeout", "the floor with a timeout signal and an `accept` header"],
+    ["raw-stream", "the floor for a custom `fetch`: a capped reader loop"],
+  ];
+  for (const [floor, what] of floors) {
+    const grab = time(http.inProcess, "grab", floor);
+    add(
+      `In-process overhead, grab time ÷ ${floor} (${what})`,
+      "≤ 1.25×",
+      grab.value,
+      (v) => v <= 1.25,
+      grab.show,
+    );
+  }
+  for (const [floor] of floors) {
+    const own = time(http.inProcess, floor, "raw");
+    add(`In-process, ${floor} time ÷ raw`, "—", own.value, null, own.show);
+  }
 }
 
 function targets(
@@ -681,6 +805,7 @@ function targets(
       `${ratio(v)} (${peer![0]}; rounds ${range(sse!.ratioRange[peer![0]]!)})`,
   );
   const addFurther = adder(further);
+  floorTargets(addFurther, http, bodies);
   addFurther(
     "denormalise N=10,000 camelCase ÷ JSON.parse",
     "≤ 1.00×",
@@ -708,7 +833,13 @@ function targetTable(list: Target[]): string {
       t.name,
       t.want,
       t.got,
-      t.met === undefined ? "not measured" : t.met ? "MET" : "NOT MET",
+      t.met === undefined
+        ? "not measured"
+        : t.met === "info"
+        ? "—"
+        : t.met
+        ? "MET"
+        : "NOT MET",
     ]),
   );
 }
@@ -743,7 +874,7 @@ function bodyNotes(r: BodiesResults): string[] {
         chunked.map((c) =>
           `${c.case.name}: ${misses(c).map((n) => extra(c, n)).join(", ")}`
         ).join("; ")
-      }): with a cap (64 MiB by default) the platform's one-call read could buffer past it, so \`readBody\` (\`src/body.ts\`) reads \`response.body\` chunk by chunk with a reader and counts the bytes (\`readStream\`); the chunks are kept and joined into one array at the end (\`Gathered\`, \`concat\`), and text is decoded from it in one call. Raw reads the whole body in one call, with no chunk loop and no copy.`,
+      }): with a cap (64 MiB by default) the platform's one-call read could buffer past it, so \`readBody\` (\`src/body.ts\`) reads \`response.body\` chunk by chunk with a reader and counts the bytes (\`readStream\`); the chunks are kept and joined into one array at the end (\`Gathered\`, \`concat\`), and text is decoded from it in one call. Raw reads the whole body in one call, with no chunk loop and no copy; the raw reader loop rows do that chunk loop, count and join with nothing else, the floor of any capped read of such a body.`,
     );
   }
   return notes;
@@ -762,7 +893,7 @@ function missNotes(
   const notes: string[] = [];
   if (missed("Loopback") || missed("In-process")) {
     notes.push(
-      "- HTTP: with its defaults a grab resolves and checks its options, encodes the request, arms its 30 s deadline (a timeout signal shared with the grabs that start within the same 15 ms, `src/deadline.ts`), passes a signal and an `accept` header to `fetch`, reads the body under the size cap and builds the tuple and its meta; raw does none of this. `deno task bench:breakdown` times these steps against raw in one run.",
+      '- HTTP: with its defaults a grab resolves and checks its options, encodes the request, arms its 30 s deadline (a timeout signal shared with the grabs that start within the same 15 ms, `src/deadline.ts`), passes a signal and an `accept` header to `fetch`, reads the body under the size cap and builds the tuple and its meta; raw does none of this. The floor rows under "Further checks" show what the promised parts cost any client on their own (raw+timeout: the shared timeout signal and the `accept` header; raw-stream: a capped reader loop, as a custom `fetch`\'s body needs) and grab against them. `deno task bench:breakdown` times these steps against raw in one run.',
     );
   }
   if (bodies !== undefined && missed("Body")) notes.push(...bodyNotes(bodies));
@@ -920,7 +1051,7 @@ if (http.concurrent) {
 if (bodies) {
   sections.push(
     "",
-    "### Loopback bodies, sequential GETs (each grab read ÷ its raw read)",
+    "### Loopback bodies, sequential GETs (each read ÷ its raw read, and ÷ its floor: the reader loop for the chunked body, the raw read otherwise)",
     "",
     bodiesTable(bodies),
   );
@@ -1003,12 +1134,13 @@ if (!args.has("--no-write")) {
       ).join(" and ")
     } of CSV-like UTF-8 text (\`largeBody\` in \`bench/_server.ts\`, one line in four with \`é\` and \`漢\`), typed \`application/octet-stream\` so that nothing compresses it, with a \`Content-Length\`; \`GET /bodies/<bytes>/chunked\` sends the same bytes as a stream of ${
       count(CHUNK_BYTES)
-    }-byte chunks without a length (\`Transfer-Encoding: chunked\`). raw .text() is \`fetch\` + \`res.text()\`, raw .bytes() is \`fetch\` + \`res.bytes()\` (not \`new Uint8Array(await res.arrayBuffer())\`); grab is \`createGrab(base)\` with its defaults (timeout 30 s, retry 2, 64 MiB cap, which the bodies fit) and \`{ responseType: "text" }\` or \`{ responseType: "bytes" }\`. Before timing, each body's framing is checked (its length, or chunked; no \`Content-Encoding\`) and every read is compared with the body once (the same text; the same length and bytes). Sequential GETs, per read per round: ${
+    }-byte chunks without a length (\`Transfer-Encoding: chunked\`). raw .text() is \`fetch\` + \`res.text()\`, raw .bytes() is \`fetch\` + \`res.bytes()\` (not \`new Uint8Array(await res.arrayBuffer())\`); raw reader loop text and bytes are the floors described below; grab is \`createGrab(base)\` with its defaults (timeout 30 s, retry 2, 64 MiB cap, which the bodies fit) and \`{ responseType: "text" }\` or \`{ responseType: "bytes" }\`. Before timing, each body's framing is checked (its length, or chunked; no \`Content-Encoding\`) and every read is compared with the body once (the same text; the same length and bytes). Sequential GETs, per read per round: ${
       BODY_CASES.map((c) => `${count(bodyGets(c.bytes))} of ${c.name}`).join(
         "; ",
       )
-    }. The four reads of a body alternate request by request, not batch by batch as in the rounds above (the text pair and the bytes pair take turns going first, and so do raw and grab within a pair; each request timed on its own and summed per read): two identical raw reads timed in alternating batches of 1 MiB bodies differed by up to 10% in their median (one batch leaves the next its garbage to collect), against 2–4% request by request. One warm-up round, then ${ROUNDS} rounds; figures are medians over rounds, each grab read's ratio the median of its per-round ratios to its own raw read, the spread their lowest and highest.`,
+    }. The six reads of a body alternate request by request, not batch by batch as in the rounds above (the three text reads and the three bytes reads take turns going first, and within each three the order rotates by one place every second request; each request timed on its own and summed per read): two identical raw reads timed in alternating batches of 1 MiB bodies differed by up to 10% in their median (one batch leaves the next its garbage to collect), against 2–4% request by request. One warm-up round, then ${ROUNDS} rounds; figures are medians over rounds, each grab read's ratio the median of its per-round ratios to its own raw read, the spread their lowest and highest.`,
     "- In-process: `fetch` replaced by a function resolving to a ready `new Response(body, { headers })` (grab's `fetch` option, ky's `fetch`, ofetch's global `fetch`, wretch's `fetchPolyfill`, up-fetch's first argument); raw is that function + `res.json()`.",
+    '- Floors: baselines that do only what grab\'s contract makes every client do that keeps the same promises, measured in the same interleaved rounds (and, for bodies, the same request-by-request alternation) as the rest; each grab figure is shown ÷ raw and ÷ its floor, paired round by round as the ratios to raw are. The goals stay ÷ raw; the floor rows under "Further checks" are for reference. raw+timeout (loopback and in-process): `fetch(url, { signal, headers: { accept: "application/json" } })` + `res.json()`, where `signal` is one `AbortSignal.timeout(30_000)` shared by the calls that start within 15 ms of its creation and then renewed (what a client with a default timeout and an `Accept` header must pass; grab shares its timeout signal the same way, `src/deadline.ts`). raw-stream (in-process only, the floor for a custom `fetch`, whose `Content-Length` cannot be trusted, so a size cap needs a reader loop): the same `fetch`, `res.body.getReader()` read to the end collecting the chunks and counting their bytes against a 64 MiB cap, the chunks joined once (one chunk kept as it is), one `TextDecoder` decode, `JSON.parse`. raw reader loop text and bytes (bodies; the floor for the chunked body, which has no length to trust; for bodies with a `Content-Length` the floor is the raw one-call read): `fetch`, the same capped reader loop and one join, and for text one decode.',
     `- Memory: \`bench/_memory_child.ts\` in a fresh process per measurement (\`--v8-flags=--expose-gc\`): ${
       count(MEMORY_WARMUP)
     } warm-up grabs, \`gc()\` four times with a turn of the event loop before each, \`Deno.memoryUsage().heapUsed\`, then sequential \`GET /item\` grabs (\`createGrab(base)\`, defaults) with the same collection and reading at each checkpoint (loopback: ${
