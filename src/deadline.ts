@@ -7,7 +7,12 @@
  * @module
  */
 
-import { listen, type Shared, sharedTimeout } from "./shared_signal.ts";
+import {
+  listen,
+  type Shared,
+  sharedTimeout,
+  unlisten,
+} from "./shared_signal.ts";
 
 /** What {@linkcode Deadline.race} rejects with once the deadline has passed. */
 export const PASSED: unique symbol = Symbol("deadline passed");
@@ -193,7 +198,7 @@ export class Deadline {
   dispose(): void {
     if (this.#kept) return;
     if (this.#onShared !== undefined) {
-      this.#shared!.waiting.delete(this.#onShared);
+      unlisten(this.#shared!, this.#onShared);
       this.#onShared = undefined;
     }
     if (this.#timer !== undefined) clearTimeout(this.#timer);

@@ -22,14 +22,16 @@ function sharesTimers(): boolean {
  * A timeout signal shared by the deadlines of one window, and those of them
  * that wait for it: one listener on the signal tells them all, as adding
  * and removing a listener per deadline costs time in proportion to the
- * listeners already there.
+ * listeners already there. The listener is there only while someone waits:
+ * a timeout signal with an abort listener keeps the program alive.
  */
 export interface Shared {
   slot: number;
   timeout: number;
   signal: AbortSignal;
   waiting: Set<() => void>;
-  listening: boolean;
+  /** The listener on the signal, while anyone waits. */
+  onAbort: (() => void) | undefined;
 }
 
 /** The shared signal last handed out. */
@@ -38,13 +40,25 @@ let last: Shared | undefined;
 /** Adds `waiter` to those told when the shared signal aborts. */
 export function listen(shared: Shared, waiter: () => void): void {
   shared.waiting.add(waiter);
-  if (shared.listening) return;
-  shared.listening = true;
-  shared.signal.addEventListener("abort", () => {
+  if (shared.onAbort !== undefined) return;
+  shared.onAbort = () => {
+    shared.onAbort = undefined;
     const waiting = [...shared.waiting];
     shared.waiting.clear();
     for (const waiter of waiting) waiter();
-  }, { once: true });
+  };
+  shared.signal.addEventListener("abort", shared.onAbort, { once: true });
+}
+
+/**
+ * Removes `waiter`; the last one to go takes the listener off the signal,
+ * so that a signal nobody waits for no longer keeps the program alive.
+ */
+export function unlisten(shared: Shared, waiter: () => void): void {
+  shared.waiting.delete(waiter);
+  if (shared.waiting.size > 0 || shared.onAbort === undefined) return;
+  shared.signal.removeEventListener("abort", shared.onAbort);
+  shared.onAbort = undefined;
 }
 
 /**
@@ -73,7 +87,7 @@ function sharedSignal(now: number, timeout: number): Shared {
     // From the window's start: never early for a deadline at its close.
     const ms = timeout + window - (now - slot * window);
     const signal = AbortSignal.timeout(ms);
-    last = { slot, timeout, signal, waiting: new Set(), listening: false };
+    last = { slot, timeout, signal, waiting: new Set(), onAbort: undefined };
   }
   return last;
 }

@@ -3,6 +3,7 @@
 // path): every grab still ends with kind "timeout" and its request aborted.
 import { assertEquals, assertInstanceOf } from "@std/assert";
 import createGrab, { GrabTransportError } from "../mod.ts";
+import { runChild } from "./_bounds.ts";
 import { startServer } from "./_server.ts";
 
 Deno.test("grabs that share a timeout signal each time out and abort their request", async () => {
@@ -52,4 +53,13 @@ Deno.test("grabs through a fetch that ignores the signal all time out together",
     assertInstanceOf(error, GrabTransportError);
     assertEquals(error.kind, "timeout");
   }
+});
+
+Deno.test("a program whose grabs have settled ends without waiting for their timeouts", async () => {
+  // The grabs' ten-minute timeouts must not keep the child alive: the hang
+  // guard of runChild ends it long before they would pass.
+  const report = await runChild<{ ok: number }>("./_exit_child.ts", [
+    "--allow-net=127.0.0.1",
+  ]);
+  assertEquals(report.ok, 20 * 2 + 64 + 1);
 });
