@@ -90,22 +90,36 @@ async function followRedirect(
   // With no place to go, the redirect is the response, as from `fetch`.
   const location = response.headers.get("location");
   if (location === null) return response;
-  let next: URL;
-  try {
-    next = new URL(location, request?.url ?? href);
-  } catch {
-    return response;
-  }
   upload.rethrow();
   await discardBody(response, {
     platform: isPlatform(fetch),
     deadline: attempt,
   });
+  // As `fetch` does: a location that is not a URL, or not an http(s) one
+  // (`data:`, `file:`, `blob:`), is a network error, never a response.
+  const next = httpUrl(location, request?.url ?? href);
+  if (next === undefined) {
+    throw new TypeError(
+      "Cannot follow the redirect: its location is not an http(s) URL",
+    );
+  }
   const plain = attemptInit(exchange, attempt, undefined);
   const from = request?.url ?? href;
   const hop = redirectInit(response.status, next, from, plain, request);
   upload.plain(next.href, hop.body !== undefined);
   return await sendRequest(fetch, next.href, hop, undefined, attempt);
+}
+
+/** `location` resolved against `base`, when that is an http(s) URL. */
+function httpUrl(location: string, base: string): URL | undefined {
+  try {
+    const url = new URL(location, base);
+    return url.protocol === "http:" || url.protocol === "https:"
+      ? url
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The headers `fetch` drops when a redirect turns a request into a GET. */

@@ -1,10 +1,11 @@
 import {
   assert,
   assertEquals,
+  assertInstanceOf,
   assertRejects,
   assertStrictEquals,
 } from "@std/assert";
-import createGrab, { type Progress } from "../mod.ts";
+import createGrab, { GrabTransportError, type Progress } from "../mod.ts";
 import { startServer } from "./_server.ts";
 
 function server() {
@@ -20,6 +21,12 @@ function server() {
     "/old": () =>
       new Response(null, { status: 307, headers: { location: "/echo" } }),
     "/nowhere": () => new Response(null, { status: 302 }),
+    // A redirect to whatever the query names: fetch follows only http(s).
+    "/away": (_request, { url }) =>
+      new Response(null, {
+        status: Number(url.searchParams.get("status")),
+        headers: { location: url.searchParams.get("to")! },
+      }),
     "/see-other": () =>
       new Response(null, { status: 303, headers: { location: "/method" } }),
     "/method": (request, seen) =>
@@ -207,6 +214,34 @@ Deno.test("onUploadProgress", async (t) => {
       });
       assertEquals(echo?.body, "moved");
       assertEquals(seen.at(-1), { loaded: 5, total: 5 });
+    },
+  );
+
+  await t.step(
+    "a redirect to a location that is not an http(s) URL fails as with fetch",
+    async () => {
+      const file = new URL("../deno.json", import.meta.url).href;
+      const targets = [
+        "data:application/json,%7B%22injected%22%3Atrue%7D",
+        file,
+        "http://[not a host",
+      ];
+      for (const to of targets) {
+        for (const status of [303, 307]) {
+          const query = { to, status };
+          const counted = await grab("POST /away", {
+            body: "hello",
+            query,
+            onUploadProgress: () => {},
+          });
+          const plain = await grab("POST /away", { body: "hello", query });
+          for (const [data, error] of [counted, plain]) {
+            assertEquals(data, null, `${status} to ${to}`);
+            assertInstanceOf(error, GrabTransportError);
+            assertEquals(error.kind, "network", `${status} to ${to}`);
+          }
+        }
+      }
     },
   );
 
