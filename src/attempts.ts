@@ -10,6 +10,7 @@ import { type BodySource, discardBody } from "./body.ts";
 import { Deadline, PASSED, sleep } from "./deadline.ts";
 import type { HttpMethod } from "./endpoint.ts";
 import {
+  asValidationError,
   type GrabTransportError,
   transportError,
   type TransportErrorKind,
@@ -143,13 +144,9 @@ async function attemptWithin(
 ): Promise<SendOutcome | Retry> {
   const { hooks, href } = exchange;
   const init = attemptInit(exchange, attempt, upload);
-  let request: Request | undefined;
-  if (hooks !== undefined) {
-    request = new Request(href, init);
-    if (hooks.beforeRequest) {
-      request = (await attempt.race(hooks.beforeRequest(request))) ?? request;
-    }
-  }
+  const request = hooks === undefined
+    ? undefined
+    : await hookedRequest(exchange, init, attempt);
   let response: Response;
   // afterResponse gets the request unsent, so it can build a repeat of it
   // (a token refresh) even when the request has a body.
@@ -204,6 +201,26 @@ async function attemptWithin(
   });
   if (!("broken" in outcome)) return outcome;
   return networkFailure(exchange, attempt, retry, request, outcome.broken);
+}
+
+/**
+ * The request the hooks see, as `beforeRequest` leaves it. What the platform
+ * refuses to make a request of is the caller's to fix.
+ */
+async function hookedRequest(
+  exchange: Exchange,
+  init: RequestInit,
+  attempt: Deadline,
+): Promise<Request> {
+  let request: Request;
+  try {
+    request = new Request(exchange.href, init);
+  } catch (error) {
+    throw asValidationError(error, exchange.method, exchange.href);
+  }
+  const before = exchange.hooks?.beforeRequest;
+  if (before === undefined) return request;
+  return (await attempt.race(before(request))) ?? request;
 }
 
 /**

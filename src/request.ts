@@ -61,6 +61,11 @@ export function encodeRequest(
       path: "",
       message: `Cannot send a body with ${method}: fetch does not allow it`,
     });
+  } else {
+    const why = unsendable(body.body);
+    if (why !== undefined) {
+      issues.push({ path: "", message: `Cannot send the body: ${why}` });
+    }
   }
   if (issues.length > 0 || typeof href !== "string" || Array.isArray(body)) {
     return issues;
@@ -82,6 +87,32 @@ export function encodeRequest(
     accept: acceptOf(mediaType, resolved),
     encoded: body.encoded,
   };
+}
+
+/**
+ * Why `fetch` would refuse a body given as it is, if it would: a stream
+ * someone is reading already, bytes in a `SharedArrayBuffer`, or an
+ * `ArrayBuffer` that was transferred away. Each would otherwise fail at
+ * every attempt as if the network had.
+ */
+function unsendable(body: BodyInit | undefined): string | undefined {
+  if (body instanceof ReadableStream) {
+    return body.locked ? "the stream is locked by a reader" : undefined;
+  }
+  const buffer = body instanceof ArrayBuffer
+    ? body
+    : ArrayBuffer.isView(body)
+    ? body.buffer
+    : undefined;
+  if (buffer === undefined) return undefined;
+  if (Object.prototype.toString.call(buffer) === "[object SharedArrayBuffer]") {
+    return "its bytes are in a SharedArrayBuffer, which fetch does not send";
+  }
+  // `detached` is recent (ES2024); where it is missing, fetch tells.
+  if ((buffer as { detached?: boolean }).detached === true) {
+    return "its ArrayBuffer was transferred away (detached)";
+  }
+  return undefined;
 }
 
 /**

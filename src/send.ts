@@ -8,6 +8,7 @@
 
 import type { Exchange } from "./attempts.ts";
 import { type BodySource, discardBody } from "./body.ts";
+import { asValidationError } from "./errors.ts";
 import type { Deadline } from "./deadline.ts";
 import { isPlatform, sendRequest } from "./fetch.ts";
 import { lazy } from "./lazy.ts";
@@ -27,7 +28,10 @@ export function uploadOf(
       init.body!,
       report,
       exchange.hooks?.beforeRequest === undefined,
-    )
+    ).catch((error: unknown) => {
+      // A body the platform cannot read is the caller's to fix.
+      throw asValidationError(error, exchange.method, exchange.href);
+    })
   );
   return exchange.deadline.race(preparing);
 }

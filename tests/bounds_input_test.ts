@@ -297,6 +297,80 @@ Deno.test("a body that cannot be serialised is refused before any request", asyn
   );
 });
 
+/** Bodies given as they are that `fetch` would refuse to send. */
+function unsendableBodies(): [string, () => BodyInit, string][] {
+  const detached = () => {
+    const buffer = new ArrayBuffer(8);
+    structuredClone(buffer, { transfer: [buffer] });
+    return buffer;
+  };
+  const locked = () => {
+    const stream = new ReadableStream<Uint8Array>();
+    stream.getReader();
+    return stream;
+  };
+  return [
+    [
+      "a view on a SharedArrayBuffer",
+      // Typed as it is sent by a careless caller: the type says no.
+      () => new Uint8Array(new SharedArrayBuffer(8)) as unknown as BodyInit,
+      "SharedArrayBuffer",
+    ],
+    ["a transferred ArrayBuffer", detached, "detached"],
+    [
+      "a view on a transferred ArrayBuffer",
+      () => {
+        const view = new Uint8Array(8);
+        structuredClone(view.buffer, { transfer: [view.buffer] });
+        return view;
+      },
+      "detached",
+    ],
+    ["a stream locked by a reader", locked, "locked"],
+  ];
+}
+
+Deno.test("a body fetch would refuse is refused before any request", async (t) => {
+  await using server = okServer();
+  const ways: [string, GrabCallOptions][] = [
+    ["plain", {}],
+    ["with upload progress", { onUploadProgress: () => {} }],
+    ["with a beforeRequest hook", { hooks: { beforeRequest: () => {} } }],
+  ];
+  // Retries would show a refusal taken for a network failure.
+  const grab = createGrab(server.url, {
+    retry: { limit: 2, backoff: () => 0 },
+  });
+  for (const [label, body, why] of unsendableBodies()) {
+    for (const [way, options] of ways) {
+      await t.step(`${label} (${way})`, async () => {
+        await assertValidation(
+          () => grab("PUT /notes", { ...options, body: body() }),
+          why,
+        );
+      });
+    }
+    await t.step(`${label} (Call.send)`, async () => {
+      await assertValidation(
+        () => new Call("PUT /notes", server.url).send({ body: body() }),
+        why,
+      );
+    });
+  }
+
+  await t.step("nothing reached the server", () => {
+    assertEquals(server.requests.length, 0);
+  });
+
+  await t.step(
+    "the same bytes in a plain buffer are sent (control)",
+    async () => {
+      assertOk(await settles(grab("PUT /notes", { body: new Uint8Array(8) })));
+      assertEquals(server.requests.length, 1);
+    },
+  );
+});
+
 Deno.test("options are checked", async (t) => {
   await using server = okServer();
   const bad: [string, unknown][] = [
