@@ -6,6 +6,7 @@
  */
 
 import { type Deadline, PASSED } from "./deadline.ts";
+import { Gathered, plainChunk } from "./chunk.ts";
 import type { Progress } from "./response_type.ts";
 
 /**
@@ -22,8 +23,6 @@ export async function cancelBody(response: Response): Promise<void> {
 
 /** The body was over the byte cap and has been cancelled. */
 export const TOO_LARGE: unique symbol = Symbol("too-large");
-
-const decoder = new TextDecoder();
 
 /** Where a response body comes from, and the deadline its reads are held to. */
 export interface BodySource {
@@ -199,12 +198,16 @@ async function readStream(
     for (;;) {
       const { done, value } = await reader.read();
       if (done || (bounded && deadline!.due())) break;
-      size += value.byteLength;
+      const chunk = platform ? value : plainChunk(value);
+      if (chunk === undefined) {
+        throw new TypeError("The body gave a chunk that is not bytes");
+      }
+      size += chunk.byteLength;
       if (size > maxBodyBytes) {
         await cancel();
         return TOO_LARGE;
       }
-      gathered.add(value);
+      gathered.add(chunk);
       if (counted !== undefined) report(counted, size);
     }
   } catch (error) {
@@ -230,43 +233,6 @@ function report(counted: Counted, loaded: number): void {
   } catch (error) {
     throw new CallbackError(error);
   }
-}
-
-/**
- * The chunks of a body, kept as they come and joined at the end: as bytes,
- * or decoded to text in one call, which is far faster than decoding chunk
- * by chunk. The one-shot decoder strips a leading byte order mark only.
- */
-class Gathered {
-  #collect: Collect;
-  #chunks: Uint8Array[] = [];
-
-  constructor(collect: Collect) {
-    this.#collect = collect;
-  }
-
-  add(chunk: Uint8Array): void {
-    this.#chunks.push(chunk);
-  }
-
-  result(size: number): ReadResult {
-    const chunks = this.#chunks;
-    const bytes = chunks.length === 1 ? chunks[0]! : concat(chunks, size);
-    if (this.#collect === "bytes") return bytes;
-    const text = decoder.decode(bytes);
-    // A body of only a byte order mark is as empty as no bytes at all.
-    return text === "" ? null : text;
-  }
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
 }
 
 function releaseLock(reader: ReadableStreamDefaultReader<Uint8Array>): void {

@@ -10,6 +10,7 @@
  */
 
 import { CallbackError, overTotal, totalOf } from "./body.ts";
+import { plainChunk } from "./chunk.ts";
 import { type Casing, convertKeys } from "./casing.ts";
 import type { Deadline } from "./deadline.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
@@ -112,13 +113,14 @@ class Chunks {
       this.#close();
       return null;
     }
-    if (!(result.value instanceof Uint8Array)) {
+    const chunk = this.#live.platform ? result.value : plainChunk(result.value);
+    if (chunk === undefined) {
       await this.cancel();
       throw fail("network", {
         cause: new TypeError("The body gave a chunk that is not bytes"),
       });
     }
-    this.#loaded += result.value.byteLength;
+    this.#loaded += chunk.byteLength;
     this.#total = overTotal(this.#loaded, this.#total);
     const progress = this.#live.progress;
     if (progress !== undefined) {
@@ -129,7 +131,7 @@ class Chunks {
         throw new CallbackError(error);
       }
     }
-    return result.value;
+    return chunk;
   }
 
   /** Releases the body; waits for the cancel of the platform's own. */

@@ -192,3 +192,92 @@ Deno.test("a 128 MiB chunked body with Content-Length: 10 is never held in memor
     `a ${report.bodyBytes / MIB} MiB body capped at 1 MiB`,
   );
 });
+
+/** Bytes that claim to be empty: a subclass overriding `byteLength`. */
+class Shrunk extends Uint8Array {
+  override get byteLength(): number {
+    return 0;
+  }
+}
+
+/** A custom `fetch` whose body is the given chunks, as they are. */
+function chunksFetch(...chunks: unknown[]) {
+  return () => {
+    const body = new ReadableStream({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    return Promise.resolve(new Response(body as ReadableStream<Uint8Array>));
+  };
+}
+
+Deno.test("maxBodyBytes holds against chunks that lie about their size", async (t) => {
+  const ones = (n: number) => new Uint8Array(n).fill(49);
+  const ownLength = ones(5_000);
+  Object.defineProperty(ownLength, "byteLength", { value: 0 });
+  const liars: [string, unknown[]][] = [
+    ["a subclass whose byteLength is 0", [new Shrunk(5_000).fill(49)]],
+    ["an own byteLength of 0", [ownLength]],
+    ["a negative length first", [{ byteLength: -Infinity }, ones(5_000)]],
+  ];
+  for (const [label, chunks] of liars) {
+    for (const responseType of ["json", "text", "bytes"] as const) {
+      await t.step(`${label} (${responseType})`, async () => {
+        const grab = createGrab("http://127.0.0.1:9", {
+          fetch: chunksFetch(...chunks),
+          maxBodyBytes: 1_024,
+          retry: 0,
+        });
+        const result = await settles(grab("GET /x", { responseType }));
+        // Over the cap, or refused as not bytes: never the 5,000 bytes.
+        const error = result[1] as { kind?: string } | null;
+        assert(
+          error?.kind === "too-large" || error?.kind === "network",
+          `${label}: ${JSON.stringify(error?.kind)}`,
+        );
+        assertEquals(result[0], null);
+      });
+    }
+  }
+
+  await t.step(
+    "an NDJSON line of shrunk chunks is cut at the cap",
+    async () => {
+      const grab = createGrab("http://127.0.0.1:9", {
+        fetch: chunksFetch(new Shrunk(5_000).fill(49)),
+        maxBodyBytes: 1_024,
+        retry: 0,
+      });
+      const [stream] = await settles(
+        grab("GET /x", { responseType: "ndjson" }),
+      );
+      const items: unknown[] = [];
+      for await (const item of stream!) items.push(item);
+      assertEquals(items, []);
+      assertEquals(stream!.error?.kind, "too-large");
+    },
+  );
+
+  for (
+    const [label, chunk] of [
+      ["a string", "abc"],
+      ["a number", 7],
+      ["an object dressed as bytes", Object.create(Uint8Array.prototype)],
+    ] as const
+  ) {
+    await t.step(`${label} as a chunk is a network failure`, async () => {
+      for (const responseType of ["json", "text", "bytes"] as const) {
+        const grab = createGrab("http://127.0.0.1:9", {
+          fetch: chunksFetch(chunk),
+          retry: 0,
+        });
+        assertTransport(
+          await settles(grab("GET /x", { responseType })),
+          "network",
+        );
+      }
+    });
+  }
+});

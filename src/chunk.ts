@@ -1,0 +1,74 @@
+/**
+ * The chunks of a response body: each taken as plain bytes that cannot lie
+ * about themselves, and gathered into one array (or one decoded text) at
+ * the end.
+ *
+ * @module
+ */
+
+import type { Collect, ReadResult } from "./body.ts";
+
+const decoder = new TextDecoder();
+
+/** Typed arrays' own getters, which no subclass or own property changes. */
+const TYPED_ARRAY = Object.getPrototypeOf(Uint8Array.prototype);
+const [BUFFER, OFFSET, LENGTH] = ["buffer", "byteOffset", "byteLength"].map(
+  (name) => Object.getOwnPropertyDescriptor(TYPED_ARRAY, name)!.get!,
+) as [() => ArrayBufferLike, () => number, () => number];
+
+/**
+ * A chunk of a body that is not the platform's, as a plain view of its
+ * bytes: a subclass or an own property cannot then lie about its size or
+ * its contents. `undefined` when the chunk is not bytes, or only dressed
+ * as bytes.
+ */
+export function plainChunk(chunk: unknown): Uint8Array | undefined {
+  if (!(chunk instanceof Uint8Array)) return undefined;
+  try {
+    return new Uint8Array(
+      BUFFER.call(chunk),
+      OFFSET.call(chunk),
+      LENGTH.call(chunk),
+    );
+  } catch {
+    // Uint8Array.prototype in its chain, but no bytes behind it.
+    return undefined;
+  }
+}
+
+/**
+ * The chunks of a body, kept as they come and joined at the end: as bytes,
+ * or decoded to text in one call, which is far faster than decoding chunk
+ * by chunk. The one-shot decoder strips a leading byte order mark only.
+ */
+export class Gathered {
+  #collect: Collect;
+  #chunks: Uint8Array[] = [];
+
+  constructor(collect: Collect) {
+    this.#collect = collect;
+  }
+
+  add(chunk: Uint8Array): void {
+    this.#chunks.push(chunk);
+  }
+
+  result(size: number): ReadResult {
+    const chunks = this.#chunks;
+    const bytes = chunks.length === 1 ? chunks[0]! : concat(chunks, size);
+    if (this.#collect === "bytes") return bytes;
+    const text = decoder.decode(bytes);
+    // A body of only a byte order mark is as empty as no bytes at all.
+    return text === "" ? null : text;
+  }
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
