@@ -67,29 +67,61 @@ function count(text: string, char: string): number {
 /**
  * The platform's error may quote a URL with its query string: the request's,
  * one a hook added, a redirect target's (Deno's "error sending request for
- * url (…?token=…)"), and a wrapper's error may carry one in a property.
- * Returns a copy of `cause` (and of its own causes) with every URL's query
- * and userinfo removed from messages, stacks and string properties, Errors
- * in properties redacted alike and any other property left out; or `cause`
- * itself when there is nothing to remove.
+ * url (…?token=…)"), and a wrapper's error (or whatever a custom `fetch`
+ * rejects with) may carry one in a property. Returns a copy of `cause` with
+ * every URL's query and userinfo removed: from an error's message, stack,
+ * causes and properties, from the strings of an object or an array; or
+ * `cause` itself when there is nothing to remove. A value that throws when
+ * it is read (a getter, a revoked Proxy) is left out: `undefined`.
  */
 export function redactCause(cause: unknown, depth = 0): unknown {
-  if (typeof cause === "string") return redactUrls(cause);
-  if (!(cause instanceof Error)) return cause;
+  try {
+    return redactValue(cause, depth);
+  } catch {
+    return undefined;
+  }
+}
+
+function redactValue(value: unknown, depth: number): unknown {
+  if (typeof value === "string") return redactUrls(value);
+  if (typeof value !== "object" || value === null) return value;
   // A chain this deep (or one that refers back to itself) is cut here rather
   // than kept unredacted.
   if (depth > 8) return undefined;
-  const inner = redactCause(cause.cause, depth + 1);
-  const message = redactUrls(cause.message);
-  const stack = cause.stack === undefined ? undefined : redactUrls(cause.stack);
+  if (isError(value)) return redactError(value, depth);
+  if (Array.isArray(value)) {
+    const items = value.map((item) => redactValue(item, depth + 1));
+    return items.every((item, at) => item === value[at]) ? value : items;
+  }
+  return redactObject(value, depth);
+}
+
+/** An error, from this realm or another. */
+function isError(value: object): value is Error {
+  return value instanceof Error ||
+    Object.prototype.toString.call(value) === "[object Error]";
+}
+
+function redactError(cause: Error, depth: number): Error {
+  const inner = redactValue(cause.cause, depth + 1);
+  const message = redactUrls(String(cause.message));
+  const stack = cause.stack === undefined
+    ? undefined
+    : redactUrls(String(cause.stack));
   // Own properties but the standard ones, enumerable or not
   // (an AggregateError's `errors` is not).
   const keys = Object.getOwnPropertyNames(cause).filter((key) =>
     !STANDARD.has(key)
   );
+  const values = keys.map((key) =>
+    redactValue((cause as unknown as Record<string, unknown>)[key], depth + 1)
+  );
   if (
-    keys.length === 0 && inner === cause.cause && message === cause.message &&
-    stack === cause.stack
+    inner === cause.cause && message === cause.message &&
+    stack === cause.stack &&
+    values.every((value, at) =>
+      value === (cause as unknown as Record<string, unknown>)[keys[at]!]
+    )
   ) {
     return cause;
   }
@@ -97,38 +129,39 @@ export function redactCause(cause: unknown, depth = 0): unknown {
     message,
     inner === undefined ? undefined : { cause: inner },
   );
-  clean.name = cause.name;
+  clean.name = String(cause.name);
   if (stack !== undefined) clean.stack = stack;
-  for (const key of keys) {
-    const value = redactProperty(
-      (cause as unknown as Record<string, unknown>)[key],
-      depth,
-    );
-    if (value !== undefined) {
-      Object.defineProperty(clean, key, {
-        value,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-  }
+  keys.forEach((key, at) => {
+    if (values[at] === undefined) return;
+    Object.defineProperty(clean, key, {
+      value: values[at],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  });
   return clean;
 }
 
 const STANDARD = new Set(["message", "stack", "cause"]);
 
-/** A property of an error, redacted: strings, Errors and lists of them. */
-function redactProperty(value: unknown, depth: number): unknown {
-  if (typeof value === "string" || value instanceof Error) {
-    return redactCause(value, depth + 1);
-  }
-  if (Array.isArray(value)) {
-    return value.map((item) => redactProperty(item, depth)).filter((item) =>
-      item !== undefined
-    );
-  }
-  return typeof value === "number" || typeof value === "boolean"
-    ? value
-    : undefined;
+/**
+ * An object's own enumerable properties, redacted: the object itself when
+ * none changes, else a plain copy of them.
+ */
+function redactObject(value: object, depth: number): object {
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  const values = keys.map((key) => redactValue(record[key], depth + 1));
+  if (values.every((item, at) => item === record[keys[at]!])) return value;
+  const copy: Record<string, unknown> = {};
+  keys.forEach((key, at) => {
+    Object.defineProperty(copy, key, {
+      value: values[at],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  });
+  return copy;
 }

@@ -160,3 +160,54 @@ Deno.test("a redirect target's query or userinfo never shows in the error", asyn
     assertNoSecret(outcome.error);
   });
 });
+
+Deno.test("what a custom fetch rejects with shows no query, and never rejects the grab", async (t) => {
+  const rejecting = (make: (url: string) => unknown) =>
+    createGrab("http://127.0.0.1:9", {
+      retry: 0,
+      fetch: (input) => Promise.reject(make(String(input))),
+    });
+  const query = { token: SECRET };
+
+  await t.step("a plain object carrying the URL", async () => {
+    const grab = rejecting((url) => ({ message: "failed", url }));
+    const error = assertTransport(
+      await settles(grab("GET /x", { query })),
+      "network",
+    );
+    assertNoSecret(error);
+  });
+
+  await t.step("an Error whose cause is such an object", async () => {
+    const grab = rejecting((url) =>
+      new TypeError("fetch failed", { cause: { request: { url } } })
+    );
+    const error = assertTransport(
+      await settles(grab("GET /x", { query })),
+      "network",
+    );
+    assertNoSecret(error);
+  });
+
+  const unreadable: [string, () => unknown][] = [
+    ["an Error whose message getter throws", () => {
+      const error = new Error("x");
+      Object.defineProperty(error, "message", {
+        get() {
+          throw new Error("boom");
+        },
+      });
+      return error;
+    }],
+    ["a revoked Proxy", () => {
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      return proxy;
+    }],
+  ];
+  for (const [label, make] of unreadable) {
+    await t.step(`${label}: a network failure`, async () => {
+      assertTransport(await settles(rejecting(make)("GET /x")), "network");
+    });
+  }
+});

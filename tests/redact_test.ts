@@ -255,12 +255,72 @@ Deno.test("redactCause()", async (t) => {
     ["undefined", undefined],
     ["null", null],
     ["a number", 42],
-    ["an object with a message", { message: "https://api.test/?k=1" }],
-    ["an array", ["https://api.test/?k=1"]],
+    ["an object with nothing to hide", { message: "https://api.test/a" }],
+    ["an array with nothing to hide", ["https://api.test/a", 1]],
   ];
   for (const [name, value] of kept) {
     await t.step(`${name} is returned as it is`, () => {
       assertStrictEquals(redactCause(value), value);
     });
   }
+
+  await t.step(
+    "an object or an array (what a custom fetch may reject with) is copied clean",
+    () => {
+      const object = {
+        message: "failed",
+        url: "https://api.test/a?token=s3cret",
+        nested: { href: "https://user:pw@api.test/b" },
+        code: 7,
+      };
+      const copy = redactCause(object);
+      assertEquals(copy, {
+        message: "failed",
+        url: "https://api.test/a?…",
+        nested: { href: "https://api.test/b" },
+        code: 7,
+      });
+      assertEquals(object.url, "https://api.test/a?token=s3cret");
+      assertEquals(redactCause(["https://api.test/?k=1", 2]), [
+        "https://api.test/?…",
+        2,
+      ]);
+      const error = new TypeError("fetch failed", { cause: object });
+      const redacted = redactCause(error) as Error;
+      assert(clean(Deno.inspect(redacted, { depth: 10 })));
+      assert(clean(JSON.stringify(redactCause(object))));
+    },
+  );
+
+  await t.step("an error's property that is an object is redacted too", () => {
+    const error = Object.assign(new Error("failed"), {
+      request: { url: "https://api.test/a?token=s3cret" },
+    });
+    const copy = redactCause(error);
+    assertInstanceOf(copy, Error);
+    assertEquals((copy as unknown as typeof error).request, {
+      url: "https://api.test/a?…",
+    });
+  });
+
+  await t.step("a value that throws when read is left out", () => {
+    const getter = new Error("x");
+    Object.defineProperty(getter, "message", {
+      get() {
+        throw new Error("boom");
+      },
+    });
+    const property = new Error("x");
+    Object.defineProperty(property, "detail", {
+      enumerable: true,
+      get() {
+        throw new Error("boom");
+      },
+    });
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    for (const value of [getter, property, proxy]) {
+      assertStrictEquals(redactCause(value), undefined);
+    }
+  });
 });
