@@ -74,7 +74,7 @@ export function resolveFactory(given: GrabOptions): Factory {
   // its answer cannot get past the checks.
   let options: GrabOptions;
   try {
-    options = { ...given };
+    options = readOnce(given);
   } catch (error) {
     throw validationError([unreadable(error)], "Cannot create the grab");
   }
@@ -120,7 +120,7 @@ export function resolveOptions(
   // its answer cannot get past the checks.
   let call: CallOptions;
   try {
-    call = { ...given };
+    call = readOnce(given);
   } catch (error) {
     return [unreadable(error)];
   }
@@ -137,6 +137,34 @@ export function resolveOptions(
     // A header, a retry option or a hook read through a getter that threw.
     return [unreadable(error)];
   }
+}
+
+/** The option objects that hold data, and the keys each may have. */
+const NESTED = {
+  retry: ["limit", "methods", "statusCodes", "backoff", "maxDelay"],
+  jsonApi: ["ext", "profile", "headers"],
+} as const;
+
+/**
+ * A copy of the options, read once: `retry` and `jsonApi` and their lists
+ * too, so that what is checked is what is used, even when a getter answers
+ * differently the second time.
+ */
+function readOnce<T extends object>(given: T): T {
+  const options = { ...given } as Record<string, unknown>;
+  for (const [option, keys] of Object.entries(NESTED)) {
+    const value = options[option] as Record<string, unknown> | undefined;
+    if (typeof value !== "object" || value === null) continue;
+    const copy: Record<string, unknown> = {};
+    for (const key of keys) {
+      const item = value[key];
+      if (item !== undefined) {
+        copy[key] = Array.isArray(item) ? [...item] : item;
+      }
+    }
+    options[option] = copy;
+  }
+  return options as T;
 }
 
 /** The issue of options that could not be read. */

@@ -17,7 +17,13 @@ import createGrab, {
   type SendOptions,
 } from "../mod.ts";
 import { json, startServer } from "./_server.ts";
-import { assertOk, assertValidation, runChild, settles } from "./_bounds.ts";
+import {
+  assertHttp,
+  assertOk,
+  assertValidation,
+  runChild,
+  settles,
+} from "./_bounds.ts";
 
 /** A server that answers every request with 200 `{ ok: true }`. */
 function okServer() {
@@ -461,6 +467,35 @@ Deno.test("options are checked", async (t) => {
   await t.step("timeout: 1 and maxBodyBytes: 0 are accepted", () => {
     createGrab(server.url, { timeout: 1 });
     createGrab(server.url, { maxBodyBytes: 0 });
+  });
+});
+
+Deno.test("nested options are read once: what is checked is what is used", async (t) => {
+  await using server = startServer(() => new Response("busy", { status: 503 }));
+  /** A retry whose limit reads 1 the first time and a million after. */
+  const shifty = () => {
+    let reads = 0;
+    return {
+      backoff: () => 0,
+      get limit() {
+        return reads++ === 0 ? 1 : 1_000_000;
+      },
+    };
+  };
+
+  await t.step("a call's retry", async () => {
+    const before = server.requests.length;
+    const grab = createGrab(server.url);
+    assertHttp(await settles(grab("GET /busy", { retry: shifty() })), 503);
+    assertEquals(server.requests.length - before, 2);
+  });
+
+  await t.step("a factory's retry, for every call", async () => {
+    const before = server.requests.length;
+    const grab = createGrab(server.url, { retry: shifty() });
+    assertHttp(await settles(grab("GET /busy")), 503);
+    assertHttp(await settles(grab("GET /busy")), 503);
+    assertEquals(server.requests.length - before, 4);
   });
 });
 
