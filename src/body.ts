@@ -6,7 +6,7 @@
  */
 
 import { type Deadline, PASSED } from "./deadline.ts";
-import { Gathered, plainChunk } from "./chunk.ts";
+import { Gathered, Pacer, plainChunk } from "./chunk.ts";
 import type { Progress } from "./response_type.ts";
 
 /**
@@ -193,10 +193,13 @@ async function readStream(
   };
   const stopWaiting = bounded ? deadline!.onPass(() => void cancel()) : ignore;
   const gathered = new Gathered(collect);
+  const pacer = platform ? undefined : new Pacer();
   let size = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
+      const pause = pacer?.pause();
+      if (pause !== undefined) await pause;
       if (done || (bounded && deadline!.due())) break;
       const chunk = platform ? value : plainChunk(value);
       if (chunk === undefined) {

@@ -72,3 +72,34 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
   }
   return out;
 }
+
+/** How long a loop of reads may run before it lets timers fire. */
+const BUSY_MS = 50;
+
+/**
+ * The platform's `setTimeout` as this module found it: a fake clock (in
+ * tests) must not hold a pause that only lets the real event loop turn.
+ */
+const PLATFORM_SET_TIMEOUT = globalThis.setTimeout;
+
+/**
+ * Paces a loop of reads from a body that is not the platform's. Such a body
+ * may hand over chunk after chunk without ever waiting, and then no timer
+ * could fire: not the caller's `AbortSignal.timeout`, not a timeout. Once
+ * the loop has run for {@linkcode BUSY_MS}, it waits for one turn of the
+ * event loop.
+ */
+export class Pacer {
+  #since = Date.now();
+
+  /** A turn of the event loop to wait for, when the time has come. */
+  pause(): Promise<void> | undefined {
+    if (Date.now() - this.#since < BUSY_MS) return undefined;
+    return new Promise((resolve) => {
+      PLATFORM_SET_TIMEOUT(() => {
+        this.#since = Date.now();
+        resolve();
+      }, 0);
+    });
+  }
+}

@@ -10,7 +10,7 @@
  */
 
 import { CallbackError, overTotal, totalOf } from "./body.ts";
-import { plainChunk } from "./chunk.ts";
+import { Pacer, plainChunk } from "./chunk.ts";
 import { type Casing, convertKeys } from "./casing.ts";
 import type { Deadline } from "./deadline.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
@@ -62,9 +62,12 @@ class Chunks {
   #loaded = 0;
   #closed = false;
   #passed = false;
+  // A body that is not the platform's may never let timers fire.
+  #pacer: Pacer | undefined;
 
   constructor(live: LiveBody) {
     this.#live = live;
+    this.#pacer = live.platform ? undefined : new Pacer();
     this.#reader = live.response.body?.getReader();
     this.#total = totalOf(live.response);
     // A body that is not the platform's may ignore the signal: cancelling
@@ -97,6 +100,8 @@ class Chunks {
     let result;
     try {
       result = await reader.read();
+      const pause = this.#pacer?.pause();
+      if (pause !== undefined) await pause;
     } catch (cause) {
       this.#close();
       throw fail(deadline.reason ?? "network", { cause });

@@ -870,6 +870,54 @@ Deno.test("a hostile custom fetch", async (t) => {
     );
   }
 
+  // The caller's signal is a timer of its own: the read loop must let it
+  // fire (no timeout of the grab's counts here).
+  for (
+    const [type, piece] of [
+      ["sse", encoder.encode(":\n\n")],
+      ["ndjson", encoder.encode("\n")],
+      ["text", new Uint8Array(1)],
+    ] as const
+  ) {
+    await t.step(
+      `${type}: the caller's signal ends a body whose chunks never yield to the event loop`,
+      async () => {
+        let pulled = 0;
+        const body = () =>
+          new ReadableStream<Uint8Array>({
+            pull(controller) {
+              if (++pulled > CHUNKS) controller.close();
+              else controller.enqueue(piece);
+            },
+          }, { highWaterMark: 0 });
+        const [data, error] = await via(fetchOf(() => new Response(body())))(
+          "GET /e",
+          {
+            responseType: type,
+            timeout: false,
+            maxBodyBytes: Infinity,
+            signal: AbortSignal.timeout(50),
+          },
+        );
+        let failure: GrabTransportError | null;
+        if (type === "text") failure = error as GrabTransportError | null;
+        else {
+          const stream = data as GrabStream<unknown>;
+          assertEquals(await drain(stream), []);
+          failure = stream.error;
+        }
+        assertEquals(
+          failure?.kind,
+          "abort",
+          `the loop read all ${CHUNKS} chunks and ended with ${
+            failure?.kind ?? "no error"
+          }`,
+        );
+        assert(pulled < CHUNKS, `${pulled} chunks pulled`);
+      },
+    );
+  }
+
   await t.step(
     "abort before the head, fetch answering later: the late body is cancelled",
     async () => {
