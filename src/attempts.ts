@@ -15,7 +15,7 @@ import {
   transportError,
   type TransportErrorKind,
 } from "./errors.ts";
-import { type Fetch, isPlatform } from "./fetch.ts";
+import { type Fetch, isPlatform, isPlatformResponse } from "./fetch.ts";
 import { type Hooks, runAfterResponse } from "./hooks.ts";
 import { READ_JSON, readOutcome, type ReadSettings } from "./outcome.ts";
 import type { Progress } from "./response_type.ts";
@@ -154,10 +154,6 @@ async function attemptWithin(
       request.body !== null
     ? request.clone()
     : request;
-  const source: BodySource & { deadline: Deadline } = {
-    platform: isPlatform(exchange.fetch),
-    deadline: attempt,
-  };
   try {
     response = await send(exchange, attempt, init, sent, upload);
   } catch (cause) {
@@ -165,6 +161,11 @@ async function attemptWithin(
     if (cause === PASSED) throw cause;
     return networkFailure(exchange, attempt, retry, request, cause);
   }
+  const source: BodySource & { deadline: Deadline } = {
+    platform: isPlatformResponse(response),
+    direct: isPlatform(exchange.fetch),
+    deadline: attempt,
+  };
   if (upload !== undefined) await uploaded(upload, response, source);
   if (hooks?.afterResponse) {
     const replaced = await runAfterResponse(
@@ -173,7 +174,10 @@ async function attemptWithin(
       response,
       source,
     );
-    source.platform &&= replaced === response;
+    if (replaced !== response) {
+      source.platform = isPlatformResponse(replaced);
+      source.direct = false;
+    }
     response = replaced;
   }
   const status = response.status;

@@ -27,11 +27,17 @@ export const TOO_LARGE: unique symbol = Symbol("too-large");
 /** Where a response body comes from, and the deadline its reads are held to. */
 export interface BodySource {
   /**
-   * True when the platform's `fetch` made the response and nothing replaced
-   * it: its body honours the HTTP framing and the abort signal. Any other
-   * body may lie about its length, never end, or ignore the signal.
+   * True when the platform's `fetch` made the response: its body honours
+   * the HTTP framing, and its cancel settles. Any other body may lie about
+   * its length, or never answer. Either may ignore the signal (a wrapper may
+   * not pass it on), so every read is held to the deadline.
    */
   platform: boolean;
+  /**
+   * True when the platform's own `fetch` answered the request as it was
+   * sent: the response is then at the request's URL unless redirected.
+   */
+  direct?: boolean | undefined;
   /** Bounds each read of a body that may ignore the signal. */
   deadline?: Deadline | undefined;
 }
@@ -94,10 +100,19 @@ export async function readBody(
     progress === undefined && source.platform &&
     fitsFastPath(response, declared, maxBodyBytes)
   ) {
+    // Raced: the signal may not have reached the platform (a wrapper).
+    const deadline = source.deadline;
     if (collect === "bytes") {
-      return new Uint8Array(await response.arrayBuffer());
+      const reading = response.arrayBuffer();
+      const buffer = deadline === undefined
+        ? await reading
+        : await deadline.race(reading);
+      return new Uint8Array(buffer);
     }
-    const text = await response.text();
+    const reading = response.text();
+    const text = deadline === undefined
+      ? await reading
+      : await deadline.race(reading);
     return text === "" ? null : text;
   }
   const counted = progress === undefined
@@ -182,14 +197,15 @@ async function readStream(
   const stream = response.body;
   if (stream === null) return collect === "bytes" ? new Uint8Array(0) : null;
   const reader = stream.getReader();
-  // A body that is not the platform's may ignore the signal and never answer
-  // a cancel either. Cancelling the reader ends a pending read at once
-  // (the streams standard closes the stream before asking its source), so
-  // one waiter bounds every read; a cancel is then never waited for.
-  const bounded = !platform && deadline?.signal !== undefined;
+  // Any body may ignore the signal (a wrapper may not pass it on), and one
+  // that is not the platform's may never answer a cancel either.
+  // Cancelling the reader ends a pending read at once (the streams standard
+  // closes the stream before asking its source), so one waiter bounds every
+  // read; only the platform's cancel is waited for.
+  const bounded = deadline?.signal !== undefined;
   const cancel = (): Promise<void> => {
     const cancelling = reader.cancel().catch(ignore);
-    return bounded ? Promise.resolve() : cancelling;
+    return platform ? cancelling : Promise.resolve();
   };
   const stopWaiting = bounded ? deadline!.onPass(() => void cancel()) : ignore;
   const gathered = new Gathered(collect);

@@ -21,16 +21,53 @@ export type Fetch = (
  */
 const PLATFORM_FETCH = globalThis.fetch;
 
-/** True for the platform's own `fetch`, still in place. */
+/**
+ * True for the platform's own `fetch`, still in place, as far as can be
+ * told: a wrapper installed before this module loaded passes for it. Only
+ * the URL of its responses is trusted for that; time and size never are.
+ */
 export function isPlatform(fetch: Fetch): boolean {
   return fetch === PLATFORM_FETCH && globalThis.fetch === PLATFORM_FETCH;
 }
 
 /**
- * Sends `request` (or `href` with `init` when there is no `Request`). The
- * platform's `fetch` honours the signal; any other may not, so its promise
- * is raced, and a response that arrives too late is cancelled. Rejects with
- * a `TypeError` when what `fetch` gives is not a response.
+ * `Response`'s own getter of `name`, which a subclass or a Proxy cannot
+ * fake; a plain read where the runtime keeps it elsewhere.
+ */
+function responseGetter(name: "type" | "url"): (this: Response) => string {
+  const own = Object.getOwnPropertyDescriptor(Response.prototype, name)?.get;
+  return own ?? function (this: Response) {
+    return this[name];
+  };
+}
+
+const RESPONSE_TYPE = responseGetter("type");
+const RESPONSE_URL = responseGetter("url");
+
+/**
+ * True for a response the platform's `fetch` made, whoever called it: its
+ * body honours the HTTP framing. A response made with `new Response` (by a
+ * custom `fetch`, a mock, a wrapper or a hook) has the type `"default"` and
+ * no URL, and may say anything about its length. The type is read first,
+ * as reading the URL costs more; Bun gives fetched responses the type
+ * `"default"` too, but a URL.
+ */
+export function isPlatformResponse(response: Response): boolean {
+  try {
+    return RESPONSE_TYPE.call(response) !== "default" ||
+      RESPONSE_URL.call(response) !== "";
+  } catch {
+    // Not a Response: response-like, from a polyfill or another realm.
+    return false;
+  }
+}
+
+/**
+ * Sends `request` (or `href` with `init` when there is no `Request`). Any
+ * `fetch` but the platform's may ignore the signal, and a wrapper installed
+ * before this module loaded passes for the platform's, so the answer is
+ * always raced, and a response that arrives too late is cancelled. Rejects
+ * with a `TypeError` when what `fetch` gives is not a response.
  */
 export function sendRequest(
   fetch: Fetch,
@@ -46,8 +83,8 @@ export function sendRequest(
     : deadline.signal === undefined
     ? fetch(request)
     : fetch(request, { signal: deadline.signal });
-  // The platform's own gives a response and honours the signal.
-  if (isPlatform(fetch)) return sending;
+  // Even what passes for the platform's own may be a wrapper installed
+  // before grab loaded, which may ignore the signal: every answer is raced.
   return deadline.race(sending, cancelBody).then((response) => {
     if (!isResponse(response)) {
       throw new TypeError("Cannot read the response: fetch did not return one");

@@ -191,7 +191,8 @@ function respond(reading: Reading, body: unknown, empty: boolean): SendOutcome {
     statusText: response.statusText,
     // The platform's own response, not redirected, is at the request's URL;
     // reading `response.url` would parse it again.
-    url: reading.source.platform && !response.redirected
+    url: reading.source.platform && reading.source.direct === true &&
+        !response.redirected
       ? reading.href
       : response.url || reading.href,
     headers: response.headers,

@@ -140,10 +140,10 @@ export function resolveOptions(
 }
 
 /** The option objects that hold data, and the keys each may have. */
-const NESTED = {
-  retry: ["limit", "methods", "statusCodes", "backoff", "maxDelay"],
-  jsonApi: ["ext", "profile", "headers"],
-} as const;
+const NESTED: readonly (readonly [string, readonly string[]])[] = [
+  ["retry", ["limit", "methods", "statusCodes", "backoff", "maxDelay"]],
+  ["jsonApi", ["ext", "profile", "headers"]],
+];
 
 /**
  * A copy of the options, read once: `retry` and `jsonApi` and their lists
@@ -152,7 +152,7 @@ const NESTED = {
  */
 function readOnce<T extends object>(given: T): T {
   const options = { ...given } as Record<string, unknown>;
-  for (const [option, keys] of Object.entries(NESTED)) {
+  for (const [option, keys] of NESTED) {
     const value = options[option] as Record<string, unknown> | undefined;
     if (typeof value !== "object" || value === null) continue;
     const copy: Record<string, unknown> = {};

@@ -10,7 +10,7 @@ import type { Exchange } from "./attempts.ts";
 import { type BodySource, discardBody } from "./body.ts";
 import { asValidationError } from "./errors.ts";
 import type { Deadline } from "./deadline.ts";
-import { isPlatform, sendRequest } from "./fetch.ts";
+import { isPlatformResponse, sendRequest } from "./fetch.ts";
 import { lazy } from "./lazy.ts";
 import type { Upload } from "./upload.ts";
 
@@ -96,7 +96,7 @@ async function followRedirect(
   if (location === null) return response;
   upload.rethrow();
   await discardBody(response, {
-    platform: isPlatform(fetch),
+    platform: isPlatformResponse(response),
     deadline: attempt,
   });
   // As `fetch` does: a location that is not a URL, or not an http(s) one

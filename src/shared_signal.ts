@@ -47,7 +47,8 @@ export function listen(shared: Shared, waiter: () => void): void {
     shared.waiting.clear();
     for (const waiter of waiting) waiter();
   };
-  shared.signal.addEventListener("abort", shared.onAbort, { once: true });
+  // Without options: converting them costs more than the listener.
+  shared.signal.addEventListener("abort", shared.onAbort);
 }
 
 /**

@@ -25,6 +25,7 @@ import {
   assertOk,
   assertTransport,
   assertValidation,
+  runChild,
   settles,
 } from "./_bounds.ts";
 
@@ -134,6 +135,21 @@ Deno.test("a replaced globalThis.fetch is held to the bounds", async (t) => {
   } finally {
     globalThis.fetch = original;
   }
+});
+
+Deno.test("a globalThis.fetch wrapped before grab loaded is held to the bounds", async () => {
+  // It passes for the platform's own: a wrapper that never answers, one
+  // that makes up a response whose length lies, and one that drops the
+  // signal on the way to a body that stalls.
+  const kinds = await runChild<Record<string, string>>(
+    "./_wrapped_child.ts",
+    ["--allow-net=127.0.0.1", "--allow-read=."],
+  );
+  assertEquals(kinds, {
+    never: "timeout",
+    liar: "too-large",
+    dropped: "timeout",
+  });
 });
 
 Deno.test("caller code and bodies that never finish are bounded", async (t) => {

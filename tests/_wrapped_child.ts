@@ -1,0 +1,65 @@
+/**
+ * Child process of bounds_hostile_test.ts: a `globalThis.fetch` wrapper is
+ * installed before grab loads, as monitoring agents and polyfills do, so it
+ * passes for the platform's own `fetch`. Whatever it does, each grab must
+ * settle within its timeout and its size cap must hold. Writes one JSON line
+ * with the kind of each grab's error.
+ *
+ * @module
+ */
+
+import { report } from "./_memory.ts";
+
+const real = globalThis.fetch;
+let mode = "";
+/** A stalled body: one chunk, then nothing, and no end. */
+let stalled: ReadableStreamDefaultController<Uint8Array> | undefined;
+const server = Deno.serve(
+  { hostname: "127.0.0.1", port: 0, onListen() {} },
+  () =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          stalled = controller;
+          controller.enqueue(new TextEncoder().encode("["));
+        },
+      }),
+      { headers: { "content-type": "application/json" } },
+    ),
+);
+
+globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+  if (mode === "never") return new Promise<Response>(() => {});
+  if (mode === "liar") {
+    // A made-up response whose length lies about an endless body.
+    return Promise.resolve(
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            controller.enqueue(new Uint8Array(64 * 1024));
+          },
+        }),
+        { headers: { "content-length": "10" } },
+      ),
+    );
+  }
+  // Passes the request on, but not its signal.
+  const { signal: _dropped, ...rest } = init ?? {};
+  return real(input, rest);
+}) as typeof fetch;
+
+const { default: createGrab } = await import("../mod.ts");
+const grab = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+  retry: 0,
+  timeout: 300,
+  maxBodyBytes: 1024 * 1024,
+});
+const kinds: Record<string, string | undefined> = {};
+for (const name of ["never", "liar", "dropped"]) {
+  mode = name;
+  const [, error] = await grab("GET /x");
+  kinds[name] = (error as { kind?: string } | null)?.kind;
+}
+stalled?.close();
+await server.shutdown();
+await report(kinds);
