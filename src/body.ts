@@ -29,13 +29,14 @@ export interface BodySource {
   /**
    * True when the platform's `fetch` made the response: its body honours
    * the HTTP framing, and its cancel settles. Any other body may lie about
-   * its length, or never answer. Either may ignore the signal (a wrapper may
-   * not pass it on), so every read is held to the deadline.
+   * its length, or never answer.
    */
   platform: boolean;
   /**
    * True when the platform's own `fetch` answered the request as it was
-   * sent: the response is then at the request's URL unless redirected.
+   * sent, and nothing replaced the response: its body honours the signal,
+   * and it is at the request's URL unless redirected. A body that is not
+   * direct may ignore the signal, so its reads are held to the deadline.
    */
   direct?: boolean | undefined;
   /** Bounds each read of a body that may ignore the signal. */
@@ -100,8 +101,9 @@ export async function readBody(
     progress === undefined && source.platform &&
     fitsFastPath(response, declared, maxBodyBytes)
   ) {
-    // Raced: the signal may not have reached the platform (a wrapper).
-    const deadline = source.deadline;
+    // Raced unless the platform's own fetch carried the signal: a custom
+    // fetch may have returned the platform's response without it.
+    const deadline = source.direct ? undefined : source.deadline;
     if (collect === "bytes") {
       const reading = response.arrayBuffer();
       const buffer = deadline === undefined
@@ -190,19 +192,20 @@ interface Counted {
 async function readStream(
   response: Response,
   maxBodyBytes: number,
-  { platform, deadline }: BodySource,
+  { platform, direct, deadline }: BodySource,
   collect: Collect,
   counted: Counted | undefined,
 ): Promise<ReadResult> {
   const stream = response.body;
   if (stream === null) return collect === "bytes" ? new Uint8Array(0) : null;
   const reader = stream.getReader();
-  // Any body may ignore the signal (a wrapper may not pass it on), and one
-  // that is not the platform's may never answer a cancel either.
-  // Cancelling the reader ends a pending read at once (the streams standard
-  // closes the stream before asking its source), so one waiter bounds every
-  // read; only the platform's cancel is waited for.
-  const bounded = deadline?.signal !== undefined;
+  // A body may ignore the signal, unless the platform's own fetch carried
+  // it (a custom fetch may not pass it on), and one that is not the
+  // platform's may never answer a cancel either. Cancelling the reader ends
+  // a pending read at once (the streams standard closes the stream before
+  // asking its source), so one waiter bounds every read; only the
+  // platform's cancel is waited for.
+  const bounded = !direct && deadline?.signal !== undefined;
   const cancel = (): Promise<void> => {
     const cancelling = reader.cancel().catch(ignore);
     return platform ? cancelling : Promise.resolve();
