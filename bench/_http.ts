@@ -33,27 +33,18 @@ export interface Client {
   get: () => Promise<unknown>;
 }
 
+/** grab and its peers, in table order. */
+const PEER_NAMES = ["grab", "ky", "ofetch", "wretch", "up-fetch"] as const;
+
 /** The clients over loopback, in table order; `raw` first. */
-export const CLIENT_NAMES = [
-  "raw",
-  "raw+timeout",
-  "grab",
-  "ky",
-  "ofetch",
-  "wretch",
-  "up-fetch",
-] as const;
+export const CLIENT_NAMES = ["raw", "raw+timeout", ...PEER_NAMES] as const;
 
 /** The clients with a custom `fetch` (in process), in table order. */
 export const CUSTOM_FETCH_NAMES = [
   "raw",
   "raw+timeout",
   "raw-stream",
-  "grab",
-  "ky",
-  "ofetch",
-  "wretch",
-  "up-fetch",
+  ...PEER_NAMES,
 ] as const;
 
 /** The size cap the reader-loop floors count against (grab's default). */

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { setOwn } from "./object.ts";
+
 /** `origin + pathname` of a URL: no userinfo, no query, no fragment. */
 export function safeUrl(url: URL | string): string {
   try {
@@ -132,13 +134,9 @@ function redactError(cause: Error, depth: number): Error {
   clean.name = String(cause.name);
   if (stack !== undefined) clean.stack = stack;
   keys.forEach((key, at) => {
-    if (values[at] === undefined) return;
-    Object.defineProperty(clean, key, {
-      value: values[at],
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    if (values[at] !== undefined) {
+      setOwn(clean as unknown as Record<string, unknown>, key, values[at]);
+    }
   });
   return clean;
 }
@@ -155,13 +153,6 @@ function redactObject(value: object, depth: number): object {
   const values = keys.map((key) => redactValue(record[key], depth + 1));
   if (values.every((item, at) => item === record[keys[at]!])) return value;
   const copy: Record<string, unknown> = {};
-  keys.forEach((key, at) => {
-    Object.defineProperty(copy, key, {
-      value: values[at],
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  });
+  keys.forEach((key, at) => setOwn(copy, key, values[at]));
   return copy;
 }

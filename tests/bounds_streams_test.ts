@@ -16,6 +16,7 @@ import {
   assertStrictEquals,
 } from "@std/assert";
 import createGrab, {
+  type GrabCallOptions,
   GrabError,
   type GrabStream,
   GrabTransportError,
@@ -823,99 +824,60 @@ Deno.test("a hostile custom fetch", async (t) => {
   }
 
   // A body whose chunks come without ever yielding to the event loop keeps
-  // timers from firing; a buffered read checks the clock itself
-  // (Deadline.due). The body ends after CHUNKS chunks so that the test ends
-  // even where the stream does not check.
+  // timers from firing: a buffered read checks the clock itself
+  // (Deadline.due), and lets timers fire now and then, which the caller's
+  // signal needs (no timeout of the grab's counts there). The body ends
+  // after CHUNKS chunks so that the test ends even where the stream does not
+  // check.
   const CHUNKS = 1_000_000;
-  for (
-    const [type, piece] of [
-      ["sse", new Uint8Array(0)],
-      ["ndjson", encoder.encode("\n")],
-      ["text", new Uint8Array(0)],
-    ] as const
-  ) {
-    await t.step(
-      `${type}: attemptTimeout ends a body whose chunks never yield to the event loop`,
-      async () => {
-        let pulled = 0;
-        const body = () =>
-          new ReadableStream<Uint8Array>({
-            pull(controller) {
-              if (++pulled > CHUNKS) controller.close();
-              else controller.enqueue(piece);
-            },
-          }, { highWaterMark: 0 });
-        const [data, error] = await via(fetchOf(() => new Response(body())))(
-          "GET /e",
-          {
-            responseType: type,
-            attemptTimeout: 50,
-          },
-        );
-        let failure: GrabTransportError | null;
-        if (type === "text") failure = error as GrabTransportError | null;
-        else {
-          const stream = data as GrabStream<unknown>;
-          assertEquals(await drain(stream), []);
-          failure = stream.error;
-        }
-        assertEquals(
-          failure?.kind,
-          "timeout",
-          `the loop read all ${CHUNKS} chunks and ended with ${
-            failure?.kind ?? "no error"
-          }`,
-        );
-      },
-    );
-  }
-
-  // The caller's signal is a timer of its own: the read loop must let it
-  // fire (no timeout of the grab's counts here).
-  for (
-    const [type, piece] of [
-      ["sse", encoder.encode(":\n\n")],
-      ["ndjson", encoder.encode("\n")],
-      ["text", new Uint8Array(1)],
-    ] as const
-  ) {
-    await t.step(
-      `${type}: the caller's signal ends a body whose chunks never yield to the event loop`,
-      async () => {
-        let pulled = 0;
-        const body = () =>
-          new ReadableStream<Uint8Array>({
-            pull(controller) {
-              if (++pulled > CHUNKS) controller.close();
-              else controller.enqueue(piece);
-            },
-          }, { highWaterMark: 0 });
-        const [data, error] = await via(fetchOf(() => new Response(body())))(
-          "GET /e",
-          {
-            responseType: type,
-            timeout: false,
-            maxBodyBytes: Infinity,
-            signal: AbortSignal.timeout(50),
-          },
-        );
-        let failure: GrabTransportError | null;
-        if (type === "text") failure = error as GrabTransportError | null;
-        else {
-          const stream = data as GrabStream<unknown>;
-          assertEquals(await drain(stream), []);
-          failure = stream.error;
-        }
-        assertEquals(
-          failure?.kind,
-          "abort",
-          `the loop read all ${CHUNKS} chunks and ended with ${
-            failure?.kind ?? "no error"
-          }`,
-        );
-        assert(pulled < CHUNKS, `${pulled} chunks pulled`);
-      },
-    );
+  const endings: [string, () => GrabCallOptions, string][] = [
+    ["attemptTimeout", () => ({ attemptTimeout: 50 }), "timeout"],
+    ["the caller's signal", () => ({
+      timeout: false,
+      maxBodyBytes: Infinity,
+      signal: AbortSignal.timeout(50),
+    }), "abort"],
+  ];
+  for (const [ending, options, kind] of endings) {
+    for (
+      const [type, piece] of [
+        ["sse", encoder.encode(":\n\n")],
+        ["ndjson", encoder.encode("\n")],
+        ["text", new Uint8Array(1)],
+      ] as const
+    ) {
+      await t.step(
+        `${type}: ${ending} ends a body whose chunks never yield to the event loop`,
+        async () => {
+          let pulled = 0;
+          const body = () =>
+            new ReadableStream<Uint8Array>({
+              pull(controller) {
+                if (++pulled > CHUNKS) controller.close();
+                else controller.enqueue(piece);
+              },
+            }, { highWaterMark: 0 });
+          const [data, error] = await via(
+            fetchOf(() => new Response(body())),
+          )("GET /e", { responseType: type, ...options() });
+          let failure: GrabTransportError | null;
+          if (type === "text") failure = error as GrabTransportError | null;
+          else {
+            const stream = data as GrabStream<unknown>;
+            assertEquals(await drain(stream), []);
+            failure = stream.error;
+          }
+          assertEquals(
+            failure?.kind,
+            kind,
+            `the loop read all ${CHUNKS} chunks and ended with ${
+              failure?.kind ?? "no error"
+            }`,
+          );
+          assert(pulled < CHUNKS, `${pulled} chunks pulled`);
+        },
+      );
+    }
   }
 
   await t.step(
