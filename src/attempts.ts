@@ -10,18 +10,24 @@ import { type BodySource, discardBody } from "./body.ts";
 import { Deadline, PASSED, sleep } from "./deadline.ts";
 import type { HttpMethod } from "./endpoint.ts";
 import {
-  asValidationError,
   type GrabTransportError,
   transportError,
   type TransportErrorKind,
 } from "./errors.ts";
-import { type Fetch, isPlatform, isPlatformResponse } from "./fetch.ts";
+import { type Fetch, isPlatformResponse } from "./fetch.ts";
 import { type Hooks, runAfterResponse } from "./hooks.ts";
 import { READ_JSON, readOutcome, type ReadSettings } from "./outcome.ts";
 import type { Progress } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
 import type { Upload } from "./upload.ts";
-import { attemptInit, send, uploaded, uploadOf } from "./send.ts";
+import {
+  attemptInit,
+  buildHookedRequest,
+  send,
+  sourceOf,
+  uploaded,
+  uploadOf,
+} from "./send.ts";
 import {
   MAX_TIMER_DELAY,
   retryDelay,
@@ -146,7 +152,7 @@ async function attemptWithin(
   const init = attemptInit(exchange, attempt, upload);
   const request = hooks === undefined
     ? undefined
-    : await hookedRequest(exchange, init, attempt);
+    : await buildHookedRequest(exchange, init, attempt);
   let response: Response;
   // afterResponse gets the request unsent, so it can build a repeat of it
   // (a token refresh) even when the request has a body.
@@ -161,11 +167,7 @@ async function attemptWithin(
     if (cause === PASSED) throw cause;
     return networkFailure(exchange, attempt, retry, request, cause);
   }
-  const source: BodySource & { deadline: Deadline } = {
-    platform: isPlatformResponse(response),
-    direct: isPlatform(exchange.fetch),
-    deadline: attempt,
-  };
+  const source = sourceOf(exchange.fetch, response, attempt);
   if (upload !== undefined) await uploaded(upload, response, source);
   if (hooks?.afterResponse) {
     const replaced = await runAfterResponse(
@@ -205,26 +207,6 @@ async function attemptWithin(
   });
   if (!("broken" in outcome)) return outcome;
   return networkFailure(exchange, attempt, retry, request, outcome.broken);
-}
-
-/**
- * The request the hooks see, as `beforeRequest` leaves it. What the platform
- * refuses to make a request of is the caller's to fix.
- */
-async function hookedRequest(
-  exchange: Exchange,
-  init: RequestInit,
-  attempt: Deadline,
-): Promise<Request> {
-  let request: Request;
-  try {
-    request = new Request(exchange.href, init);
-  } catch (error) {
-    throw asValidationError(error, exchange.method, exchange.href);
-  }
-  const before = exchange.hooks?.beforeRequest;
-  if (before === undefined) return request;
-  return (await attempt.race(before(request))) ?? request;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 
 import { type Deadline, PASSED } from "./deadline.ts";
-import { Gathered, Pacer, plainChunk } from "./chunk.ts";
+import { Gathered, Pacer, toPlainBytes } from "./chunk.ts";
 import type { Progress } from "./response_type.ts";
 
 /**
@@ -97,24 +97,17 @@ export async function readBody(
     await discardBody(response, source);
     return TOO_LARGE;
   }
+  // Only a body that honours the signal: one the platform's reader holds
+  // could not be cancelled when the deadline passes.
   if (
     progress === undefined && source.platform &&
+    (source.direct || source.deadline?.signal === undefined) &&
     fitsFastPath(response, declared, maxBodyBytes)
   ) {
-    // Raced unless the platform's own fetch carried the signal: a custom
-    // fetch may have returned the platform's response without it.
-    const deadline = source.direct ? undefined : source.deadline;
     if (collect === "bytes") {
-      const reading = response.arrayBuffer();
-      const buffer = deadline === undefined
-        ? await reading
-        : await deadline.race(reading);
-      return new Uint8Array(buffer);
+      return new Uint8Array(await response.arrayBuffer());
     }
-    const reading = response.text();
-    const text = deadline === undefined
-      ? await reading
-      : await deadline.race(reading);
+    const text = await response.text();
     return text === "" ? null : text;
   }
   const counted = progress === undefined
@@ -220,7 +213,7 @@ async function readStream(
       const pause = pacer?.pause();
       if (pause !== undefined) await pause;
       if (done || (bounded && deadline!.due())) break;
-      const chunk = platform ? value : plainChunk(value);
+      const chunk = platform ? value : toPlainBytes(value);
       if (chunk === undefined) {
         throw new TypeError("The body gave a chunk that is not bytes");
       }

@@ -7,23 +7,35 @@
  */
 
 import type { Collect, ReadResult } from "./body.ts";
+import { PLATFORM_SET_TIMEOUT } from "./shared_timeout.ts";
 
 const decoder = new TextDecoder();
 
 /** Typed arrays' own getters, which no subclass or own property changes. */
 const TYPED_ARRAY = Object.getPrototypeOf(Uint8Array.prototype);
-const [BUFFER, OFFSET, LENGTH] = ["buffer", "byteOffset", "byteLength"].map(
-  (name) => Object.getOwnPropertyDescriptor(TYPED_ARRAY, name)!.get!,
-) as [() => ArrayBufferLike, () => number, () => number];
+const [TAG, BUFFER, OFFSET, LENGTH] = [
+  Symbol.toStringTag,
+  "buffer",
+  "byteOffset",
+  "byteLength",
+].map((name) => Object.getOwnPropertyDescriptor(TYPED_ARRAY, name)!.get!) as [
+  () => string | undefined,
+  () => ArrayBufferLike,
+  () => number,
+  () => number,
+];
 
 /**
  * A chunk of a body that is not the platform's, as a plain view of its
  * bytes: a subclass or an own property cannot then lie about its size or
- * its contents. `undefined` when the chunk is not bytes, or only dressed
- * as bytes.
+ * its contents. Bytes from another realm (a test runner's sandbox, an
+ * iframe) are bytes too. `undefined` when the chunk is not bytes, or only
+ * dressed as bytes.
  */
-export function plainChunk(chunk: unknown): Uint8Array | undefined {
-  if (!(chunk instanceof Uint8Array)) return undefined;
+export function toPlainBytes(chunk: unknown): Uint8Array | undefined {
+  // The tag getter reads the array's own kind, in any realm, and gives
+  // `undefined` for anything that is not a typed array.
+  if (TAG.call(chunk) !== "Uint8Array") return undefined;
   try {
     return new Uint8Array(
       BUFFER.call(chunk),
@@ -31,7 +43,7 @@ export function plainChunk(chunk: unknown): Uint8Array | undefined {
       LENGTH.call(chunk),
     );
   } catch {
-    // Uint8Array.prototype in its chain, but no bytes behind it.
+    // Bytes whose buffer was transferred away: no bytes behind them.
     return undefined;
   }
 }
@@ -77,12 +89,6 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
 const BUSY_MS = 50;
 
 /**
- * The platform's `setTimeout` as this module found it: a fake clock (in
- * tests) must not hold a pause that only lets the real event loop turn.
- */
-const PLATFORM_SET_TIMEOUT = globalThis.setTimeout;
-
-/**
  * Paces a loop of reads from a body that is not the platform's. Such a body
  * may hand over chunk after chunk without ever waiting, and then no timer
  * could fire: not the caller's `AbortSignal.timeout`, not a timeout. Once
@@ -96,6 +102,8 @@ export class Pacer {
   pause(): Promise<void> | undefined {
     if (Date.now() - this.#since < BUSY_MS) return undefined;
     return new Promise((resolve) => {
+      // The platform's own: a fake clock (in tests) must not hold a pause
+      // that only lets the real event loop turn.
       PLATFORM_SET_TIMEOUT(() => {
         this.#since = Date.now();
         resolve();

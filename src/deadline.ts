@@ -12,7 +12,7 @@ import {
   type Shared,
   sharedTimeout,
   unlisten,
-} from "./shared_signal.ts";
+} from "./shared_timeout.ts";
 
 /** What {@linkcode Deadline.race} rejects with once the deadline has passed. */
 export const PASSED: unique symbol = Symbol("deadline passed");

@@ -35,15 +35,15 @@ export function isPlatform(fetch: Fetch): boolean {
  * `Response`'s own getter of `name`, which a subclass or a Proxy cannot
  * fake; a plain read where the runtime keeps it elsewhere.
  */
-function responseGetter(name: "type" | "url"): (this: Response) => string {
+function findResponseGetter(name: "type" | "url"): (this: Response) => string {
   const own = Object.getOwnPropertyDescriptor(Response.prototype, name)?.get;
   return own ?? function (this: Response) {
     return this[name];
   };
 }
 
-const RESPONSE_TYPE = responseGetter("type");
-const RESPONSE_URL = responseGetter("url");
+const RESPONSE_TYPE = findResponseGetter("type");
+const RESPONSE_URL = findResponseGetter("url");
 
 /**
  * True for a response the platform's `fetch` made, whoever called it: its
@@ -55,8 +55,11 @@ const RESPONSE_URL = responseGetter("url");
  */
 export function isPlatformResponse(response: Response): boolean {
   try {
-    return RESPONSE_TYPE.call(response) !== "default" ||
-      RESPONSE_URL.call(response) !== "";
+    // A runtime without `type` (an older workerd) tells by the URL alone.
+    const type: unknown = RESPONSE_TYPE.call(response);
+    if (typeof type === "string" && type !== "default") return true;
+    const url: unknown = RESPONSE_URL.call(response);
+    return typeof url === "string" && url !== "";
   } catch {
     // Not a Response: response-like, from a polyfill or another realm.
     return false;

@@ -208,17 +208,27 @@ export function decodeOutcome(
   }
   const schema = resolved.schema;
   if (schema === undefined) return [data, null, meta];
-  return checkData(schema, data, meta, method, outcome.url, deadline);
+  return checkData(schema, data, {
+    meta,
+    method,
+    href: outcome.url,
+    deadline,
+  });
+}
+
+/** Where the data being checked came from, and the deadline to keep. */
+interface CheckContext {
+  meta: SuccessMeta;
+  method: HttpMethod;
+  href: string;
+  deadline: Deadline;
 }
 
 /** The data checked by the call's schema, within the deadline. */
 async function checkData(
   schema: StandardSchema,
   data: unknown,
-  meta: SuccessMeta,
-  method: HttpMethod,
-  href: string,
-  deadline: Deadline,
+  { meta, method, href, deadline }: CheckContext,
 ): Promise<GrabResult<unknown>> {
   const checked = await validateWithin(schema, data, deadline);
   if ("passed" in checked) {

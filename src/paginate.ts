@@ -7,7 +7,6 @@
 import { FOREIGN, type Grab } from "./create_grab.ts";
 import { type Endpoint, parseEndpoint } from "./endpoint.ts";
 import { transportError, validationError } from "./errors.ts";
-import { describeValue } from "./json_value.ts";
 import { combineHooks, type Hooks } from "./hooks.ts";
 import { parseLinkHeader } from "./link_header.ts";
 import type { GrabCallOptions } from "./call_options.ts";
@@ -50,7 +49,7 @@ export async function* paginate<Data = unknown>(
 ): AsyncGenerator<OrThrowResult<Data>, void, undefined> {
   const { limit: given, ...first } = options ?? {};
   const { method } = parseEndpoint(endpoint);
-  const limit = pageLimit(given);
+  const limit = parsePageLimit(given);
   const seen = new Set<string>();
   let requestUrl = "";
   let responseUrl = "";
@@ -102,7 +101,7 @@ export async function* paginate<Data = unknown>(
  * `null` and `undefined`). Anything else would quietly fetch no page or one
  * page more than asked, so it is refused before any request.
  */
-function pageLimit(limit: unknown): number {
+function parsePageLimit(limit: unknown): number {
   if (limit === undefined || limit === null || limit === Infinity) {
     return Infinity;
   }
@@ -112,9 +111,7 @@ function pageLimit(limit: unknown): number {
   throw validationError([{
     path: "/limit",
     message:
-      `Cannot paginate: limit must be a non-negative integer or Infinity, not ${
-        describeValue(limit)
-      }`,
+      'Cannot use the option "limit": it must be a non-negative integer or Infinity',
   }]);
 }
 

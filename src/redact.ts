@@ -6,7 +6,7 @@
  * @module
  */
 
-import { setOwn } from "./object.ts";
+import { isPlainObject, setOwn } from "./object.ts";
 
 /** `origin + pathname` of a URL: no userinfo, no query, no fragment. */
 export function safeUrl(url: URL | string): string {
@@ -70,33 +70,111 @@ function count(text: string, char: string): number {
  * The platform's error may quote a URL with its query string: the request's,
  * one a hook added, a redirect target's (Deno's "error sending request for
  * url (…?token=…)"), and a wrapper's error (or whatever a custom `fetch`
- * rejects with) may carry one in a property. Returns a copy of `cause` with
- * every URL's query and userinfo removed: from an error's message, stack,
- * causes and properties, from the strings of an object or an array; or
- * `cause` itself when there is nothing to remove. A value that throws when
- * it is read (a getter, a revoked Proxy) is left out: `undefined`.
+ * rejects with) may carry one in a property. Returns `cause` with every
+ * URL's query and userinfo removed: from an error's message, stack, causes
+ * and properties, and from the strings of plain objects and arrays, copied
+ * where something changed; a `URL` becomes its text, redacted. Any other
+ * object (a `Request`, `Headers`, a class instance) may hold a secret it
+ * does not list, and is left out, as is a value that throws when read.
+ * Returns `cause` itself when there is nothing to remove.
  */
-export function redactCause(cause: unknown, depth = 0): unknown {
+export function redactCause(cause: unknown): unknown {
   try {
-    return redactValue(cause, depth);
+    return new Redaction().value(cause, 0);
   } catch {
+    // A revoked Proxy, or worse.
     return undefined;
   }
 }
 
-function redactValue(value: unknown, depth: number): unknown {
-  if (typeof value === "string") return redactUrls(value);
-  if (typeof value !== "object" || value === null) return value;
-  // A chain this deep (or one that refers back to itself) is cut here rather
-  // than kept unredacted.
-  if (depth > 8) return undefined;
-  if (isError(value)) return redactError(value, depth);
-  if (Array.isArray(value)) {
-    const items = value.map((item) => redactValue(item, depth + 1));
-    return items.every((item, at) => item === value[at]) ? value : items;
+/** How many objects one redaction looks at, at most. */
+const MAX_OBJECTS = 1_000;
+
+/** How deep one redaction goes, at most. */
+const MAX_DEPTH = 8;
+
+/**
+ * One redaction: each object is looked at once, so a graph whose objects
+ * are shared or refer back to each other costs its size, not its paths.
+ */
+class Redaction {
+  #seen = new Map<object, unknown>();
+  #left = MAX_OBJECTS;
+
+  value(value: unknown, depth: number): unknown {
+    if (value === UNREADABLE) return undefined;
+    if (typeof value === "string") return redactUrls(value);
+    if (typeof value !== "object" || value === null) return value;
+    if (this.#seen.has(value)) return this.#seen.get(value);
+    // A chain too deep or too wide is cut here rather than kept whole;
+    // so is a reference back to an object still being looked at.
+    if (depth > MAX_DEPTH || this.#left-- <= 0) return undefined;
+    this.#seen.set(value, undefined);
+    const redacted = this.#object(value, depth);
+    this.#seen.set(value, redacted);
+    return redacted;
   }
-  return redactObject(value, depth);
+
+  #object(value: object, depth: number): unknown {
+    if (isError(value)) return this.#error(value, depth);
+    if (value instanceof URL) return redactUrls(value.href);
+    if (Array.isArray(value)) {
+      const items = value.map((item) => this.value(item, depth + 1));
+      return items.every((item, at) => item === value[at]) ? value : items;
+    }
+    if (!isPlainObject(value)) return undefined;
+    const keys = Object.keys(value);
+    const originals = keys.map((key) => read(value, key));
+    const values = originals.map((item) => this.value(item, depth + 1));
+    if (values.every((item, at) => item === originals[at])) return value;
+    const copy: Record<string, unknown> = {};
+    keys.forEach((key, at) => {
+      if (values[at] !== undefined) setOwn(copy, key, values[at]);
+    });
+    return copy;
+  }
+
+  #error(cause: Error, depth: number): Error {
+    const rawCause = read(cause, "cause");
+    const inner = this.value(rawCause, depth + 1);
+    const rawMessage = read(cause, "message");
+    const message = rawMessage === UNREADABLE
+      ? ""
+      : redactUrls(String(rawMessage ?? ""));
+    const rawStack = read(cause, "stack");
+    const stack = rawStack === undefined || rawStack === UNREADABLE
+      ? undefined
+      : redactUrls(String(rawStack));
+    // Own properties but the standard ones, enumerable or not
+    // (an AggregateError's `errors` is not).
+    const keys = Object.getOwnPropertyNames(cause).filter((key) =>
+      !STANDARD.has(key)
+    );
+    const originals = keys.map((key) => read(cause, key));
+    const values = originals.map((item) => this.value(item, depth + 1));
+    if (
+      inner === rawCause && message === rawMessage && stack === rawStack &&
+      values.every((item, at) => item === originals[at])
+    ) {
+      return cause;
+    }
+    const clean = new Error(
+      message,
+      inner === undefined ? undefined : { cause: inner },
+    );
+    const name = read(cause, "name");
+    clean.name = typeof name === "string" ? name : "Error";
+    if (stack !== undefined) clean.stack = stack;
+    keys.forEach((key, at) => {
+      if (values[at] !== undefined) {
+        setOwn(clean as unknown as Record<string, unknown>, key, values[at]);
+      }
+    });
+    return clean;
+  }
 }
+
+const STANDARD = new Set(["message", "stack", "cause"]);
 
 /** An error, from this realm or another. */
 function isError(value: object): value is Error {
@@ -104,55 +182,14 @@ function isError(value: object): value is Error {
     Object.prototype.toString.call(value) === "[object Error]";
 }
 
-function redactError(cause: Error, depth: number): Error {
-  const inner = redactValue(cause.cause, depth + 1);
-  const message = redactUrls(String(cause.message));
-  const stack = cause.stack === undefined
-    ? undefined
-    : redactUrls(String(cause.stack));
-  // Own properties but the standard ones, enumerable or not
-  // (an AggregateError's `errors` is not).
-  const keys = Object.getOwnPropertyNames(cause).filter((key) =>
-    !STANDARD.has(key)
-  );
-  const values = keys.map((key) =>
-    redactValue((cause as unknown as Record<string, unknown>)[key], depth + 1)
-  );
-  if (
-    inner === cause.cause && message === cause.message &&
-    stack === cause.stack &&
-    values.every((value, at) =>
-      value === (cause as unknown as Record<string, unknown>)[keys[at]!]
-    )
-  ) {
-    return cause;
+/** What {@linkcode read} gives for a value that throws when read. */
+const UNREADABLE: unique symbol = Symbol("unreadable");
+
+/** `object[key]`, or {@linkcode UNREADABLE} when reading it throws. */
+function read(object: object, key: string): unknown {
+  try {
+    return (object as Record<string, unknown>)[key];
+  } catch {
+    return UNREADABLE;
   }
-  const clean = new Error(
-    message,
-    inner === undefined ? undefined : { cause: inner },
-  );
-  clean.name = String(cause.name);
-  if (stack !== undefined) clean.stack = stack;
-  keys.forEach((key, at) => {
-    if (values[at] !== undefined) {
-      setOwn(clean as unknown as Record<string, unknown>, key, values[at]);
-    }
-  });
-  return clean;
-}
-
-const STANDARD = new Set(["message", "stack", "cause"]);
-
-/**
- * An object's own enumerable properties, redacted: the object itself when
- * none changes, else a plain copy of them.
- */
-function redactObject(value: object, depth: number): object {
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record);
-  const values = keys.map((key) => redactValue(record[key], depth + 1));
-  if (values.every((item, at) => item === record[keys[at]!])) return value;
-  const copy: Record<string, unknown> = {};
-  keys.forEach((key, at) => setOwn(copy, key, values[at]));
-  return copy;
 }

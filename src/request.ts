@@ -62,7 +62,7 @@ export function encodeRequest(
       message: `Cannot send a body with ${method}: fetch does not allow it`,
     });
   } else {
-    const why = unsendable(body.body);
+    const why = checkSendable(body.body);
     if (why !== undefined) {
       issues.push({ path: "", message: `Cannot send the body: ${why}` });
     }
@@ -95,7 +95,7 @@ export function encodeRequest(
  * `ArrayBuffer` that was transferred away. Each would otherwise fail at
  * every attempt as if the network had.
  */
-function unsendable(body: BodyInit | undefined): string | undefined {
+function checkSendable(body: BodyInit | undefined): string | undefined {
   if (body instanceof ReadableStream) {
     return body.locked ? "the stream is locked by a reader" : undefined;
   }

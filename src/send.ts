@@ -10,7 +10,12 @@ import type { Exchange } from "./attempts.ts";
 import { type BodySource, discardBody } from "./body.ts";
 import { asValidationError } from "./errors.ts";
 import type { Deadline } from "./deadline.ts";
-import { isPlatformResponse, sendRequest } from "./fetch.ts";
+import {
+  type Fetch,
+  isPlatform,
+  isPlatformResponse,
+  sendRequest,
+} from "./fetch.ts";
 import { lazy } from "./lazy.ts";
 import type { Upload } from "./upload.ts";
 
@@ -101,7 +106,7 @@ async function followRedirect(
   });
   // As `fetch` does: a location that is not a URL, or not an http(s) one
   // (`data:`, `file:`, `blob:`), is a network error, never a response.
-  const next = httpUrl(location, request?.url ?? href);
+  const next = parseHttpUrl(location, request?.url ?? href);
   if (next === undefined) {
     throw new TypeError(
       "Cannot follow the redirect: its location is not an http(s) URL",
@@ -115,7 +120,7 @@ async function followRedirect(
 }
 
 /** `location` resolved against `base`, when that is an http(s) URL. */
-function httpUrl(location: string, base: string): URL | undefined {
+function parseHttpUrl(location: string, base: string): URL | undefined {
   try {
     const url = new URL(location, base);
     return url.protocol === "http:" || url.protocol === "https:"
@@ -178,4 +183,36 @@ export async function uploaded(
     await discardBody(response, source);
     throw error;
   }
+}
+
+/** Where a response came from: whether the platform made it, and sent it. */
+export function sourceOf(
+  fetch: Fetch,
+  response: Response,
+  deadline: Deadline,
+): BodySource & { deadline: Deadline } {
+  const platform = isPlatformResponse(response);
+  // A response the platform did not make shows the fetch is a wrapper.
+  return { platform, direct: platform && isPlatform(fetch), deadline };
+}
+
+/**
+ * The request the hooks see, as `beforeRequest` leaves it. What the platform
+ * refuses to make a request of is the caller's to fix.
+ */
+export async function buildHookedRequest(
+  exchange: Exchange,
+  init: RequestInit,
+  attempt: Deadline,
+): Promise<Request> {
+  let request: Request;
+  try {
+    request = new Request(exchange.href, init);
+  } catch (error) {
+    throw asValidationError(error, exchange.method, exchange.href);
+  }
+  const hooks = exchange.hooks!;
+  if (hooks.beforeRequest === undefined) return request;
+  // Called as a method: a hooks object may be a class instance.
+  return (await attempt.race(hooks.beforeRequest(request))) ?? request;
 }

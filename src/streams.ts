@@ -10,7 +10,7 @@
  */
 
 import { CallbackError, overTotal, totalOf } from "./body.ts";
-import { Pacer, plainChunk } from "./chunk.ts";
+import { Pacer, toPlainBytes } from "./chunk.ts";
 import { type Casing, convertKeys } from "./casing.ts";
 import type { Deadline } from "./deadline.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
@@ -118,7 +118,9 @@ class Chunks {
       this.#close();
       return null;
     }
-    const chunk = this.#live.platform ? result.value : plainChunk(result.value);
+    const chunk = this.#live.platform
+      ? result.value
+      : toPlainBytes(result.value);
     if (chunk === undefined) {
       await this.cancel();
       throw fail("network", {

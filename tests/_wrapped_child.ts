@@ -2,8 +2,8 @@
  * Child process of bounds_hostile_test.ts: a `globalThis.fetch` wrapper is
  * installed before grab loads, as monitoring agents and polyfills do, so it
  * passes for the platform's own `fetch`, and is trusted to pass the abort
- * signal on. A response it makes up is still not trusted for its length,
- * and a body that stalls still ends at the timeout. Writes one JSON line
+ * signal on. A response it makes up is still not trusted, neither for its
+ * length nor to end, and a body that stalls still ends at the timeout. Writes one JSON line
  * with the kind of each grab's error.
  *
  * @module
@@ -43,6 +43,14 @@ globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
       ),
     );
   }
+  if (mode === "made-up stall") {
+    // A made-up body that never ends and ignores every signal.
+    return Promise.resolve(
+      new Response(
+        new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) }),
+      ),
+    );
+  }
   // Passes the request on, signal and all, to a body that stalls.
   return real(input, init);
 }) as typeof fetch;
@@ -50,11 +58,11 @@ globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
 const { default: createGrab } = await import("../mod.ts");
 const grab = createGrab(`http://127.0.0.1:${server.addr.port}`, {
   retry: 0,
-  timeout: 300,
+  timeout: 50,
   maxBodyBytes: 1024 * 1024,
 });
 const kinds: Record<string, string | undefined> = {};
-for (const name of ["liar", "stalled"]) {
+for (const name of ["liar", "made-up stall", "stalled"]) {
   mode = name;
   const [, error] = await grab("GET /x");
   kinds[name] = (error as { kind?: string } | null)?.kind;

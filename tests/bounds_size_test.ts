@@ -9,6 +9,7 @@
  */
 
 import { assert, assertEquals } from "@std/assert";
+import { runInNewContext } from "node:vm";
 import createGrab, { Call } from "../mod.ts";
 import { type Fault, head, startFaultServer, write } from "./_faults.ts";
 import { startServer } from "./_server.ts";
@@ -241,6 +242,20 @@ Deno.test("maxBodyBytes holds against chunks that lie about their size", async (
       });
     }
   }
+
+  await t.step("bytes from another realm are bytes (control)", async () => {
+    const foreign = runInNewContext(
+      `new Uint8Array(${JSON.stringify([...encoder.encode('{"a":1}')])})`,
+    ) as Uint8Array;
+    assert(!(foreign instanceof Uint8Array));
+    const grab = createGrab("http://127.0.0.1:9", {
+      fetch: chunksFetch(foreign),
+      retry: 0,
+    });
+    const [data, error] = await settles(grab("GET /x"));
+    assertEquals(error, null);
+    assertEquals(data, { a: 1 });
+  });
 
   await t.step(
     "an NDJSON line of shrunk chunks is cut at the cap",

@@ -56,6 +56,28 @@ Deno.test("Hooks.beforeRequest", async (t) => {
     assertEquals(data?.headers["accept"], "application/json");
   });
 
+  await t.step(
+    "a hooks object that is a class instance keeps its this",
+    async () => {
+      class Signer implements Hooks {
+        #secret = "yes";
+        beforeRequest(request: Request): void {
+          request.headers.set("x-signed", this.#secret);
+        }
+      }
+      const signed = createGrab(server.url, { hooks: new Signer() });
+      const [echo] = await signed<{ headers: Record<string, string> }>(
+        "GET /echo",
+      );
+      assertEquals(echo?.headers["x-signed"], "yes");
+      const [data] = await grab<{ headers: Record<string, string> }>(
+        "GET /echo",
+        { hooks: new Signer() },
+      );
+      assertEquals(data?.headers["x-signed"], "yes");
+    },
+  );
+
   await t.step("a Request to another path replaces the target", async () => {
     const [data] = await grab<{ path: string }>("GET /private", {
       hooks: {

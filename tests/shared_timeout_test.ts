@@ -36,7 +36,8 @@ Deno.test("grabs that share a timeout signal each time out and abort their reque
 
 Deno.test("grabs through a fetch that ignores the signal all time out together", async () => {
   // A custom fetch that never answers and never looks at the signal: each
-  // grab is held only by its deadline, and 64 of them share one signal.
+  // grab is held only by its deadline; the 64 start together, so they share
+  // the few signals of the windows they start in.
   const pending: Promise<Response>[] = [];
   const fetch = () => {
     const never = new Promise<Response>(() => {});

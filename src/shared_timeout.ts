@@ -6,12 +6,14 @@
  * @module
  */
 
+import { MAX_TIMER_DELAY } from "./retry.ts";
+
 /**
  * The platform's `setTimeout` as this module found it. A replaced one (a
  * fake clock in tests) must be honoured, and the platform's timeout signals
  * do not use it, so deadlines then keep timers of their own.
  */
-const PLATFORM_SET_TIMEOUT = globalThis.setTimeout;
+export const PLATFORM_SET_TIMEOUT: typeof setTimeout = globalThis.setTimeout;
 
 function sharesTimers(): boolean {
   return globalThis.setTimeout === PLATFORM_SET_TIMEOUT &&
@@ -93,9 +95,6 @@ function sharedSignal(now: number, timeout: number): Shared {
   return last;
 }
 
-/** The longest wait a timer can hold. */
-const MAX_DELAY = 2 ** 31 - 1;
-
 /**
  * The shared timeout signal for a deadline of `timeout` ms starting `now`,
  * or `undefined` when it must keep a timer of its own: `setTimeout` is
@@ -106,7 +105,7 @@ export function sharedTimeout(
   now: number,
   timeout: number,
 ): Shared | undefined {
-  if (!sharesTimers() || timeout + windowOf(timeout) > MAX_DELAY) {
+  if (!sharesTimers() || timeout + windowOf(timeout) > MAX_TIMER_DELAY) {
     return undefined;
   }
   return sharedSignal(now, timeout);
