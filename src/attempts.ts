@@ -23,6 +23,7 @@ import type { Upload } from "./upload.ts";
 import {
   attemptInit,
   buildHookedRequest,
+  pairForHooks,
   send,
   sourceOf,
   uploaded,
@@ -150,16 +151,14 @@ async function attemptWithin(
 ): Promise<SendOutcome | Retry> {
   const { hooks, href } = exchange;
   const init = attemptInit(exchange, attempt, upload);
-  const request = hooks === undefined
+  let request = hooks === undefined
     ? undefined
     : await buildHookedRequest(exchange, init, attempt);
+  let sent = request;
+  if (request !== undefined && hooks?.afterResponse && request.body !== null) {
+    [sent, request] = pairForHooks(exchange, attempt, request);
+  }
   let response: Response;
-  // afterResponse gets the request unsent, so it can build a repeat of it
-  // (a token refresh) even when the request has a body.
-  const sent = request !== undefined && hooks?.afterResponse &&
-      request.body !== null
-    ? request.clone()
-    : request;
   try {
     response = await send(exchange, attempt, init, sent, upload);
   } catch (cause) {

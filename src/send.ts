@@ -216,3 +216,22 @@ export async function buildHookedRequest(
   // Called as a method: a hooks object may be a class instance.
   return (await attempt.race(hooks.beforeRequest(request))) ?? request;
 }
+
+/**
+ * The request to send and the one the hooks see unsent, so that
+ * `afterResponse` can build a repeat of it (a token refresh) even when it
+ * has a body. A replayable body that no `beforeRequest` hook could change
+ * is made again from the exchange: a clone would tee it, and hold every
+ * byte sent until the hook is done.
+ */
+export function pairForHooks(
+  exchange: Exchange,
+  attempt: Deadline,
+  request: Request,
+): [sent: Request, unsent: Request] {
+  if (!exchange.replayable || exchange.hooks?.beforeRequest !== undefined) {
+    return [request.clone(), request];
+  }
+  const plain = attemptInit(exchange, attempt, undefined);
+  return [request, new Request(exchange.href, plain)];
+}

@@ -194,6 +194,35 @@ Deno.test("a 128 MiB chunked body with Content-Length: 10 is never held in memor
   );
 });
 
+Deno.test("an afterResponse hook's unsent copy of a 128 MiB blob upload holds none of it", async (t) => {
+  // --allow-all: Deno lets no narrower permission read /proc/self/status.
+  const report = await runChild<{
+    received: unknown[];
+    hooked: number;
+    bodyBytes: number;
+    before: number | null;
+    after: number | null;
+  }>("./_hook_upload_child.ts", ["--allow-all"]);
+  const sent = { received: report.bodyBytes };
+
+  await t.step("both uploads arrived whole; the hook saw a body", () => {
+    assertEquals(report.received, [sent, sent]);
+    assertEquals(report.hooked, 1);
+  });
+
+  await t.step({
+    name: "the upload with the hook raised the peak RSS by under 32 MiB",
+    ignore: report.before === null || report.after === null,
+    fn: () => {
+      const grew = report.after! - report.before!;
+      assert(
+        grew < 32 * MIB,
+        `peak RSS grew ${(grew / MIB).toFixed(1)} MiB with the hook`,
+      );
+    },
+  });
+});
+
 /** Bytes that claim to be empty: a subclass overriding `byteLength`. */
 class Shrunk extends Uint8Array {
   override get byteLength(): number {
