@@ -6,8 +6,9 @@
  * (rather than keeping acronyms together) makes camelCase and snake_case round
  * trip exactly: `userID` → `user_i_d` → `userID`.
  *
- * Keys that are not plain words (`__proto__`, `$ref`, `@id`, `a__b`, `""`)
- * are never renamed.
+ * Keys that are not plain words (`__proto__`, `$ref`, `@id`, `a__b`, `""`),
+ * and keys with a word that starts with a digit after a separator
+ * (`address_line_1`), which would not come back the same, are never renamed.
  *
  * @module
  */
@@ -30,9 +31,13 @@ export type Casing =
   | "kebab-case"
   | "PascalCase";
 
-const CONVERTIBLE = /^[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*$/;
+// A word after a separator starts with a letter: `address_line_1` would
+// come back from `addressLine1` as `address_line1`, so it is left as it is.
+const CONVERTIBLE = /^[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z][A-Za-z0-9]*)*$/;
 const WORD_BOUNDARY = /[-_]|(?=[A-Z])/;
 const CACHE_LIMIT = 10_000;
+/** Longer keys are converted each time: the cache holds only short ones. */
+const CACHE_KEY_LIMIT = 64;
 const caches = new Map<Casing, Map<string, string>>();
 // The cache of the casing last asked for: one caller converts many keys to
 // one casing, and this saves a lookup in `caches` for each.
@@ -61,6 +66,8 @@ export function convertKey(key: string, to: Casing): string {
   const hit = cache.get(key);
   if (hit !== undefined) return hit;
   const converted = CONVERTIBLE.test(key) ? joinWords(key, to) : key;
+  // Bounded in bytes too: a server's keys may be of any length.
+  if (key.length > CACHE_KEY_LIMIT) return converted;
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(key, converted);
   return converted;

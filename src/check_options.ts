@@ -152,8 +152,18 @@ function checkJsonApi(value: unknown, add: Add): void {
     (set !== undefined && typeof set !== "boolean")
   ) {
     add("jsonApi", "{ ext?: string[], profile?: string[], headers?: boolean }");
+    return;
+  }
+  // They go into the media type, inside quotes, as the header value.
+  for (const [name, uris] of [["ext", ext], ["profile", profile]] as const) {
+    if (uris !== undefined && !uris.every((uri) => MEDIA_URI.test(uri))) {
+      add(`jsonApi.${name}`, "URIs of printable ASCII, with no space or quote");
+    }
   }
 }
+
+/** A URI that can stand in a media type parameter, quoted. */
+const MEDIA_URI = /^[!#-~]+$/;
 
 function checkHooks(hooks: unknown, add: Add): void {
   if (typeof hooks !== "object") return add("hooks", "an object of functions");

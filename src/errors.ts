@@ -212,9 +212,11 @@ export function httpError(
   message: string | undefined,
 ): GrabError {
   const url = safeUrl(response.url);
+  // A server's error detail often quotes the request's URL, token and all.
   return new GrabError(
-    message ??
-      httpErrorMessage(response.status, response.statusText, method, url),
+    message === undefined
+      ? httpErrorMessage(response.status, response.statusText, method, url)
+      : redactUrls(message),
     {
       statusCode: response.status,
       body: response.body,

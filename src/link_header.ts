@@ -8,7 +8,8 @@
  * Parses a `Link` header into a map from relation type to URL, each target
  * resolved against `base` (RFC 3986). A link with several relation types
  * (`rel="next last"`) is listed under each; the first link of a type wins.
- * Malformed parts are skipped.
+ * A link whose `anchor` names another resource than `base` is not about it,
+ * and is left out. Malformed parts are skipped.
  *
  * @example
  * ```ts ignore
@@ -32,6 +33,7 @@ export function parseLinkHeader(
     const target = value.slice(open + 1, close).trim();
     i = close + 1;
     const rels: string[] = [];
+    let anchor: string | undefined;
     // Parameters until the next comma outside quotes.
     while (i < n) {
       while (i < n && (value[i] === " " || value[i] === "\t")) i++;
@@ -68,10 +70,15 @@ export function parseLinkHeader(
       if (name === "rel" && rels.length === 0) {
         rels.push(...paramValue.toLowerCase().split(/\s+/).filter(Boolean));
       }
+      if (name === "anchor" && anchor === undefined) anchor = paramValue;
     }
     let resolved: string;
     try {
       resolved = new URL(target, base).href;
+      // An anchor makes the link about another resource (RFC 8288, 3.2).
+      if (anchor !== undefined && new URL(anchor, base).href !== base) {
+        continue;
+      }
     } catch {
       continue;
     }

@@ -81,7 +81,7 @@ export async function* paginate<Data = unknown>(
     if (responseUrl === "") return;
     origin ??= new URL(requestUrl).origin;
     seen.add(withoutFragment(responseUrl));
-    const next = nextLink(meta.links?.["next"], meta.headers, responseUrl);
+    const next = nextLink(meta.links, meta.headers, responseUrl);
     if (next === undefined || seen.has(next.href)) return;
     const refused = unfollowable(next);
     if (refused !== undefined) {
@@ -131,17 +131,22 @@ function withoutFragment(href: string): string {
   return at === -1 ? href : href.slice(0, at);
 }
 
-/** The next page's URL, without its fragment, or `undefined` at the end. */
+/**
+ * The next page's URL, without its fragment, or `undefined` at the end. A
+ * JSON:API document that has a `next` link decides, even when it is `null`
+ * (the last page); only without one does the `Link` header.
+ */
 function nextLink(
-  link: unknown,
+  links: Record<string, unknown> | undefined,
   headers: Headers,
   base: string,
 ): URL | undefined {
+  const link = links?.["next"];
   let href: unknown = link;
   if (typeof link === "object" && link !== null) {
     href = (link as { href?: unknown }).href;
   }
-  if (typeof href !== "string" || href === "") {
+  if (links === undefined || !Object.hasOwn(links, "next")) {
     href = parseLinkHeader(headers.get("link"), base).get("next");
   }
   if (typeof href !== "string" || href === "") return undefined;

@@ -64,7 +64,9 @@ export function joinUrl(
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i]!;
     if (segment.length > 1 && segment.charCodeAt(0) === 58 /* : */) {
-      params.push([segment.slice(1), i]);
+      // The URL parser percent-encoded the name (`:név`): the endpoint's
+      // own spelling is the one the types and the caller use.
+      params.push([decodeName(segment.slice(1)), i]);
     }
   }
   return {
@@ -171,4 +173,13 @@ function checkUrl(url: URL, what: string): ValidationIssue | undefined {
 
 function issue(message: string): ValidationIssue {
   return { path: "", message };
+}
+
+function decodeName(name: string): string {
+  if (!name.includes("%")) return name;
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
 }

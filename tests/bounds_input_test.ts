@@ -390,6 +390,12 @@ Deno.test("options are checked", async (t) => {
     ["retry", 1.5],
     ["retry", { limit: -1 }],
     ["retry", { maxDelay: -5 }],
+    // Into the media type, so into a header: CR, LF, NUL, a space, a quote
+    // or a character outside ASCII could not be sent.
+    ["jsonApi", { ext: ["https://ext.test/a\r\nX-Injected: 1"] }],
+    ["jsonApi", { ext: ["https://ext.test/\0"] }],
+    ["jsonApi", { profile: ["https://profile.test/€"] }],
+    ["jsonApi", { profile: ['https://profile.test/"a b"'] }],
   ];
   for (const [name, value] of bad) {
     const shown = typeof value === "object"

@@ -227,6 +227,22 @@ Deno.test("the per-factory endpoint cache is bounded in bytes", async (t) => {
   });
 });
 
+Deno.test("the cache of converted keys keeps none of a server's long keys", async () => {
+  const report = await runChild<{
+    keys: number;
+    keyBytes: number;
+    before: number;
+    after: number;
+  }>("./_casing_child.ts", ["--allow-net=127.0.0.1", "--v8-flags=--expose-gc"]);
+  assertEquals(report.keys, 8);
+  // Eight keys of 2 MiB, each also converted: 32 MiB and more if kept.
+  const retained = report.after - report.before;
+  assert(
+    retained < 4 * 1024 * 1024,
+    `${(retained / 1024 / 1024).toFixed(1)} MiB retained`,
+  );
+});
+
 Deno.test("kept behaviour around the bounds", async (t) => {
   const attempts = new Map<string, number>();
   await using server = startServer({

@@ -211,3 +211,21 @@ Deno.test("what a custom fetch rejects with shows no query, and never rejects th
     });
   }
 });
+
+Deno.test("a JSON:API error detail that quotes a URL shows no query in the message", async () => {
+  await using server = startServer(() =>
+    Response.json({
+      errors: [{
+        status: "422",
+        detail: `Cannot use https://user:${SECRET}@api.test/x?token=${SECRET}`,
+      }],
+    }, { status: 422, headers: { "content-type": "application/vnd.api+json" } })
+  );
+  for (const format of ["json", "json-api"] as const) {
+    const grab = createGrab(server.url, { format, retry: 0 });
+    const [, error] = await settles(grab("GET /x"));
+    assert(error !== null);
+    assertStringIncludes(error.message, "Cannot use https://api.test/x?…");
+    assert(!error.message.includes(SECRET), error.message);
+  }
+});

@@ -126,3 +126,14 @@ Deno.test("parseLinkHeader()", async (t) => {
     });
   }
 });
+
+Deno.test("parseLinkHeader() leaves out a link anchored to another resource", () => {
+  const links = parseLinkHeader(
+    '<?page=2>; rel="next"; anchor="https://other.test/", <?page=3>; rel="last"; anchor="' +
+      BASE + '"',
+    BASE,
+  );
+  assertEquals(Object.fromEntries(links), {
+    last: "https://api.test/v1/items?page=3",
+  });
+});

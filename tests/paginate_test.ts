@@ -91,6 +91,16 @@ function pagingServer() {
     },
     // A Link header whose next is the page itself.
     "/link/self": () => linkPage(1, '</link/self>; rel="next"'),
+    // A JSON:API last page (links.next null) that also sends a Link header.
+    "/jsonapi/both": (_request, { url }) => {
+      const n = page(url);
+      const response = articlePage(
+        n,
+        n < 2 ? `/jsonapi/both?page=${n + 1}` : null,
+      );
+      response.headers.set("link", `</jsonapi/both?page=${n + 1}>; rel="next"`);
+      return response;
+    },
     // Page 2 is not JSON.
     "/link/unparseable": (_request, { url }) =>
       page(url) === 1
@@ -223,6 +233,16 @@ Deno.test("paginate()", async (t) => {
         count++;
       }
       assertEquals(count, 3);
+    },
+  );
+
+  await t.step(
+    "a JSON:API document's links.next decides, null too, over a Link header",
+    async () => {
+      let count = 0;
+      for await (const _ of paginate(jsonApi, "GET /jsonapi/both")) count++;
+      assertEquals(count, 2);
+      assertEquals(requested("/jsonapi/both"), ["", "?page=2"]);
     },
   );
 

@@ -121,3 +121,13 @@ Deno.test("fillUrl()", async (t) => {
     ]);
   });
 });
+
+Deno.test("joinUrl() names a parameter as the endpoint spells it", () => {
+  // The URL parser percent-encodes `:név`; the caller fills `név`.
+  const filled = fillUrl(
+    template("https://api.test", "/users/:név/:a{b}"),
+    { "név": "x y", "a{b}": 2 },
+    "",
+  );
+  assertEquals(filled, "https://api.test/users/x%20y/2");
+});

@@ -22,8 +22,9 @@ const FIELD = /^\/data\/(?:attributes|relationships)\/([^/]+)/;
 
 /**
  * Returns the errors of a JSON:API error document: a plain object whose
- * `errors` is a non-empty array of plain objects, without `data`. Anything
- * else gives `undefined`.
+ * `errors` is a non-empty array of error objects (each with a member JSON:API
+ * defines), and with no top-level member JSON:API does not allow (`data`,
+ * another API's `message`). Anything else gives `undefined`.
  *
  * Only members of the right type are copied, so no garbage flows through:
  * `id` and `status` as strings (a finite number is turned into one, as some
@@ -58,16 +59,47 @@ export function parseErrorDocument(
   body: unknown,
   options: ParseErrorDocumentOptions = {},
 ): JsonApiError[] | undefined {
-  if (!isPlainObject(body) || Object.hasOwn(body, "data")) return undefined;
+  if (!isPlainObject(body) || !Object.keys(body).every(isTopLevel)) {
+    return undefined;
+  }
   const errors = body.errors;
   if (
     !Array.isArray(errors) || errors.length === 0 ||
-    !errors.every(isPlainObject)
+    !errors.every(isErrorObject)
   ) return undefined;
   return errors.map((error: Record<string, unknown>) =>
     parseError(error, options.casing ?? "none")
   );
 }
+
+/**
+ * The members an error document may have at its top (JSON:API 1.1,
+ * "Top Level"): `data` never, an @-member or an extension's
+ * (`namespace:member`) always. Another API's error body (a `message`
+ * beside its `errors`, as GitHub and GraphQL send) is not one.
+ */
+function isTopLevel(key: string): boolean {
+  return TOP_LEVEL.has(key) || key.startsWith("@") || key.includes(":");
+}
+
+const TOP_LEVEL = new Set(["errors", "meta", "jsonapi", "links"]);
+
+/** An error object: a plain object with a member JSON:API defines. */
+function isErrorObject(error: unknown): error is Record<string, unknown> {
+  return isPlainObject(error) &&
+    ERROR_MEMBERS.some((member) => Object.hasOwn(error, member));
+}
+
+const ERROR_MEMBERS = [
+  "id",
+  "links",
+  "status",
+  "code",
+  "title",
+  "detail",
+  "source",
+  "meta",
+];
 
 function parseError(
   error: Record<string, unknown>,

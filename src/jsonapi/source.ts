@@ -59,6 +59,8 @@ export class Source extends Base {
 
   /** The info of a flat object with a link, or undefined for any other. */
   static info(target: object): JsonApiInfo | undefined {
+    // A caller may hand over anything, `null` from a 204 among them.
+    if (typeof target !== "object" || target === null) return undefined;
     if (!(#wire in target)) return undefined;
     const source = target as Source;
     return infoOf(source.#wire, source.#casing);
@@ -126,6 +128,8 @@ function infoOf(wire: Wire, casing: Casing): JsonApiInfo {
   const rels = wire.relationships;
   if (!isPlainObject(rels)) return info;
   for (const name of Object.keys(rels)) {
+    // @-members are not relationships (JSON:API 1.1, "@-Members").
+    if (name.startsWith("@")) continue;
     const key = convertKey(name, casing);
     if (isIdentityKey(key)) continue;
     const rel = rels[name] as Wire;

@@ -190,3 +190,24 @@ Deno.test("errorDocumentMessage()", async (t) => {
     assertStrictEquals(errorDocumentMessage([]), undefined);
   });
 });
+
+Deno.test("parseErrorDocument() takes only JSON:API error documents", () => {
+  // GitHub's 422 and a GraphQL error body have an `errors` array too.
+  const github = {
+    message: "Validation Failed",
+    errors: [{ resource: "Issue", field: "title", code: "missing_field" }],
+    "documentation_url": "https://docs.github.com/rest",
+  };
+  const graphql = { errors: [{ message: "Cannot query field" }] };
+  assertStrictEquals(parseErrorDocument(github), undefined);
+  assertStrictEquals(parseErrorDocument(graphql), undefined);
+  // An @-member and an extension's member may stand beside `errors`.
+  assertEquals(
+    parseErrorDocument({
+      "@context": "https://schema.test",
+      "version:id": "1",
+      errors: [{ code: "missing_field" }],
+    }),
+    [{ code: "missing_field" }],
+  );
+});

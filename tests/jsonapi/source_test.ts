@@ -139,3 +139,20 @@ Deno.test("jsonApiOf()", async (t) => {
     );
   });
 });
+
+Deno.test("jsonApiOf() of what is not a resource, and of @-members", () => {
+  for (const value of [null, undefined, 1, "a", {}]) {
+    assertStrictEquals(jsonApiOf(value as object), undefined);
+  }
+  const resource = flat(dataOf({
+    data: {
+      type: "articles",
+      id: "1",
+      relationships: {
+        author: { data: null },
+        "@rel": { meta: { note: "an @-member, not a relationship" } },
+      },
+    },
+  }));
+  assertEquals(Object.keys(jsonApiOf(resource)!.relationships), ["author"]);
+});
