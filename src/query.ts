@@ -80,7 +80,9 @@ export function serialiseQuery(
         const kept = value.filter((item) =>
           item !== undefined && item !== null
         );
-        if (kept.length > 0) params.append(name, kept.map(scalar).join(","));
+        if (kept.length > 0) {
+          params.append(name, kept.map((item) => scalar(item, name)).join(","));
+        }
         continue;
       }
       for (let i = value.length - 1; i >= 0; i--) {
@@ -97,7 +99,7 @@ export function serialiseQuery(
         stack.push(entry(value[key], `${name}[${written}]`, false, current));
       }
     } else {
-      params.append(name, scalar(value));
+      params.append(name, scalar(value, name));
     }
   }
   return params;
@@ -152,11 +154,25 @@ function isScalar(value: unknown): boolean {
   return value === null || typeof value !== "object" || value instanceof Date;
 }
 
-function scalar(value: unknown): string {
+function scalar(value: unknown, name: string): string {
   if (typeof value === "function" || typeof value === "symbol") {
     // String() would send a function's source text.
     const message = `Cannot serialise the query: a value is a ${typeof value}`;
     throw validationError([{ path: "", message }]);
   }
-  return value instanceof Date ? value.toISOString() : String(value);
+  if (value instanceof Date) return value.toISOString();
+  const text = String(value);
+  // An object with no text of its own (a Map, a class instance) would go
+  // out as "[object Object]"; one with its own (a URL) goes as that.
+  if (typeof value === "object" && DEFAULT_TEXT.test(text)) {
+    const where = name.length > 60 ? `${name.slice(0, 60)}…` : name;
+    const message = `Cannot serialise the query at "${where}": value is ${
+      text.slice(1, -1).replace("object ", "an object of type ")
+    }`;
+    throw validationError([{ path: "", message }]);
+  }
+  return text;
 }
+
+/** What `String()` makes of an object that has no text of its own. */
+const DEFAULT_TEXT = /^\[object [^\]]*\]$/;

@@ -151,6 +151,39 @@ Deno.test("a query that cannot be written is refused", async (t) => {
     },
   );
 
+  await t.step(
+    "a nested object that has no text of its own is a GrabValidationError",
+    async () => {
+      class Filter {
+        status = "open";
+      }
+      const grab = createGrab(server.url, { retry: 0 });
+      for (
+        const query of [
+          { filter: new Filter() },
+          { tags: new Map([["a", 1]]) },
+          { ids: [new Set([1])] },
+        ]
+      ) {
+        const error = await assertValidation(() =>
+          grab("GET /items", { query })
+        );
+        assert(!error.message.includes("[object"), error.message);
+      }
+      assertEquals(server.requests.length, 0);
+      // One with its own text goes as that text (control).
+      assertOk(
+        await settles(
+          grab("GET /items", { query: { next: new URL("https://x.test/a") } }),
+        ),
+      );
+      assertEquals(
+        server.requests.at(-1)!.url.searchParams.get("next"),
+        "https://x.test/a",
+      );
+    },
+  );
+
   await t.step("a shared (not circular) object is fine", async () => {
     const shared = { size: 10 };
     const grab = createGrab(server.url, { retry: 0, timeout: 10_000 });
@@ -301,6 +334,38 @@ Deno.test("a body that cannot be serialised is refused before any request", asyn
       );
     },
   );
+});
+
+Deno.test("an issue in a body points into the body as the caller wrote it, in every format", async (t) => {
+  await using server = okServer();
+  const broken = {
+    type: "notes",
+    coverImage: { altText: { toJSON: () => NaN } },
+  };
+  Object.defineProperty(broken, "brokenField", {
+    enumerable: true,
+    get() {
+      throw new Error("getter failed");
+    },
+  });
+  const modes: [string, GrabOptions][] = [
+    ["json", {}],
+    ["json-api", { format: "json-api" }],
+    ["json-api, camelCase", { format: "json-api", casing: "camelCase" }],
+  ];
+  for (const [label, factory] of modes) {
+    await t.step(label, async () => {
+      const grab = createGrab(server.url, { ...factory, retry: 0 });
+      const error = await assertValidation(() =>
+        grab("POST /notes", { body: broken })
+      );
+      assertEquals(error.issues.map((issue) => issue.path).sort(), [
+        "/brokenField",
+        "/coverImage/altText",
+      ]);
+    });
+  }
+  assertEquals(server.requests.length, 0);
 });
 
 /** Bodies given as they are that `fetch` would refuse to send. */

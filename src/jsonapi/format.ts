@@ -6,11 +6,18 @@
  * @module
  */
 
+import type { ValidationIssue } from "../errors.ts";
 import { type Codec, isPassThrough, NO_BODY, toJson } from "../format.ts";
+import { findNonJsonValues } from "../json_value.ts";
 import { denormalise } from "./denormalise.ts";
 import { mediaType } from "./media_type.ts";
 import { serialise } from "./serialise.ts";
 import { validateWrite } from "./validate.ts";
+
+/** What JSON cannot carry in the body as the caller wrote it, with paths. */
+function callerIssues(body: unknown): ValidationIssue[] {
+  return findNonJsonValues(body, "", { callToJSON: true });
+}
 
 /** The JSON:API codec. */
 export const JSON_API_CODEC: Codec = {
@@ -19,10 +26,22 @@ export const JSON_API_CODEC: Codec = {
   encodeBody(body, method, { casing, wireCasing }) {
     if (body === undefined || body === null) return NO_BODY;
     if (isPassThrough(body)) return { body, encoded: false };
-    const issues = validateWrite(body, { method, casing, wireCasing });
-    if (issues.length > 0) return issues;
-    const json = toJson(serialise(body, { casing, wireCasing }), "none");
-    return typeof json === "string" ? { body: json, encoded: true } : json;
+    let json: string | ValidationIssue[];
+    try {
+      const issues = validateWrite(body, { method, casing, wireCasing });
+      if (issues.length > 0) return issues;
+      json = toJson(serialise(body, { casing, wireCasing }), "none");
+    } catch (error) {
+      // A getter that threw while the body was checked or the document
+      // built: found again, with its path, in the caller's body.
+      json = [];
+      if (callerIssues(body).length === 0) throw error;
+    }
+    if (typeof json === "string") return { body: json, encoded: true };
+    // The issues point into the document as serialised (wire casing, under
+    // /data/attributes): they are found again in the caller's own body.
+    const own = callerIssues(body);
+    return own.length > 0 ? own : json;
   },
   decode: (body, { casing }) => denormalise(body, { casing }),
 };
