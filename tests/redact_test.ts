@@ -208,19 +208,21 @@ Deno.test("redactCause()", async (t) => {
   });
 
   await t.step("a cause that refers to itself is cut there, redacted", () => {
-    const cause = new Error("loop https://api.test/?token=s3cret");
-    cause.cause = cause;
-    const copy = redactCause(cause);
-    assertInstanceOf(copy, Error);
-    assertEquals(copy.message, "loop https://api.test/?…");
-    assertFalse("cause" in copy);
-    // Each error is looked at once: the copy ends where the loop closes.
-    const plain = new Error("loop");
-    plain.cause = plain;
-    const cut = redactCause(plain);
-    assertInstanceOf(cut, Error);
-    assertEquals(cut.message, "loop");
-    assertFalse("cause" in cut);
+    // Each error is looked at once: the copy ends where the loop closes,
+    // with a secret to remove or without.
+    for (
+      const [message, redacted] of [
+        ["loop https://api.test/?token=s3cret", "loop https://api.test/?…"],
+        ["loop", "loop"],
+      ]
+    ) {
+      const cause = new Error(message);
+      cause.cause = cause;
+      const copy = redactCause(cause);
+      assertInstanceOf(copy, Error);
+      assertEquals(copy.message, redacted);
+      assertFalse("cause" in copy);
+    }
   });
 
   await t.step("causes deeper than 8 levels are cut off", () => {
