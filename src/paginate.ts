@@ -64,9 +64,15 @@ export async function* paginate<Data = unknown>(
     hooks: combineHooks(call.hooks ?? undefined, track)!,
   });
   const { query: _query, params: _params, ...rest } = first;
-  // A next link on another origin gets none of the caller's headers and
-  // hooks, and none of the factory's either.
-  const { headers: _headers, hooks: _hooks, ...anonymous } = rest;
+  // A next link on another origin gets none of the caller's headers, hooks,
+  // body or credentials, and none of the factory's headers and hooks.
+  const {
+    headers: _headers,
+    hooks: _hooks,
+    body: _body,
+    credentials: _credentials,
+    ...anonymous
+  } = rest;
   let origin: string | undefined;
   let current: Endpoint = endpoint;
   let callOptions: GrabCallOptions = withTracking(first);

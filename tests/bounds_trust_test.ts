@@ -206,6 +206,7 @@ const ALL_MARKS = {
 Deno.test("paginate() keeps secrets on the origin they were meant for", async (t) => {
   await using other = startServer({
     "/items": () => json([2]),
+    "/search": () => json([2]),
     "/articles": () =>
       json({ data: [{ type: "articles", id: "2" }] }, {
         headers: { "content-type": "application/vnd.api+json" },
@@ -221,6 +222,10 @@ Deno.test("paginate() keeps secrets on the origin they were meant for", async (t
         : `</items?page=2>; rel="next"`;
       return json([1], { headers: { link } });
     },
+    "/search": () =>
+      json([1], {
+        headers: { link: `<${other.url}/search?page=2>; rel="next"` },
+      }),
     "/articles": (_request, seen) => {
       const page = seen.url.searchParams.get("page");
       const next = seen.url.searchParams.get("next");
@@ -283,6 +288,31 @@ Deno.test("paginate() keeps secrets on the origin they were meant for", async (t
       assertEquals(seen.length, 1);
       assertEquals(secrets(seen[0]!), {});
       assertEquals(counts, { factoryHooks: 1, callHooks: 1 });
+    },
+  );
+
+  await t.step(
+    "a POST search's body and credentials stay on its origin",
+    async () => {
+      const { grab, call } = marked(home.url);
+      const before = other.requests.length;
+      const pages: unknown[] = [];
+      for await (
+        const [data] of paginate(grab, "POST /search", {
+          ...call,
+          body: { secret: "CALL-BODY" },
+          credentials: "include",
+          limit: 5,
+        })
+      ) {
+        pages.push(data);
+      }
+      assertEquals(pages, [[1], [2]]);
+      assertEquals(home.requests.at(-1)!.body, '{"secret":"CALL-BODY"}');
+      const seen = other.requests.slice(before);
+      assertEquals(seen.length, 1);
+      assertEquals(seen[0]!.body, "");
+      assertEquals(secrets(seen[0]!), {});
     },
   );
 
