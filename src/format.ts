@@ -10,7 +10,11 @@
 import { type Casing, convertKey, convertKeys } from "./casing.ts";
 import type { HttpMethod } from "./endpoint.ts";
 import { httpError, transportError, type ValidationIssue } from "./errors.ts";
-import { findNonJsonValues } from "./json_value.ts";
+import {
+  findNonJsonValues,
+  isCollection,
+  isInvalidDate,
+} from "./json_value.ts";
 import { isPlainObject, setOwn } from "./object.ts";
 import {
   errorDocumentMessage,
@@ -99,14 +103,21 @@ export function toJson(
   let text: string | undefined;
   let failure: unknown;
   try {
-    text = JSON.stringify(value, (_key, item: unknown) => {
-      if (typeof item === "number" ? !Number.isFinite(item) : notJson(item)) {
-        lossy = true;
-      } else if (casing !== "none" && isPlainObject(item)) {
-        return renamed(item, casing);
-      }
-      return item;
-    });
+    text = JSON.stringify(
+      value,
+      function (this: Record<string, unknown>, key: string, item: unknown) {
+        if (
+          typeof item === "number" ? !Number.isFinite(item) : notJson(item) ||
+            // What toJSON was called on: an invalid Date writes null.
+            isInvalidDate(this[key])
+        ) {
+          lossy = true;
+        } else if (casing !== "none" && isPlainObject(item)) {
+          return renamed(item, casing);
+        }
+        return item;
+      },
+    );
   } catch (error) {
     // A circular value, a BigInt, a throwing toJSON or getter; with casing,
     // a circular value overflows the stack instead (each level is a copy).
@@ -123,7 +134,8 @@ export function toJson(
 
 function notJson(item: unknown): boolean {
   const type = typeof item;
-  return type === "bigint" || type === "function" || type === "symbol";
+  return type === "bigint" || type === "function" || type === "symbol" ||
+    isCollection(item);
 }
 
 /** A shallow copy with the keys in `casing`; `__proto__` stays a data key. */

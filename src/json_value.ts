@@ -51,7 +51,8 @@ export function describeValue(value: unknown): string {
 
 /**
  * Lists every value in `value` that JSON cannot carry: a BigInt, a function,
- * a symbol, `NaN`, `Infinity`, `-Infinity`, or a circular reference (an
+ * a symbol, `NaN`, `Infinity`, `-Infinity`, an invalid `Date` (written as
+ * `null`), a `Map` or a `Set` (written as `{}`), or a circular reference (an
  * object that is its own ancestor; the same object in two sibling places is
  * fine). `undefined` is accepted, as `JSON.stringify` drops it (or writes
  * `null` in an array). An object with a `toJSON` method (`Date`) is accepted
@@ -75,8 +76,8 @@ export function findNonJsonValues(
 ): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const ancestors = new Set<unknown>(options.within);
-  // [value, path, member key (undefined for the root and array items), leaving]
-  const stack: [unknown, string, string | undefined, boolean][] = [
+  // The member key is undefined for the root and array items.
+  const stack: Step[] = [
     [value, path, undefined, false],
   ];
   const report = (at: string, what: string) =>
@@ -97,6 +98,11 @@ export function findNonJsonValues(
       if (message !== undefined) issues.push({ path: at, message });
     }
     if (typeof current === "object" && current !== null) {
+      const lost = lossOf(current);
+      if (lost !== undefined) {
+        report(at, lost);
+        continue;
+      }
       if (typeof (current as { toJSON?: unknown }).toJSON === "function") {
         if (options.callToJSON !== true) continue;
         // What JSON.stringify would write is what toJSON returns.
@@ -113,20 +119,7 @@ export function findNonJsonValues(
       }
       ancestors.add(current);
       stack.push([current, at, undefined, true]);
-      const record = current as Record<string, unknown>;
-      if (Array.isArray(current)) {
-        for (let i = current.length - 1; i >= 0; i--) {
-          stack.push([current[i], joinPointer(at, i), undefined, false]);
-        }
-      } else {
-        const keys = Object.keys(record);
-        for (let i = keys.length - 1; i >= 0; i--) {
-          const k = keys[i]!;
-          const [ok, member] = attempt(() => record[k]);
-          if (ok) stack.push([member, joinPointer(at, k), k, false]);
-          else report(joinPointer(at, k), `a getter that threw (${member})`);
-        }
-      }
+      pushMembers(stack, current, at, report);
     } else if (
       typeof current === "number" ? !Number.isFinite(current) : (
         typeof current === "bigint" || typeof current === "function" ||
@@ -137,6 +130,51 @@ export function findNonJsonValues(
     }
   }
   return issues;
+}
+
+/** One value on the walk: [value, path, member key, leaving]. */
+type Step = [unknown, string, string | undefined, boolean];
+
+/** Pushes the items or members of `current`, reading each getter once. */
+function pushMembers(
+  stack: Step[],
+  current: object,
+  at: string,
+  report: (at: string, what: string) => void,
+): void {
+  if (Array.isArray(current)) {
+    for (let i = current.length - 1; i >= 0; i--) {
+      stack.push([current[i], joinPointer(at, i), undefined, false]);
+    }
+    return;
+  }
+  const record = current as Record<string, unknown>;
+  const keys = Object.keys(record);
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const k = keys[i]!;
+    const [ok, member] = attempt(() => record[k]);
+    if (ok) stack.push([member, joinPointer(at, k), k, false]);
+    else report(joinPointer(at, k), `a getter that threw (${member})`);
+  }
+}
+
+/** What JSON would make of an object that loses its data, if it would. */
+function lossOf(value: object): string | undefined {
+  if (isInvalidDate(value)) return "an invalid Date";
+  if (!isCollection(value)) return undefined;
+  return `a ${value instanceof Map ? "Map" : "Set"}, which JSON writes as {}`;
+}
+
+/** True for a `Date` whose time is not a number: JSON writes it as `null`. */
+export function isInvalidDate(value: unknown): boolean {
+  return value instanceof Date && Number.isNaN(value.getTime());
+}
+
+/** True for a `Map` or a `Set`: JSON writes either as `{}`, its items lost. */
+export function isCollection(
+  value: unknown,
+): value is Map<unknown, unknown> | Set<unknown> {
+  return value instanceof Map || value instanceof Set;
 }
 
 /** Runs `read`: `[true, value]`, or `[false, message]` when it throws. */

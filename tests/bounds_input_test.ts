@@ -293,6 +293,10 @@ function badBodies(): [string, Record<string, unknown>][] {
       when: { toJSON: () => 10n },
     }],
     ["a getter that throws", getter],
+    // JSON would write these as null and {}: the data would be lost.
+    ["an invalid Date", { type: "notes", when: new Date(NaN) }],
+    ["a Map", { type: "notes", tags: new Map([["a", 1]]) }],
+    ["a Set", { type: "notes", ids: new Set([1]) }],
   ];
 }
 

@@ -139,3 +139,15 @@ Deno.test("describeValue()", async (t) => {
     );
   });
 });
+
+Deno.test("findNonJsonValues() finds what JSON would write as null or {}", () => {
+  assertEquals(
+    findNonJsonValues({
+      when: new Date(NaN),
+      tags: new Map([["a", 1]]),
+      ids: [new Set([1])],
+      at: new Date(0),
+    }).map((issue) => issue.path),
+    ["/when", "/tags", "/ids/0"],
+  );
+});
