@@ -6,9 +6,10 @@
  * (rather than keeping acronyms together) makes camelCase and snake_case round
  * trip exactly: `userID` → `user_i_d` → `userID`.
  *
- * Keys that are not plain words (`__proto__`, `$ref`, `@id`, `a__b`, `""`),
- * and keys with a word that starts with a digit after a separator
- * (`address_line_1`), which would not come back the same, are never renamed.
+ * Keys that are not plain words (`__proto__`, `$ref`, `@id`, `a__b`, `""`)
+ * are never renamed, nor, to camelCase or PascalCase, keys with a word that
+ * starts with a digit after a separator (`address_line_1`), which would not
+ * come back the same.
  *
  * @module
  */
@@ -31,9 +32,11 @@ export type Casing =
   | "kebab-case"
   | "PascalCase";
 
-// A word after a separator starts with a letter: `address_line_1` would
-// come back from `addressLine1` as `address_line1`, so it is left as it is.
-const CONVERTIBLE = /^[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z][A-Za-z0-9]*)*$/;
+const CONVERTIBLE = /^[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*$/;
+// Joined without separators (camelCase, PascalCase), a word that starts
+// with a digit loses its boundary: `address_line_1` would come back from
+// `addressLine1` as `address_line1`, so it is left as it is.
+const JOINABLE = /^[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z][A-Za-z0-9]*)*$/;
 const WORD_BOUNDARY = /[-_]|(?=[A-Z])/;
 const CACHE_LIMIT = 10_000;
 /** Longer keys are converted each time: the cache holds only short ones. */
@@ -65,7 +68,10 @@ export function convertKey(key: string, to: Casing): string {
   lastCache = cache;
   const hit = cache.get(key);
   if (hit !== undefined) return hit;
-  const converted = CONVERTIBLE.test(key) ? joinWords(key, to) : key;
+  const pattern = to === "camelCase" || to === "PascalCase"
+    ? JOINABLE
+    : CONVERTIBLE;
+  const converted = pattern.test(key) ? joinWords(key, to) : key;
   // Bounded in bytes too: a server's keys may be of any length.
   if (key.length > CACHE_KEY_LIMIT) return converted;
   if (cache.size >= CACHE_LIMIT) cache.clear();

@@ -157,13 +157,19 @@ function checkJsonApi(value: unknown, add: Add): void {
   // They go into the media type, inside quotes, as the header value.
   for (const [name, uris] of [["ext", ext], ["profile", profile]] as const) {
     if (uris !== undefined && !uris.every((uri) => MEDIA_URI.test(uri))) {
-      add(`jsonApi.${name}`, "URIs of printable ASCII, with no space or quote");
+      add(
+        `jsonApi.${name}`,
+        "URIs of printable ASCII, with no space, quote or backslash",
+      );
     }
   }
 }
 
-/** A URI that can stand in a media type parameter, quoted. */
-const MEDIA_URI = /^[!#-~]+$/;
+/**
+ * A URI that can stand in a media type parameter, quoted: printable ASCII
+ * but the space, the quote and the backslash, which would escape.
+ */
+const MEDIA_URI = /^[!#-[\]-~]+$/;
 
 function checkHooks(hooks: unknown, add: Add): void {
   if (typeof hooks !== "object") return add("hooks", "an object of functions");

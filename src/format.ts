@@ -108,8 +108,10 @@ export function toJson(
       function (this: Record<string, unknown>, key: string, item: unknown) {
         if (
           typeof item === "number" ? !Number.isFinite(item) : notJson(item) ||
-            // What toJSON was called on: an invalid Date writes null.
-            isInvalidDate(this[key])
+            // An invalid Date's toJSON gives null. Its data property is
+            // looked at, not read again: a getter runs once.
+            (item === null &&
+              isInvalidDate(Object.getOwnPropertyDescriptor(this, key)?.value))
         ) {
           lossy = true;
         } else if (casing !== "none" && isPlainObject(item)) {
@@ -195,7 +197,10 @@ export function decodeOutcome(
   if (!outcome.ok) return [null, outcome.error, TRANSPORT_META];
   const { status, headers } = outcome;
   if (status < 200 || status > 299) {
-    const errors = parseErrorDocument(outcome.body, resolved);
+    const errors = parseErrorDocument(outcome.body, {
+      casing: resolved.casing,
+      declared: isJsonApiMediaType(outcome.headers.get("content-type")),
+    });
     const message = errors && errorDocumentMessage(errors);
     const error = httpError(method, outcome, errors, message);
     return [null, error, HTTP_ERROR_META];
@@ -261,4 +266,12 @@ function failed(
   extra: { detail?: string; issues?: readonly unknown[] },
 ): GrabResult<unknown> {
   return [null, transportError(kind, method, href, extra), TRANSPORT_META];
+}
+
+/** True for `application/vnd.api+json`, with parameters or without. */
+function isJsonApiMediaType(contentType: string | null): boolean {
+  if (contentType === null) return false;
+  const at = contentType.indexOf(";");
+  const type = (at === -1 ? contentType : contentType.slice(0, at)).trim();
+  return type.toLowerCase() === "application/vnd.api+json";
 }

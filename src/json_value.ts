@@ -165,16 +165,25 @@ function lossOf(value: object): string | undefined {
   return `a ${value instanceof Map ? "Map" : "Set"}, which JSON writes as {}`;
 }
 
-/** True for a `Date` whose time is not a number: JSON writes it as `null`. */
+/**
+ * True for a `Date` whose time is not a number and that JSON writes with
+ * the built-in `toJSON`: as `null`. A subclass with a `toJSON` of its own
+ * says what it is.
+ */
 export function isInvalidDate(value: unknown): boolean {
-  return value instanceof Date && Number.isNaN(value.getTime());
+  return value instanceof Date && Number.isNaN(value.getTime()) &&
+    value.toJSON === Date.prototype.toJSON;
 }
 
-/** True for a `Map` or a `Set`: JSON writes either as `{}`, its items lost. */
+/**
+ * True for a `Map` or a `Set` with no `toJSON`: JSON writes either as `{}`,
+ * its items lost.
+ */
 export function isCollection(
   value: unknown,
 ): value is Map<unknown, unknown> | Set<unknown> {
-  return value instanceof Map || value instanceof Set;
+  return (value instanceof Map || value instanceof Set) &&
+    typeof (value as { toJSON?: unknown }).toJSON !== "function";
 }
 
 /** Runs `read`: `[true, value]`, or `[false, message]` when it throws. */

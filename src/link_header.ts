@@ -76,13 +76,19 @@ export function parseLinkHeader(
     try {
       resolved = new URL(target, base).href;
       // An anchor makes the link about another resource (RFC 8288, 3.2).
-      if (anchor !== undefined && new URL(anchor, base).href !== base) {
-        continue;
-      }
+      if (
+        anchor !== undefined &&
+        withoutFragment(new URL(anchor, base).href) !== withoutFragment(base)
+      ) continue;
     } catch {
       continue;
     }
     for (const rel of rels) if (!links.has(rel)) links.set(rel, resolved);
   }
   return links;
+}
+
+function withoutFragment(href: string): string {
+  const at = href.indexOf("#");
+  return at === -1 ? href : href.slice(0, at);
 }

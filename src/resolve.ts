@@ -207,7 +207,10 @@ function resolved(
     maxBodyBytes: call.maxBodyBytes ?? f.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
     jsonApi: call.jsonApi ?? f.jsonApi ?? {},
     redirect: call.redirect ?? f.redirect ?? undefined,
-    credentials: call.credentials ?? f.credentials ?? undefined,
+    // Like its headers, the factory's cookies stay with the origins it
+    // trusts.
+    credentials: call.credentials ??
+      (trusted ? f.credentials ?? undefined : undefined),
     schema: call.schema ?? undefined,
   };
 }

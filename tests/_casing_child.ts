@@ -23,7 +23,9 @@ let served = 0;
 const server = Deno.serve(
   { hostname: "127.0.0.1", port: 0, onListen() {} },
   () => {
-    const key = `key_${served++}_${"x".repeat(KEY_BYTES)}`;
+    // Words of letters only, so that each key is converted indeed.
+    const word = String.fromCharCode(97 + served++);
+    const key = `key_${word}_${"x".repeat(KEY_BYTES)}`;
     return new Response(`{"${key}":1}`, {
       headers: { "content-type": "application/json" },
     });

@@ -465,6 +465,7 @@ Deno.test("options are checked", async (t) => {
     ["jsonApi", { ext: ["https://ext.test/\0"] }],
     ["jsonApi", { profile: ["https://profile.test/€"] }],
     ["jsonApi", { profile: ['https://profile.test/"a b"'] }],
+    ["jsonApi", { ext: ["https://ext.test/a\\b"] }],
   ];
   for (const [name, value] of bad) {
     const shown = typeof value === "object"

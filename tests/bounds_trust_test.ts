@@ -292,7 +292,7 @@ Deno.test("paginate() keeps secrets on the origin they were meant for", async (t
   );
 
   await t.step(
-    "a POST search's body and credentials stay on its origin",
+    "a POST search's body stays on its origin",
     async () => {
       const { grab, call } = marked(home.url);
       const before = other.requests.length;

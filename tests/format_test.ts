@@ -162,18 +162,23 @@ Deno.test("toJson() writes JSON text", async (t) => {
     );
 
     await t.step(`reads a getter exactly once (${casing})`, () => {
-      const read = spy(() => 5);
-      const value = {
-        get someValue() {
-          return read();
-        },
-      };
-      const text = toJson(value, casing);
-      assertSpyCalls(read, 1);
-      assertEquals(
-        text,
-        casing === "none" ? '{"someValue":5}' : '{"some_value":5}',
-      );
+      // Each kind of value: a number, a string, null, an object.
+      for (const given of [5, "five", null, { n: 5 }]) {
+        const read = spy(() => given);
+        const value = {
+          get someValue() {
+            return read();
+          },
+        };
+        const text = toJson(value, casing);
+        assertSpyCalls(read, 1);
+        assertEquals(
+          text,
+          JSON.stringify({
+            [casing === "none" ? "someValue" : "some_value"]: given,
+          }),
+        );
+      }
     });
   }
 

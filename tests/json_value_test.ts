@@ -151,3 +151,26 @@ Deno.test("findNonJsonValues() finds what JSON would write as null or {}", () =>
     ["/when", "/tags", "/ids/0"],
   );
 });
+
+Deno.test("findNonJsonValues() lets a Map or a Date with a toJSON of its own say what it is", () => {
+  class Registry extends Map<string, number> {
+    toJSON(): Record<string, number> {
+      return Object.fromEntries(this);
+    }
+  }
+  class Maybe extends Date {
+    override toJSON(): string {
+      return Number.isNaN(this.getTime()) ? "unknown" : super.toJSON();
+    }
+  }
+  assertEquals(
+    findNonJsonValues({ tags: new Registry([["x", 1]]), when: new Maybe(NaN) }),
+    [],
+  );
+  assertEquals(
+    findNonJsonValues({ tags: new Registry(), when: new Maybe(NaN) }, "", {
+      callToJSON: true,
+    }),
+    [],
+  );
+});

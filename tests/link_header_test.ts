@@ -136,4 +136,10 @@ Deno.test("parseLinkHeader() leaves out a link anchored to another resource", ()
   assertEquals(Object.fromEntries(links), {
     last: "https://api.test/v1/items?page=3",
   });
+  // An anchor to a fragment of the page is about the page.
+  const fragment = parseLinkHeader(
+    '<?page=2>; rel="next"; anchor="#top"',
+    BASE,
+  );
+  assertEquals(fragment.get("next"), "https://api.test/v1/items?page=2");
 });

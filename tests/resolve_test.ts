@@ -364,6 +364,19 @@ Deno.test("resolveOptions()", async (t) => {
     },
   );
 
+  await t.step(
+    "untrusted: the factory's credentials dropped, the call's kept",
+    () => {
+      const withCookies = resolveFactory({ credentials: "include" });
+      assertEquals(resolve(withCookies, {}, true).credentials, "include");
+      assertEquals(resolve(withCookies, {}, false).credentials, undefined);
+      assertEquals(
+        resolve(withCookies, { credentials: "omit" }, false).credentials,
+        "omit",
+      );
+    },
+  );
+
   await t.step("trusted: the factory's hooks alone, or both combined", () => {
     assertStrictEquals(resolve(withHooks, {}, true).hooks, factoryHooks);
     const both = resolve(withHooks, { hooks: callHooks }, true).hooks;

@@ -16,15 +16,27 @@ export interface ParseErrorDocumentOptions {
    * @default {"none"}
    */
   casing?: Casing;
+  /**
+   * True when the response's media type is JSON:API's: the body is then
+   * taken for an error document by its shape alone, members JSON:API does
+   * not define and all (they are left out). Otherwise it must have only the
+   * members JSON:API allows, so that another API's error body (GitHub's,
+   * GraphQL's) is not read as one.
+   *
+   * @default {false}
+   */
+  declared?: boolean;
 }
 
 const FIELD = /^\/data\/(?:attributes|relationships)\/([^/]+)/;
 
 /**
- * Returns the errors of a JSON:API error document: a plain object whose
- * `errors` is a non-empty array of error objects (each with a member JSON:API
- * defines), and with no top-level member JSON:API does not allow (`data`,
- * another API's `message`). Anything else gives `undefined`.
+ * Returns the errors of a JSON:API error document: a plain object without
+ * `data` whose `errors` is a non-empty array of plain objects. Unless the
+ * response said it is JSON:API (`options.declared`), the document and each
+ * error object must also have only the members JSON:API allows, so that
+ * another API's error body is not taken for one. Anything else gives
+ * `undefined`.
  *
  * Only members of the right type are copied, so no garbage flows through:
  * `id` and `status` as strings (a finite number is turned into one, as some
@@ -59,13 +71,13 @@ export function parseErrorDocument(
   body: unknown,
   options: ParseErrorDocumentOptions = {},
 ): JsonApiError[] | undefined {
-  if (!isPlainObject(body) || !Object.keys(body).every(isTopLevel)) {
-    return undefined;
-  }
+  if (!isPlainObject(body) || Object.hasOwn(body, "data")) return undefined;
+  const strict = options.declared !== true;
+  if (strict && !Object.keys(body).every(isTopLevel)) return undefined;
   const errors = body.errors;
   if (
     !Array.isArray(errors) || errors.length === 0 ||
-    !errors.every(isErrorObject)
+    !errors.every(strict ? isErrorObject : isPlainObject)
   ) return undefined;
   return errors.map((error: Record<string, unknown>) =>
     parseError(error, options.casing ?? "none")
@@ -84,13 +96,20 @@ function isTopLevel(key: string): boolean {
 
 const TOP_LEVEL = new Set(["errors", "meta", "jsonapi", "links"]);
 
-/** An error object: a plain object with a member JSON:API defines. */
+/**
+ * An error object: a plain object with only members JSON:API defines for
+ * one (or @-members, or an extension's), as the specification allows no
+ * other. Another API's error (a `message`, a `resource`) is not one.
+ */
 function isErrorObject(error: unknown): error is Record<string, unknown> {
-  return isPlainObject(error) &&
-    ERROR_MEMBERS.some((member) => Object.hasOwn(error, member));
+  return isPlainObject(error) && Object.keys(error).every(isErrorMember);
 }
 
-const ERROR_MEMBERS = [
+function isErrorMember(key: string): boolean {
+  return ERROR_MEMBERS.has(key) || key.startsWith("@") || key.includes(":");
+}
+
+const ERROR_MEMBERS = new Set([
   "id",
   "links",
   "status",
@@ -99,7 +118,7 @@ const ERROR_MEMBERS = [
   "detail",
   "source",
   "meta",
-];
+]);
 
 function parseError(
   error: Record<string, unknown>,

@@ -133,7 +133,8 @@ Deno.test("parseErrorDocument()", async (t) => {
         links: { about: null },
       }],
     };
-    assertEquals(parseErrorDocument(body), [
+    // From a response that says it is JSON:API: taken by its shape.
+    assertEquals(parseErrorDocument(body, { declared: true }), [
       { source: { parameter: "page" } },
       { status: "500" },
       { links: { about: null } },
@@ -199,8 +200,17 @@ Deno.test("parseErrorDocument() takes only JSON:API error documents", () => {
     "documentation_url": "https://docs.github.com/rest",
   };
   const graphql = { errors: [{ message: "Cannot query field" }] };
-  assertStrictEquals(parseErrorDocument(github), undefined);
-  assertStrictEquals(parseErrorDocument(graphql), undefined);
+  const twitter = { errors: [{ code: 215, message: "Bad Authentication" }] };
+  for (const body of [github, graphql, twitter]) {
+    assertStrictEquals(parseErrorDocument(body), undefined);
+  }
+  // A response that says it is JSON:API is taken by its shape.
+  assertEquals(parseErrorDocument(twitter, { declared: true }), [{}]);
+  // Every member of an error object is optional: an empty one is one.
+  assertEquals(parseErrorDocument({ errors: [{ status: "400" }, {}] }), [
+    { status: "400" },
+    {},
+  ]);
   // An @-member and an extension's member may stand beside `errors`.
   assertEquals(
     parseErrorDocument({
