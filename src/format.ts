@@ -20,6 +20,7 @@ import {
   errorDocumentMessage,
   parseErrorDocument,
 } from "./jsonapi/error_document.ts";
+import { JSONAPI_MEDIA_TYPE } from "./jsonapi/media_type.ts";
 import type { Format } from "./query.ts";
 import type { Resolved } from "./resolve.ts";
 import { Deadline } from "./deadline.ts";
@@ -273,5 +274,5 @@ function isJsonApiMediaType(contentType: string | null): boolean {
   if (contentType === null) return false;
   const at = contentType.indexOf(";");
   const type = (at === -1 ? contentType : contentType.slice(0, at)).trim();
-  return type.toLowerCase() === "application/vnd.api+json";
+  return type.toLowerCase() === JSONAPI_MEDIA_TYPE;
 }

@@ -64,9 +64,11 @@ export function joinUrl(
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i]!;
     if (segment.length > 1 && segment.charCodeAt(0) === 58 /* : */) {
-      // The URL parser percent-encoded the name (`:név`): the endpoint's
-      // own spelling is the one the types and the caller use.
-      params.push([decodeName(segment.slice(1)), i]);
+      // The URL parser percent-encodes a name (`:név`); the endpoint's own
+      // spelling is the one the types and the caller use, `%20` included.
+      const name = segment.slice(1);
+      const spelt = text.includes(`:${name}`) ? name : decodeName(name);
+      params.push([spelt, i]);
     }
   }
   return {

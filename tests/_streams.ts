@@ -114,3 +114,15 @@ export function cutAt(
   }
   return chunks;
 }
+
+/** A Standard Schema that takes numbers and refuses anything else. */
+export const NUMBERS = {
+  "~standard": {
+    version: 1 as const,
+    vendor: "test",
+    validate: (value: unknown) =>
+      typeof value === "number"
+        ? { value }
+        : { issues: [{ message: "not a number" }] },
+  },
+};

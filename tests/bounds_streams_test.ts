@@ -25,7 +25,7 @@ import createGrab, {
 import { assertPeakStep, runChild, settles, sleep } from "./_bounds.ts";
 import { head, startFaultServer, write } from "./_faults.ts";
 import { startServer } from "./_server.ts";
-import { paced, type Tap, tap } from "./_streams.ts";
+import { NUMBERS, paced, type Tap, tap } from "./_streams.ts";
 
 const MIB = 1024 * 1024;
 const encoder = new TextEncoder();
@@ -647,16 +647,6 @@ const ENDING_BODIES: Record<string, string[]> = {
   "/schema": ["1\n", '"two"\n', "3\n"],
   "/large": ["1\n", "x".repeat(200)],
   "/any": ["1\n", "2\n", "3\n"],
-};
-const NUMBERS = {
-  "~standard": {
-    version: 1 as const,
-    vendor: "test",
-    validate: (value: unknown) =>
-      typeof value === "number"
-        ? { value }
-        : { issues: [{ message: "not a number" }] },
-  },
 };
 const ENDINGS: [
   string,

@@ -5,7 +5,7 @@ import createGrab, {
   type ServerSentEvent,
 } from "../mod.ts";
 import { startServer } from "./_server.ts";
-import { bytewise, paced, type Tap, tap, tapped } from "./_streams.ts";
+import { bytewise, NUMBERS, paced, type Tap, tap, tapped } from "./_streams.ts";
 
 const SSE = { "content-type": "text/event-stream" };
 
@@ -237,17 +237,10 @@ Deno.test("responseType sse", async (t) => {
   await t.step(
     "data that fails the schema ends the stream: kind schema",
     async () => {
-      const schema = {
-        "~standard": {
-          version: 1 as const,
-          vendor: "test",
-          validate: (value: unknown) =>
-            typeof value === "number"
-              ? { value }
-              : { issues: [{ message: "not a number" }] },
-        },
-      };
-      const [events] = await grab("GET /live", { responseType: "sse", schema });
+      const [events] = await grab("GET /live", {
+        responseType: "sse",
+        schema: NUMBERS,
+      });
       const live = await tapped(server.taps, 7);
       live.write('data: 1\n\ndata: "two"\n\ndata: 3\n\n');
       const seen: number[] = [];

@@ -131,3 +131,12 @@ Deno.test("joinUrl() names a parameter as the endpoint spells it", () => {
   );
   assertEquals(filled, "https://api.test/users/x%20y/2");
 });
+
+Deno.test("joinUrl() keeps a parameter name the endpoint spelt encoded", () => {
+  const filled = fillUrl(
+    template("https://api.test", "/files/:a%20b"),
+    { "a%20b": "x" },
+    "",
+  );
+  assertEquals(filled, "https://api.test/files/x");
+});
