@@ -23,7 +23,7 @@ import {
   type ResourceIndex,
   type Wire,
 } from "./resource_index.ts";
-import { Source } from "./source.ts";
+import { WireLink } from "./wire_link.ts";
 
 /**
  * One denormalisation: the document's resources in document order (primary
@@ -147,7 +147,7 @@ function placeResource(
   if (lid !== undefined) keysOf(index.byLid, type).set(lid, flat);
   if (attributes !== undefined) copyAttributes(pass, attributes, flat);
   pass.targets[i] = flat;
-  new Source(flat, wire, pass.casing);
+  new WireLink(flat, wire, pass.casing);
   return flat;
 }
 

@@ -7,7 +7,7 @@
 
 import type { Casing } from "../casing.ts";
 import { isPlainObject } from "../object.ts";
-import { Source } from "./source.ts";
+import { WireLink } from "./wire_link.ts";
 
 /** A resource or resource identifier object as the document holds it. */
 export type Wire = Record<string, unknown>;
@@ -153,6 +153,6 @@ function addIdentifier(
     flat = { type, lid };
   }
   if (lid !== undefined) keysOf(index.byLid, type).set(lid, flat);
-  if (isPlainObject(linkage.meta)) new Source(flat, linkage, index.casing);
+  if (isPlainObject(linkage.meta)) new WireLink(flat, linkage, index.casing);
   return flat;
 }

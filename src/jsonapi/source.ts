@@ -1,12 +1,10 @@
 /**
  * {@linkcode jsonApiOf}: the `links` and `meta` of a denormalised resource,
- * read from the wire resource that each flat object keeps a private link to.
+ * read from the wire resource that each flat object keeps a private link to
+ * (see `wire_link.ts`, which is loaded with the JSON:API codec).
  *
  * @module
  */
-
-import { type Casing, convertKey } from "../casing.ts";
-import { isIdentityKey, isPlainObject, setOwn } from "../object.ts";
 
 /**
  * The JSON:API `links` and `meta` of a denormalised resource and of each of
@@ -29,42 +27,20 @@ export interface JsonApiInfo {
   >;
 }
 
-type Wire = Record<string, unknown>;
-
-// Returns the object it is given as `this`, so that a subclass can add its
-// private fields to any object.
-class Base {
-  constructor(target: object) {
-    return target;
-  }
-}
+/**
+ * Reads the info of a flat object that has a link to its wire source. Until
+ * the module that adds those links has loaded, no object has one.
+ */
+let readInfo: (target: object) => JsonApiInfo | undefined = () => undefined;
 
 /**
- * A flat object's link to its wire source, from which jsonApiOf builds the
- * info on first use: `new Source(flat, wire, casing)` adds the link to
- * `flat`. Private fields work like a WeakMap keyed by the object (nothing
- * outside this class can see them: no own property, no symbol, not in
- * Object.keys, Reflect.ownKeys, JSON.stringify or structuredClone), but cost
- * a fraction of a WeakMap entry to add and to collect.
+ * Lets {@linkcode jsonApiOf} read the links that `WireLink` adds; called
+ * once, as that module loads.
  */
-export class Source extends Base {
-  #wire: Wire;
-  #casing: Casing;
-
-  constructor(flat: object, wire: Wire, casing: Casing) {
-    super(flat);
-    this.#wire = wire;
-    this.#casing = casing;
-  }
-
-  /** The info of a flat object with a link, or undefined for any other. */
-  static info(target: object): JsonApiInfo | undefined {
-    // A caller may hand over anything, `null` from a 204 among them.
-    if (typeof target !== "object" || target === null) return undefined;
-    if (!(#wire in target)) return undefined;
-    const source = target as Source;
-    return infoOf(source.#wire, source.#casing);
-  }
+export function setInfoReader(
+  reader: (target: object) => JsonApiInfo | undefined,
+): void {
+  readInfo = reader;
 }
 
 // The info built for each flat object so far, so that jsonApiOf gives the same
@@ -115,28 +91,8 @@ const infos = new WeakMap<object, JsonApiInfo>();
 export function jsonApiOf(resource: object): JsonApiInfo | undefined {
   let info = infos.get(resource);
   if (info === undefined) {
-    info = Source.info(resource);
+    info = readInfo(resource);
     if (info !== undefined) infos.set(resource, info);
-  }
-  return info;
-}
-
-function infoOf(wire: Wire, casing: Casing): JsonApiInfo {
-  const info: JsonApiInfo = { relationships: {} };
-  if (isPlainObject(wire.links)) info.links = wire.links;
-  if (isPlainObject(wire.meta)) info.meta = wire.meta;
-  const rels = wire.relationships;
-  if (!isPlainObject(rels)) return info;
-  for (const name of Object.keys(rels)) {
-    // @-members are not relationships (JSON:API 1.1, "@-Members").
-    if (name.startsWith("@")) continue;
-    const key = convertKey(name, casing);
-    if (isIdentityKey(key)) continue;
-    const rel = rels[name] as Wire;
-    const entry: JsonApiInfo["relationships"][string] = {};
-    if (isPlainObject(rel.links)) entry.links = rel.links;
-    if (isPlainObject(rel.meta)) entry.meta = rel.meta;
-    setOwn(info.relationships as Record<string, unknown>, key, entry);
   }
   return info;
 }

@@ -1,0 +1,71 @@
+/**
+ * {@linkcode WireLink}: the private link from a denormalised resource to the
+ * wire resource it came from, from which `jsonApiOf` reads its `links` and
+ * `meta`.
+ *
+ * @module
+ */
+
+import { type Casing, convertKey } from "../casing.ts";
+import { isIdentityKey, isPlainObject, setOwn } from "../object.ts";
+import { type JsonApiInfo, setInfoReader } from "./source.ts";
+
+type Wire = Record<string, unknown>;
+
+// Returns the object it is given as `this`, so that a subclass can add its
+// private fields to any object.
+class Base {
+  constructor(target: object) {
+    return target;
+  }
+}
+
+/**
+ * A flat object's link to its wire source, from which jsonApiOf builds the
+ * info on first use: `new WireLink(flat, wire, casing)` adds the link to
+ * `flat`. Private fields work like a WeakMap keyed by the object (nothing
+ * outside this class can see them: no own property, no symbol, not in
+ * Object.keys, Reflect.ownKeys, JSON.stringify or structuredClone), but cost
+ * a fraction of a WeakMap entry to add and to collect.
+ */
+export class WireLink extends Base {
+  #wire: Wire;
+  #casing: Casing;
+
+  constructor(flat: object, wire: Wire, casing: Casing) {
+    super(flat);
+    this.#wire = wire;
+    this.#casing = casing;
+  }
+
+  /** The info of a flat object with a link, or undefined for any other. */
+  static info(target: object): JsonApiInfo | undefined {
+    // A caller may hand over anything, `null` from a 204 among them.
+    if (typeof target !== "object" || target === null) return undefined;
+    if (!(#wire in target)) return undefined;
+    const source = target as WireLink;
+    return infoOf(source.#wire, source.#casing);
+  }
+}
+
+setInfoReader((target) => WireLink.info(target));
+
+function infoOf(wire: Wire, casing: Casing): JsonApiInfo {
+  const info: JsonApiInfo = { relationships: {} };
+  if (isPlainObject(wire.links)) info.links = wire.links;
+  if (isPlainObject(wire.meta)) info.meta = wire.meta;
+  const rels = wire.relationships;
+  if (!isPlainObject(rels)) return info;
+  for (const name of Object.keys(rels)) {
+    // @-members are not relationships (JSON:API 1.1, "@-Members").
+    if (name.startsWith("@")) continue;
+    const key = convertKey(name, casing);
+    if (isIdentityKey(key)) continue;
+    const rel = rels[name] as Wire;
+    const entry: JsonApiInfo["relationships"][string] = {};
+    if (isPlainObject(rel.links)) entry.links = rel.links;
+    if (isPlainObject(rel.meta)) entry.meta = rel.meta;
+    setOwn(info.relationships as Record<string, unknown>, key, entry);
+  }
+  return info;
+}
