@@ -104,67 +104,13 @@ async function followRedirect(
     platform: isPlatformResponse(response),
     deadline: attempt,
   });
-  // As `fetch` does: a location that is not a URL, or not an http(s) one
-  // (`data:`, `file:`, `blob:`), is a network error, never a response.
-  const next = parseHttpUrl(location, request?.url ?? href);
-  if (next === undefined) {
-    throw new TypeError(
-      "Cannot follow the redirect: its location is not an http(s) URL",
-    );
-  }
   const plain = attemptInit(exchange, attempt, undefined);
-  const from = request?.url ?? href;
-  const hop = redirectInit(response.status, next, from, plain, request);
-  upload.plain(next.href, hop.body !== undefined);
-  return await sendRequest(fetch, next.href, hop, undefined, attempt);
-}
-
-/** `location` resolved against `base`, when that is an http(s) URL. */
-function parseHttpUrl(location: string, base: string): URL | undefined {
-  try {
-    const url = new URL(location, base);
-    return url.protocol === "http:" || url.protocol === "https:"
-      ? url
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The headers `fetch` drops when a redirect turns a request into a GET. */
-const BODY_HEADERS = [
-  "content-type",
-  "content-length",
-  "content-encoding",
-  "content-language",
-  "content-location",
-];
-
-/**
- * The request of a redirect's next hop, as `fetch` makes it: a 303 (or a
- * 301 or 302 after a POST) becomes a GET without the body; the headers a
- * hook set are kept; `Authorization` stays on its origin.
- */
-function redirectInit(
-  status: number,
-  next: URL,
-  href: string,
-  plain: RequestInit,
-  request: Request | undefined,
-): RequestInit {
-  const method = request?.method ?? plain.method ?? "GET";
-  const headers = new Headers(request?.headers ?? plain.headers);
-  const get = (status === 303 && method !== "HEAD") ||
-    ((status === 301 || status === 302) && method === "POST");
-  const hop: RequestInit = { ...plain, headers, redirect: "follow" };
-  if (get) {
-    hop.method = "GET";
-    delete hop.body;
-    delete (hop as { duplex?: string }).duplex;
-    for (const name of BODY_HEADERS) headers.delete(name);
-  } else hop.method = method;
-  if (next.origin !== new URL(href).origin) headers.delete("authorization");
-  return hop;
+  const hop = upload.follow(response.status, location, {
+    from: request?.url ?? href,
+    plain,
+    request,
+  });
+  return await sendRequest(fetch, hop.url, hop.init, undefined, attempt);
 }
 
 /**

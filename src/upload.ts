@@ -16,6 +16,16 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const SLICE = 64 * 1024;
 
 type Report = (progress: Progress) => void;
+
+/** Where a redirect is followed from: the URL, the plain init, the request. */
+interface Hop {
+  /** The URL that answered with the redirect. */
+  from: string;
+  /** The attempt's init with the body as given. */
+  plain: RequestInit;
+  /** The request the hooks saw, when there are hooks. */
+  request: Request | undefined;
+}
 type EncodedInit = RequestInit & { headers: HeaderRecord };
 
 /**
@@ -94,7 +104,7 @@ export class Upload {
     const body = this.#slices(blob);
     const counted = { ...init, body, headers, duplex: "half" } as RequestInit;
     // A streamed body cannot follow a redirect: it is followed by sending
-    // the body again as it was given (see `plain`).
+    // the body again as it was given (see `follow`).
     if (init.redirect === undefined || init.redirect === "follow") {
       counted.redirect = "manual";
       this.#manual = true;
@@ -108,12 +118,27 @@ export class Upload {
   }
 
   /**
-   * This attempt follows its redirect to `url` with the body as given (or
-   * none), sent whole: its progress is then reported at the end.
+   * The first hop of the redirect this attempt met, to `location`, which it
+   * follows itself, as `fetch` would: the body as given (or none), sent
+   * whole, its progress then reported at the end. As from `fetch`, a
+   * location that is not a URL, or not an http(s) one (`data:`, `file:`,
+   * `blob:`), is a network error, never a response.
    */
-  plain(url: string, body: boolean): void {
-    this.#movedTo = url;
-    this.#whole = body;
+  follow(
+    status: number,
+    location: string,
+    { from, plain, request }: Hop,
+  ): { url: string; init: RequestInit } {
+    const next = parseHttpUrl(location, from);
+    if (next === undefined) {
+      throw new TypeError(
+        "Cannot follow the redirect: its location is not an http(s) URL",
+      );
+    }
+    const init = redirectInit(status, next, from, plain, request);
+    this.#movedTo = next.href;
+    this.#whole = init.body !== undefined;
+    return { url: next.href, init };
   }
 
   /** Where this attempt's redirect led, when it followed one itself. */
@@ -187,6 +212,54 @@ export class Upload {
       },
     });
   }
+}
+
+/** `location` resolved against `base`, when that is an http(s) URL. */
+function parseHttpUrl(location: string, base: string): URL | undefined {
+  try {
+    const url = new URL(location, base);
+    return url.protocol === "http:" || url.protocol === "https:"
+      ? url
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The headers `fetch` drops when a redirect turns a request into a GET. */
+const BODY_HEADERS = [
+  "content-type",
+  "content-length",
+  "content-encoding",
+  "content-language",
+  "content-location",
+];
+
+/**
+ * The request of a redirect's next hop, as `fetch` makes it: a 303 (or a
+ * 301 or 302 after a POST) becomes a GET without the body; the headers a
+ * hook set are kept; `Authorization` stays on its origin.
+ */
+function redirectInit(
+  status: number,
+  next: URL,
+  href: string,
+  plain: RequestInit,
+  request: Request | undefined,
+): RequestInit {
+  const method = request?.method ?? plain.method ?? "GET";
+  const headers = new Headers(request?.headers ?? plain.headers);
+  const get = (status === 303 && method !== "HEAD") ||
+    ((status === 301 || status === 302) && method === "POST");
+  const hop: RequestInit = { ...plain, headers, redirect: "follow" };
+  if (get) {
+    hop.method = "GET";
+    delete hop.body;
+    delete (hop as { duplex?: string }).duplex;
+    for (const name of BODY_HEADERS) headers.delete(name);
+  } else hop.method = method;
+  if (next.origin !== new URL(href).origin) headers.delete("authorization");
+  return hop;
 }
 
 /** The reason a counted body fails with when its callback threw. */
