@@ -12,7 +12,10 @@ import type { JsonApiOptions } from "./jsonapi/media_type.ts";
 import { MAX_TIMER_DELAY } from "./retry.ts";
 import type { StandardSchema } from "./schema.ts";
 
-type Add = (name: string, wanted: string) => void;
+/**
+ * Reports that the option being checked (or its `member`) must be `wanted`.
+ */
+type Add = (wanted: string, member?: string) => void;
 type Check = (value: unknown, add: Add, factory: boolean) => void;
 
 /**
@@ -30,7 +33,9 @@ export function checkOptions(
   const issues: ValidationIssue[] = [];
   const ranks: number[] = [];
   let rank = 0;
-  const add: Add = (name, wanted) => {
+  let option = "";
+  const add: Add = (wanted, member) => {
+    const name = member === undefined ? option : `${option}.${member}`;
     issues.push({
       path: "",
       message: `Cannot use the option "${name}": it must be ${wanted}`,
@@ -43,6 +48,7 @@ export function checkOptions(
     const entry = CHECKS.get(name);
     if (entry === undefined) continue;
     rank = entry[0];
+    option = name;
     entry[1](value, add, factory);
   }
   if (issues.length < 2) return issues;
@@ -50,25 +56,21 @@ export function checkOptions(
   return order.map((at) => issues[at]!);
 }
 
-function timeoutCheck(name: string): Check {
-  return (value, add) => {
-    if (value !== false && !isTimeout(value)) {
-      add(name, `false, Infinity or a number from 1 to ${MAX_TIMER_DELAY}`);
-    }
-  };
-}
+const checkTimeout: Check = (value, add) => {
+  if (value !== false && !isTimeout(value)) {
+    add(`false, Infinity or a number from 1 to ${MAX_TIMER_DELAY}`);
+  }
+};
 
-function functionCheck(name: string): Check {
-  return (value, add) => {
-    if (typeof value !== "function") add(name, "a function");
-  };
-}
+const checkFunction: Check = (value, add) => {
+  if (typeof value !== "function") add("a function");
+};
 
-function oneOf(name: string, allowed: readonly string[]): Check {
+function oneOf(allowed: readonly string[]): Check {
   const wanted = allowed.map((v) => `"${v}"`).join(", ")
     .replace(/, ([^,]*)$/, " or $1");
   return (value, add) => {
-    if (!allowed.includes(value as string)) add(name, wanted);
+    if (!allowed.includes(value as string)) add(wanted);
   };
 }
 
@@ -88,46 +90,44 @@ const CHECKS = new Map<string, [number, Check]>(
     ["headers", (value, add, factory) => {
       if (
         typeof value !== "object" && !(factory && typeof value === "function")
-      ) add("headers", "a Headers, a record or a list of pairs");
+      ) add("a Headers, a record or a list of pairs");
     }],
     ["query", (value, add) => {
-      if (typeof value !== "object") {
-        add("query", "an object or URLSearchParams");
-      }
+      if (typeof value !== "object") add("an object or URLSearchParams");
     }],
     ["params", (value, add) => {
-      if (typeof value !== "object") add("params", "an object");
+      if (typeof value !== "object") add("an object");
     }],
     ["schema", (value, add) => {
       const standard = (value as StandardSchema)["~standard"];
       if (typeof standard?.validate !== "function") {
-        add("schema", "a Standard Schema (an object with ~standard.validate)");
+        add("a Standard Schema (an object with ~standard.validate)");
       }
     }],
     ["jsonApi", checkJsonApi],
-    ["timeout", timeoutCheck("timeout")],
-    ["attemptTimeout", timeoutCheck("attemptTimeout")],
+    ["timeout", checkTimeout],
+    ["attemptTimeout", checkTimeout],
     ["maxBodyBytes", (value, add) => {
       if (value !== Infinity && !isCount(value)) {
-        add("maxBodyBytes", "a non-negative integer or Infinity");
+        add("a non-negative integer or Infinity");
       }
     }],
     ["retry", (value, add) => {
       if (isCount(value)) return;
       if (typeof value !== "object") {
-        add("retry", "a non-negative integer or RetryOptions");
+        add("a non-negative integer or RetryOptions");
       } else checkRetry(value as Record<string, unknown>, add);
     }],
     ["signal", (value, add) => {
-      if (!(value instanceof AbortSignal)) add("signal", "an AbortSignal");
+      if (!(value instanceof AbortSignal)) add("an AbortSignal");
     }],
-    ["fetch", functionCheck("fetch")],
-    ["onDownloadProgress", functionCheck("onDownloadProgress")],
-    ["onUploadProgress", functionCheck("onUploadProgress")],
-    ["format", oneOf("format", ["json", "json-api"])],
+    ["fetch", checkFunction],
+    ["onDownloadProgress", checkFunction],
+    ["onUploadProgress", checkFunction],
+    ["format", oneOf(["json", "json-api"])],
     [
       "responseType",
-      oneOf("responseType", [
+      oneOf([
         "json",
         "text",
         "bytes",
@@ -137,10 +137,10 @@ const CHECKS = new Map<string, [number, Check]>(
         "ndjson",
       ]),
     ],
-    ["casing", oneOf("casing", CASINGS)],
-    ["wireCasing", oneOf("wireCasing", CASINGS)],
-    ["redirect", oneOf("redirect", ["follow", "error", "manual"])],
-    ["credentials", oneOf("credentials", ["omit", "same-origin", "include"])],
+    ["casing", oneOf(CASINGS)],
+    ["wireCasing", oneOf(CASINGS)],
+    ["redirect", oneOf(["follow", "error", "manual"])],
+    ["credentials", oneOf(["omit", "same-origin", "include"])],
     ["hooks", checkHooks],
   ] as [string, Check][]).map(([name, check], rank) => [name, [rank, check]]),
 );
@@ -151,16 +151,13 @@ function checkJsonApi(value: unknown, add: Add): void {
     typeof value !== "object" || !isStrings(ext) || !isStrings(profile) ||
     (set !== undefined && typeof set !== "boolean")
   ) {
-    add("jsonApi", "{ ext?: string[], profile?: string[], headers?: boolean }");
+    add("{ ext?: string[], profile?: string[], headers?: boolean }");
     return;
   }
   // They go into the media type, inside quotes, as the header value.
   for (const [name, uris] of [["ext", ext], ["profile", profile]] as const) {
     if (uris !== undefined && !uris.every((uri) => MEDIA_URI.test(uri))) {
-      add(
-        `jsonApi.${name}`,
-        "URIs of printable ASCII, with no space, quote or backslash",
-      );
+      add("URIs of printable ASCII, with no space, quote or backslash", name);
     }
   }
 }
@@ -172,11 +169,11 @@ function checkJsonApi(value: unknown, add: Add): void {
 const MEDIA_URI = /^[!#-[\]-~]+$/;
 
 function checkHooks(hooks: unknown, add: Add): void {
-  if (typeof hooks !== "object") return add("hooks", "an object of functions");
+  if (typeof hooks !== "object") return add("an object of functions");
   for (const name of HOOK_NAMES) {
     const hook = (hooks as Record<string, unknown>)[name];
     if (isSet(hook) && typeof hook !== "function") {
-      add(`hooks.${name}`, "a function");
+      add("a function", name);
     }
   }
 }
@@ -189,28 +186,25 @@ function isStrings(value: unknown): boolean {
 function checkRetry(retry: Record<string, unknown>, add: Add): void {
   const { limit, maxDelay, backoff, methods, statusCodes } = retry;
   if (isSet(limit) && !isCount(limit)) {
-    add("retry.limit", "a non-negative integer");
+    add("a non-negative integer", "limit");
   }
   if (
     isSet(maxDelay) &&
     !(typeof maxDelay === "number" && maxDelay >= 0)
   ) {
-    add("retry.maxDelay", "a non-negative number or Infinity");
+    add("a non-negative number or Infinity", "maxDelay");
   }
   if (isSet(backoff) && typeof backoff !== "function") {
-    add("retry.backoff", "a function");
+    add("a function", "backoff");
   }
-  if (
-    isSet(methods) &&
-    !(Array.isArray(methods) && methods.every((m) => typeof m === "string"))
-  ) {
-    add("retry.methods", "an array of methods");
+  if (isSet(methods) && !isStrings(methods)) {
+    add("an array of methods", "methods");
   }
   if (
     isSet(statusCodes) &&
     !(Array.isArray(statusCodes) && statusCodes.every(Number.isInteger))
   ) {
-    add("retry.statusCodes", "an array of status codes");
+    add("an array of status codes", "statusCodes");
   }
 }
 
