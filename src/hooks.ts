@@ -53,8 +53,9 @@ export interface Hooks {
   ) => Request | void | Promise<Request | void>;
   /**
    * Called with each response, before it is retried or read. Return a
-   * `Response` to use that one instead; the original body is then cancelled
-   * unless the hook read it. A hook that reads the body must return a
+   * `Response` to use that one instead (a `clone()`, or one made of the
+   * original's body with other headers, works too); the original body is
+   * then cancelled unless the hook read it or the replacement carries it. A hook that reads the body must return a
    * replacement (or read a `clone()`): leaving a used body rejects the grab
    * with a `TypeError`.
    * @default {undefined}
@@ -124,12 +125,12 @@ export function combineHooks(
         for (const hook of afterResponse) {
           const next = (await hook(request, current)) ?? current;
           if (next !== current && current !== response) {
-            await cancelBody(current);
+            release(current, next);
           }
           current = next;
         }
       } catch (error) {
-        if (current !== response) await cancelBody(current);
+        if (current !== response) release(current, undefined);
         throw error;
       }
       return current;
@@ -178,9 +179,21 @@ export async function runAfterResponse(
     if (response.bodyUsed) throw usedBody();
     return response;
   }
-  await discardBody(response, source);
+  release(response, replaced);
   if (replaced.bodyUsed) throw usedBody();
   return replaced;
+}
+
+/**
+ * Cancels the body of a response a hook replaced, unless the replacement
+ * carries that very stream on (`new Response(response.body, response)`).
+ * The cancel is asked, not waited for: when the replacement is a clone, the
+ * original's cancel settles only once the clone is read or cancelled too.
+ */
+function release(replaced: Response, by: Response | undefined): void {
+  const body = replaced.body;
+  if (body === null || body === by?.body) return;
+  void cancelBody(replaced);
 }
 
 function usedBody(): TypeError {

@@ -236,9 +236,15 @@ const BODY_HEADERS = [
 ];
 
 /**
+ * The headers that stay on their origin: the platforms' `fetch` drops them
+ * on a redirect to another one.
+ */
+const ORIGIN_HEADERS = ["authorization", "proxy-authorization", "cookie"];
+
+/**
  * The request of a redirect's next hop, as `fetch` makes it: a 303 (or a
  * 301 or 302 after a POST) becomes a GET without the body; the headers a
- * hook set are kept; `Authorization` stays on its origin.
+ * hook set are kept; credentials stay on their origin.
  */
 function redirectInit(
   status: number,
@@ -258,7 +264,9 @@ function redirectInit(
     delete (hop as { duplex?: string }).duplex;
     for (const name of BODY_HEADERS) headers.delete(name);
   } else hop.method = method;
-  if (next.origin !== new URL(href).origin) headers.delete("authorization");
+  if (next.origin !== new URL(href).origin) {
+    for (const name of ORIGIN_HEADERS) headers.delete(name);
+  }
   return hop;
 }
 

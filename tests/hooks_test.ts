@@ -242,6 +242,44 @@ Deno.test("Hooks.afterResponse", async (t) => {
     },
   );
 
+  await t.step(
+    "a clone returned in place of the response is read",
+    async () => {
+      // The original's cancel settles only once the clone is read: waiting
+      // for it first held the grab until its timeout.
+      const grab = createGrab(server.url, { timeout: 5_000 });
+      const [data, error] = await grab<{ path: string }>("GET /echo", {
+        hooks: { afterResponse: (_request, response) => response.clone() },
+      });
+      assertStrictEquals(error, null);
+      assertEquals(data?.path, "/echo");
+    },
+  );
+
+  await t.step(
+    "a replacement made of the response's own stream is read",
+    async () => {
+      // Re-wrapping to change a header: cancelling the original body would
+      // cancel the replacement's too.
+      const grab = createGrab(server.url, { timeout: 5_000 });
+      const [data, error, meta] = await grab<{ path: string }>("GET /echo", {
+        hooks: {
+          afterResponse(_request, response) {
+            const headers = new Headers(response.headers);
+            headers.set("x-seen", "1");
+            return new Response(response.body, {
+              status: response.status,
+              headers,
+            });
+          },
+        },
+      });
+      assertStrictEquals(error, null);
+      assertEquals(data?.path, "/echo");
+      assertEquals(meta.headers.get("x-seen"), "1");
+    },
+  );
+
   await t.step("a hook may read a clone and return nothing", async () => {
     const grab = createGrab(server.url);
     let text = "";
@@ -374,6 +412,19 @@ Deno.test("combineHooks()", async (t) => {
       hooks: { afterResponse: () => fetch(`${server.url}/echo`) },
     });
     assertEquals((data as { path: string }).path, "/echo");
+  });
+
+  await t.step("a factory clone and a call clone", async () => {
+    const clone = (_request: Request, response: Response) => response.clone();
+    const grab = createGrab(server.url, {
+      timeout: 5_000,
+      hooks: { afterResponse: clone },
+    });
+    const [data, error] = await grab<{ path: string }>("GET /echo", {
+      hooks: { afterResponse: clone },
+    });
+    assertStrictEquals(error, null);
+    assertEquals(data?.path, "/echo");
   });
 
   await t.step("a call hook throwing after a factory replacement", async () => {

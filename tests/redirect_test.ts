@@ -78,6 +78,28 @@ Deno.test("createGrab() redirects", async (t) => {
     },
   );
 
+  await t.step(
+    "a counted upload's own redirect drops the same headers",
+    async () => {
+      // A counted upload goes out as a stream, so grab follows its first
+      // hop itself, and must drop what fetch drops.
+      const before = target.requests.length;
+      const [data, error] = await grab("PUT /away/:status", {
+        params: { status: STATUS_CODE.TemporaryRedirect },
+        body: "hello",
+        onUploadProgress: () => {},
+      });
+      assertStrictEquals(error, null);
+      assertEquals(data, { method: "PUT", body: "hello" });
+      assertStrictEquals(target.requests.length, before + 1);
+      const seen = target.requests.at(-1)!.headers;
+      assertStrictEquals(seen.get("authorization"), null);
+      assertStrictEquals(seen.get("cookie"), null);
+      assertStrictEquals(seen.get("proxy-authorization"), null);
+      assertEquals(seen.get("x-api-key"), "kept-on-redirect");
+    },
+  );
+
   await t.step("a same-origin redirect keeps Authorization", async () => {
     const [data, error] = await grab("GET /here");
     assertStrictEquals(error, null);
