@@ -44,8 +44,11 @@ export class GrabError extends Error {
   readonly body: unknown;
   /** JSON:API errors; present only when the body is a JSON:API error document. */
   declare readonly errors?: JsonApiError[];
-  /** Response headers. */
-  readonly headers: Headers;
+  /**
+   * Response headers. Not enumerable: an error that is logged does not show
+   * them (a `Location` or `Set-Cookie` may hold a secret).
+   */
+  declare readonly headers: Headers;
   /** Request method. */
   readonly method: string;
   /** Request URL without userinfo or query. */
@@ -62,10 +65,63 @@ export class GrabError extends Error {
     this.statusCode = options.statusCode;
     this.body = options.body;
     if (options.errors !== undefined) this.errors = options.errors;
-    this.headers = options.headers;
+    Object.defineProperty(this, "headers", { value: options.headers });
     this.method = options.method;
     this.url = options.url;
   }
+
+  /**
+   * What `JSON.stringify` shows: the status, the request, and the body and
+   * JSON:API errors with every URL's query string and userinfo taken out (a
+   * server's error often quotes the request's URL, token and all). The
+   * properties themselves keep what the server sent.
+   */
+  toJSON(): Record<string, unknown> {
+    return shown(this);
+  }
+
+  /**
+   * What `Deno.inspect` (and so `console.log`) shows: the stack, then what
+   * {@linkcode GrabError.toJSON} shows.
+   *
+   * @param inspect Deno's inspect function.
+   * @param options Its options.
+   */
+  [Symbol.for("Deno.customInspect")](
+    inspect: (value: unknown, options: unknown) => string,
+    options: unknown,
+  ): string {
+    return `${this.stack} ${inspect(shown(this), options)}`;
+  }
+
+  /**
+   * What Node's `util.inspect` (and so `console.log`) shows, as for Deno.
+   *
+   * @param _depth The depth left.
+   * @param options Its options.
+   * @param inspect Node's inspect function.
+   */
+  [Symbol.for("nodejs.util.inspect.custom")](
+    _depth: number,
+    options: unknown,
+    inspect: (value: unknown, options: unknown) => string,
+  ): string {
+    return `${this.stack} ${inspect(shown(this), options)}`;
+  }
+}
+
+/** A {@linkcode GrabError} as logs may show it. */
+function shown(error: GrabError): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    name: error.name,
+    message: error.message,
+    statusCode: error.statusCode,
+    method: error.method,
+    url: error.url,
+    body: redactCause(error.body),
+  };
+  if (error.errors !== undefined) view.errors = redactCause(error.errors);
+  return view;
 }
 
 /**

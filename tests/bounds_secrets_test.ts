@@ -7,6 +7,7 @@
  */
 
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import { inspect } from "node:util";
 import createGrab, { Call } from "../mod.ts";
 import { closedPort, startServer } from "./_server.ts";
 import { assertTransport, settles } from "./_bounds.ts";
@@ -22,6 +23,8 @@ function assertNoSecret(error: unknown): void {
     "JSON.stringify(error)": JSON.stringify(error) ?? "",
     "Deno.inspect(error)": Deno.inspect(error, { depth: 10 }),
     "Deno.inspect(error.cause)": Deno.inspect(error.cause, { depth: 10 }),
+    // How Node (and Bun) show it.
+    "util.inspect(error)": inspect(error, { depth: 10 }),
     stack: error.stack ?? "",
     url: String((error as { url?: unknown }).url ?? ""),
   };
@@ -228,4 +231,64 @@ Deno.test("a JSON:API error detail that quotes a URL shows no query in the messa
     assertStringIncludes(error.message, "Cannot use https://api.test/x?…");
     assert(!error.message.includes(SECRET), error.message);
   }
+});
+
+Deno.test("a URL the server sends back shows no query in a logged error, and stays as sent on it", async (t) => {
+  await using server = startServer({
+    "/moved": () =>
+      new Response(null, {
+        status: 302,
+        headers: { location: `https://elsewhere.test/cb?code=${SECRET}` },
+      }),
+    "/echo": (request) =>
+      Response.json({ error: "nope", seen: { urls: [request.url] } }, {
+        status: 400,
+      }),
+    "/text": (request) => new Response(`No ${request.url}`, { status: 404 }),
+    "/document": (request) =>
+      Response.json({
+        errors: [{ status: "422", detail: `Cannot use ${request.url}` }],
+      }, {
+        status: 422,
+        headers: { "content-type": "application/vnd.api+json" },
+      }),
+  });
+  const grab = createGrab(server.url, { retry: 0, timeout: 10_000 });
+  const query = { token: SECRET };
+
+  await t.step("a manual redirect's Location", async () => {
+    const [, error] = await settles(grab("GET /moved", { redirect: "manual" }));
+    assert(error?.name === "GrabError");
+    assertNoSecret(error);
+    // The caller following it by hand still gets it whole.
+    assertEquals(
+      error.headers.get("location"),
+      `https://elsewhere.test/cb?code=${SECRET}`,
+    );
+  });
+
+  await t.step("a JSON body quoting the request's URL", async () => {
+    const [, error] = await settles(grab("GET /echo", { query }));
+    assert(error?.name === "GrabError");
+    assertNoSecret(error);
+    assertStringIncludes(JSON.stringify(error), `${server.url}/echo?…`);
+    assertEquals(error.body, {
+      error: "nope",
+      seen: { urls: [`${server.url}/echo?token=${SECRET}`] },
+    });
+  });
+
+  await t.step("a text body quoting it", async () => {
+    const [, error] = await settles(grab("GET /text", { query }));
+    assert(error?.name === "GrabError");
+    assertNoSecret(error);
+    assertEquals(error.body, `No ${server.url}/text?token=${SECRET}`);
+  });
+
+  await t.step("a JSON:API error's detail quoting it", async () => {
+    const [, error] = await settles(grab("GET /document", { query }));
+    assert(error?.name === "GrabError");
+    assertNoSecret(error);
+    assertStringIncludes(error.errors?.[0]?.detail ?? "", SECRET);
+  });
 });

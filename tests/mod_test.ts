@@ -46,7 +46,13 @@ Deno.test("src/ uses no Deno namespace and imports nothing remote", async () => 
     const file of [...files, new URL("../mod.ts", import.meta.url).pathname]
   ) {
     const text = await Deno.readTextFile(file);
-    if (/\bDeno\./.test(text)) offenders.push(`${file}: Deno.*`);
+    // Code only: comments may name Deno's API, and the name of a registered
+    // symbol (`Symbol.for("Deno.customInspect")`) is a string, not the
+    // namespace.
+    const code = text
+      .replace(/^\s*(?:\/\/|\/?\*).*$/gm, "")
+      .replaceAll('Symbol.for("Deno.customInspect")', "");
+    if (/\bDeno\./.test(code)) offenders.push(`${file}: Deno.*`);
     if (/from\s+["'](?:npm:|jsr:|https?:)/.test(text)) {
       offenders.push(`${file}: remote import`);
     }

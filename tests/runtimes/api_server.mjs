@@ -211,6 +211,11 @@ function route(request, response, body, { forever, received }) {
     }
     return sendJson(response, 404, { message: "no such user" });
   }
+  if (path === "/quote-url") {
+    // An error body quoting the request's URL, query and all.
+    const quoted = `http://${request.headers.host}${request.url}`;
+    return sendJson(response, 400, { error: "bad", url: quoted });
+  }
   if (path === "/proxy-error") {
     return send(response, 502, "<html>bad gateway</html>", {
       "content-type": "text/html",

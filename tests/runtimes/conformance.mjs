@@ -231,6 +231,16 @@ export const CASES = [
     same(error?.statusCode, 502, "statusCode");
     same(error?.body, "<html>bad gateway</html>", "body");
   }],
+  ["HTTP error: logged, a quoted URL shows no query", async ({ mod, api }) => {
+    const grab = mod.createGrab(api, { retry: 0 });
+    const [, error] = await grab("GET /quote-url", { query: { t: "SECRET" } });
+    same(error?.statusCode, 400, "statusCode");
+    ok(String(error.body.url).includes("t=SECRET"), "body as sent");
+    ok(!JSON.stringify(error).includes("SECRET"), "JSON.stringify(error)");
+    // Node and Bun: what console.log shows.
+    const util = globalThis.process?.getBuiltinModule?.("node:util");
+    if (util) ok(!util.inspect(error).includes("SECRET"), "util.inspect");
+  }],
   ["transport: a refused connection is kind network", async (context) => {
     const { mod, closedPort } = context;
     const grab = mod.createGrab(`http://127.0.0.1:${closedPort}`, {
