@@ -14,7 +14,12 @@ import {
   transportError,
   type TransportErrorKind,
 } from "./errors.ts";
-import { type Fetch, isPlatformResponse } from "./fetch.ts";
+import {
+  type Fetch,
+  isNetworkError,
+  isPlatformResponse,
+  networkErrorResponse,
+} from "./fetch.ts";
 import { type Hooks, runAfterResponse } from "./hooks.ts";
 import { READ_JSON, readOutcome, type ReadSettings } from "./outcome.ts";
 import type { Progress } from "./response_type.ts";
@@ -180,6 +185,10 @@ async function attemptWithin(
       source.direct = false;
     }
     response = replaced;
+    if (isNetworkError(response)) {
+      const cause = networkErrorResponse();
+      return networkFailure(exchange, attempt, retry, request, cause);
+    }
   }
   const status = response.status;
   if (retry !== 0 && exchange.policy.statusCodes.has(status)) {

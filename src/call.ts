@@ -26,6 +26,7 @@ import {
   type Streams,
 } from "./outcome.ts";
 import { lazy } from "./lazy.ts";
+import { redactUrls } from "./redact.ts";
 import { completeHeaders, encodeRequest } from "./request.ts";
 import { NO_FACTORY, type Resolved, resolveOptions } from "./resolve.ts";
 import type { DataOf, ResponseType } from "./response_type.ts";
@@ -217,7 +218,15 @@ async function headersFrom(
 ): Promise<HeaderRecord> {
   const fresh = await deadline.race(resolved.headerFunction!());
   const headers: HeaderRecord = {};
-  const issues = mergeHeaders(headers, fresh);
+  let issues: ValidationIssue[];
+  try {
+    issues = mergeHeaders(headers, fresh);
+  } catch (error) {
+    // A value whose `toString` throws, as with the factory's own headers.
+    const why = error instanceof Error ? error.message : String(error);
+    const message = `Cannot read the headers: ${redactUrls(why)}`;
+    issues = [{ path: "", message }];
+  }
   if (issues.length > 0) {
     throw validationError(issues, "Cannot send the headers");
   }

@@ -8,13 +8,12 @@
 
 import { Call, exchange } from "./call.ts";
 import type { Endpoint, PathParamNames, PathParamValue } from "./endpoint.ts";
-import { validationError, type ValidationIssue } from "./errors.ts";
+import { validationError } from "./errors.ts";
 import { codecFor, decodeOutcome } from "./format.ts";
-import { describeValue } from "./json_value.ts";
-import { redactUrls } from "./redact.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import type { GrabOptions } from "./options.ts";
 import { resolveFactory, resolveOptions } from "./resolve.ts";
+import { trustedOriginSet } from "./trusted_origins.ts";
 import type { GrabStream } from "./grab_stream.ts";
 import type {
   DataOf,
@@ -187,7 +186,7 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
   ): Promise<GrabResult<unknown>> {
     const options = given ?? {};
     const { call, trusted } = calls(endpoint);
-    const foreign = (options as { [FOREIGN]?: boolean })[FOREIGN] === true;
+    const foreign = isForeign(options);
     const resolved = resolveOptions(factory, options, trusted && !foreign);
     if (Array.isArray(resolved)) {
       throw validationError(resolved, {
@@ -214,6 +213,19 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
   }
 
   return grab as Grab<FactoryType<O>>;
+}
+
+/**
+ * True for the options of a next link `paginate` follows to another origin.
+ * Options that cannot be read at all (a revoked `Proxy`) are refused when
+ * they are resolved.
+ */
+function isForeign(options: object): boolean {
+  try {
+    return (options as { [FOREIGN]?: boolean })[FOREIGN] === true;
+  } catch {
+    return false;
+  }
 }
 
 /** A parsed endpoint and whether the factory trusts its origin. */
@@ -249,49 +261,3 @@ function endpointCache(
     return entry;
   };
 }
-
-/**
- * The origins of `trustedOrigins`, each of which must be exactly an origin
- * (`scheme://host[:port]`, a trailing `/` allowed): a path would suggest a
- * narrower trust than the origin-wide trust headers and hooks get.
- */
-function trustedOriginSet(
-  entries: readonly string[] | undefined | null,
-): Set<string> {
-  const origins = new Set<string>();
-  const issues: ValidationIssue[] = [];
-  if (!Array.isArray(entries ?? [])) {
-    throw validationError([{
-      path: "/trustedOrigins",
-      message: "Cannot trust the origins: trustedOrigins must be an array",
-    }], "Cannot create the grab");
-  }
-  for (const [index, entry] of (entries ?? []).entries()) {
-    const url = typeof entry === "string" && ORIGIN.test(entry)
-      ? parseUrl(entry)
-      : undefined;
-    if (url === undefined) {
-      issues.push({
-        path: `/trustedOrigins/${index}`,
-        // The entry may hold credentials: it is quoted without them.
-        message: `Cannot trust ${
-          describeValue(typeof entry === "string" ? redactUrls(entry) : entry)
-        }: give an origin such as "https://cdn.example.com", with no path, query or credentials`,
-      });
-    } else origins.add(url.origin);
-  }
-  if (issues.length > 0) {
-    throw validationError(issues, "Cannot create the grab");
-  }
-  return origins;
-}
-
-function parseUrl(text: string): URL | undefined {
-  try {
-    return new URL(text);
-  } catch {
-    return undefined;
-  }
-}
-
-const ORIGIN = /^https?:\/\/[^\s/?#@\\]+\/?$/i;

@@ -95,8 +95,22 @@ export function sendRequest(
     if (!isResponse(response)) {
       throw new TypeError("Cannot read the response: fetch did not return one");
     }
+    if (isNetworkError(response)) throw networkErrorResponse();
     return response;
   });
+}
+
+/**
+ * True for `Response.error()`: what a `fetch` (or a hook) hands over for a
+ * network failure it did not reject with. It has status 0 and no body.
+ */
+export function isNetworkError(response: Response): boolean {
+  return response.type === "error";
+}
+
+/** The failure a network error response stands for. */
+export function networkErrorResponse(): TypeError {
+  return new TypeError("The response is a network error");
 }
 
 /** Response-like, also from another realm or a `fetch` polyfill. */

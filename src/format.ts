@@ -9,7 +9,8 @@
 
 import { type Casing, convertKey, convertKeys } from "./casing.ts";
 import type { HttpMethod } from "./endpoint.ts";
-import { httpError, transportError, type ValidationIssue } from "./errors.ts";
+import { transportError, type ValidationIssue } from "./errors.ts";
+import { httpError } from "./http_error.ts";
 import {
   findNonJsonValues,
   isCollection,

@@ -20,6 +20,7 @@ import { json, startServer } from "./_server.ts";
 import {
   assertHttp,
   assertOk,
+  assertTransport,
   assertValidation,
   runChild,
   settles,
@@ -384,6 +385,19 @@ function unsendableBodies(): [string, () => BodyInit, string][] {
     stream.getReader();
     return stream;
   };
+  const disturbed = () => {
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array(8));
+        controller.enqueue(new Uint8Array(8));
+      },
+    });
+    const reader = stream.getReader();
+    // A chunk is queued: the read is answered before the lock goes.
+    reader.read().catch(() => {});
+    reader.releaseLock();
+    return stream;
+  };
   return [
     [
       "a view on a SharedArrayBuffer",
@@ -402,6 +416,7 @@ function unsendableBodies(): [string, () => BodyInit, string][] {
       "detached",
     ],
     ["a stream locked by a reader", locked, "locked"],
+    ["a stream read from and let go of", disturbed, "read from already"],
   ];
 }
 
@@ -647,3 +662,67 @@ Deno.test("null and undefined options mean none", async (t) => {
     assertEquals(outcome.body, { ok: true });
   });
 });
+
+Deno.test("options that cannot be read, a header value that cannot be written, a network error response", async (t) => {
+  await using server = okServer();
+  const grab = createGrab(server.url, { retry: 0, timeout: 10_000 });
+
+  await t.step("options that are a revoked Proxy", async () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    await assertValidation(() => grab("GET /x", proxy as GrabCallOptions));
+  });
+
+  await t.step(
+    "a header function's value whose toString throws, as a static one",
+    async () => {
+      const header = {
+        toString() {
+          throw new Error("no text");
+        },
+      } as unknown as string;
+      assertThrowsValidation(() =>
+        createGrab(server.url, { headers: { "x-a": header } })
+      );
+      const fromFunction = createGrab(server.url, {
+        headers: () => ({ "x-a": header }),
+      });
+      const error = await assertValidation(() => fromFunction("GET /x"));
+      assert(error.message.includes("no text"), error.message);
+    },
+  );
+
+  await t.step("nothing reached the server", () => {
+    assertEquals(server.requests.length, 0);
+  });
+
+  await t.step(
+    "Response.error() from a custom fetch or a hook is a network failure, retried",
+    async () => {
+      let calls = 0;
+      const failing = createGrab(server.url, {
+        retry: { limit: 1, backoff: () => 0 },
+        fetch: () => {
+          calls++;
+          return Promise.resolve(Response.error());
+        },
+      });
+      assertTransport(await settles(failing("GET /x")), "network");
+      assertEquals(calls, 2);
+      const hooked = await settles(
+        grab("GET /x", { hooks: { afterResponse: () => Response.error() } }),
+      );
+      assertTransport(hooked, "network");
+    },
+  );
+});
+
+function assertThrowsValidation(run: () => unknown): void {
+  try {
+    run();
+  } catch (error) {
+    assert(error instanceof Error && error.name === "GrabValidationError");
+    return;
+  }
+  throw new Error("expected a GrabValidationError");
+}

@@ -13,7 +13,7 @@ import {
   isGrabValidationError,
   orThrow,
 } from "../mod.ts";
-import { httpErrorMessage } from "../src/errors.ts";
+import { httpErrorMessage } from "../src/http_error.ts";
 import { safeUrl } from "../src/redact.ts";
 import { json, startServer } from "./_server.ts";
 

@@ -1,0 +1,56 @@
+/**
+ * The origins a factory trusts besides its own: the checked
+ * `trustedOrigins` option.
+ *
+ * @module
+ */
+
+import { validationError, type ValidationIssue } from "./errors.ts";
+import { describeValue } from "./json_value.ts";
+import { redactUrls } from "./redact.ts";
+
+/**
+ * The origins of `trustedOrigins`, each of which must be exactly an origin
+ * (`scheme://host[:port]`, a trailing `/` allowed): a path would suggest a
+ * narrower trust than the origin-wide trust headers and hooks get.
+ */
+export function trustedOriginSet(
+  entries: readonly string[] | undefined | null,
+): Set<string> {
+  const origins = new Set<string>();
+  const issues: ValidationIssue[] = [];
+  if (!Array.isArray(entries ?? [])) {
+    throw validationError([{
+      path: "/trustedOrigins",
+      message: "Cannot trust the origins: trustedOrigins must be an array",
+    }], "Cannot create the grab");
+  }
+  for (const [index, entry] of (entries ?? []).entries()) {
+    const url = typeof entry === "string" && ORIGIN.test(entry)
+      ? parseUrl(entry)
+      : undefined;
+    if (url === undefined) {
+      issues.push({
+        path: `/trustedOrigins/${index}`,
+        // The entry may hold credentials: it is quoted without them.
+        message: `Cannot trust ${
+          describeValue(typeof entry === "string" ? redactUrls(entry) : entry)
+        }: give an origin such as "https://cdn.example.com", with no path, query or credentials`,
+      });
+    } else origins.add(url.origin);
+  }
+  if (issues.length > 0) {
+    throw validationError(issues, "Cannot create the grab");
+  }
+  return origins;
+}
+
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const ORIGIN = /^https?:\/\/[^\s/?#@\\]+\/?$/i;
