@@ -243,6 +243,44 @@ export function pairedRatio(
 }
 
 /**
+ * Sequential GETs in `rounds` rounds after one warm-up round, the clients
+ * taking turns request by request (the order rotated by one place per
+ * request), each request timed on its own and summed per client and round.
+ * Batches of one client after another drift apart (one batch leaves the
+ * next its garbage to collect, the machine's load changes between them);
+ * turns request by request share every such change.
+ */
+export async function compareAlternating(
+  clients: readonly Client[],
+  rounds: number,
+  requests: number,
+  onRound?: (round: number) => void,
+): Promise<Comparison> {
+  const oneRound = async () => {
+    const total: Record<string, number> = {};
+    for (const c of clients) total[c.name] = 0;
+    for (let i = 0; i < requests; i++) {
+      for (const c of rotate(clients, i)) {
+        const t0 = performance.now();
+        await c.get();
+        total[c.name]! += performance.now() - t0;
+      }
+    }
+    return total;
+  };
+  await oneRound(); // warm-up
+  const times: Record<string, number[]> = {};
+  for (const c of clients) times[c.name] = [];
+  for (let r = 0; r < rounds; r++) {
+    await settle();
+    const got = await oneRound();
+    for (const c of clients) times[c.name]!.push(got[c.name]!);
+    onRound?.(r + 1);
+  }
+  return summarise(clients, times, rounds);
+}
+
+/**
  * Runs `measure` for every client in `rounds` interleaved rounds after one
  * warm-up round. Each round runs every client once, in an order rotated by
  * one place per round.
@@ -254,11 +292,7 @@ export async function compare(
   onRound?: (round: number) => void,
 ): Promise<Comparison> {
   const times: Record<string, number[]> = {};
-  const ratios: Record<string, number[]> = {};
-  for (const c of clients) {
-    times[c.name] = [];
-    ratios[c.name] = [];
-  }
+  for (const c of clients) times[c.name] = [];
   for (const c of clients) await measure(c); // warm-up
   for (let r = 0; r < rounds; r++) {
     const got: Record<string, number> = {};
@@ -266,22 +300,27 @@ export async function compare(
       await settle();
       got[c.name] = await measure(c);
     }
-    for (const c of clients) {
-      times[c.name]!.push(got[c.name]!);
-      ratios[c.name]!.push(got[c.name]! / got["raw"]!);
-    }
+    for (const c of clients) times[c.name]!.push(got[c.name]!);
     onRound?.(r + 1);
   }
+  return summarise(clients, times, rounds);
+}
+
+/** Medians, and each client's per-round ratios to raw in the same round. */
+function summarise(
+  clients: readonly Client[],
+  times: Record<string, number[]>,
+  rounds: number,
+): Comparison {
   const medianMs: Record<string, number> = {};
   const ratioToRaw: Record<string, number> = {};
   const ratioRange: Record<string, [number, number]> = {};
+  const raw = times["raw"]!;
   for (const c of clients) {
+    const ratios = times[c.name]!.map((t, r) => t / raw[r]!);
     medianMs[c.name] = median(times[c.name]!);
-    ratioToRaw[c.name] = median(ratios[c.name]!);
-    ratioRange[c.name] = [
-      Math.min(...ratios[c.name]!),
-      Math.max(...ratios[c.name]!),
-    ];
+    ratioToRaw[c.name] = median(ratios);
+    ratioRange[c.name] = [Math.min(...ratios), Math.max(...ratios)];
   }
   return { medianMs, ratioToRaw, ratioRange, rounds, times };
 }

@@ -11,7 +11,13 @@
 
 import { Call, createGrab } from "../mod.ts";
 import { readBody } from "../src/body.ts";
-import { type Client, compare, fakeFetch, type FetchLike } from "./_http.ts";
+import {
+  type Client,
+  compare,
+  compareAlternating,
+  fakeFetch,
+  type FetchLike,
+} from "./_http.ts";
 import { startServer } from "./_spawn.ts";
 import { table } from "./_stats.ts";
 
@@ -54,6 +60,23 @@ function variants(base: string, doFetch: FetchLike): Client[] {
       get: async () => {
         const text = await readBody(await doFetch(url), "GET", CAP);
         return JSON.parse(text as string);
+      },
+    },
+    {
+      // Any init at all: the platform converts the whole dictionary.
+      name: '+ init { method: "GET" }',
+      get: async () => (await doFetch(url, { method: "GET" })).json(),
+    },
+    {
+      name: "+ response headers and getters read",
+      get: async () => {
+        const response = await doFetch(url);
+        const headers = response.headers;
+        headers.get("content-length");
+        headers.get("transfer-encoding");
+        headers.get("content-encoding");
+        void [response.type, response.status, response.statusText];
+        return await response.json();
       },
     },
     {
@@ -118,13 +141,24 @@ async function loop(client: Client, n: number, inFlight: number) {
   return performance.now() - t0;
 }
 
-async function report(title: string, clients: Client[], n: number, k = 1) {
+async function report(
+  title: string,
+  clients: Client[],
+  n: number,
+  how: "batches" | "turns" | { inFlight: number },
+) {
   // compare() keys ratios on a client named "raw".
   const named = clients.map((c, i) => ({
     name: i === 0 ? "raw" : c.name,
     get: c.get,
   }));
-  const result = await compare(named, ROUNDS, (c) => loop(c, n, k));
+  const result = how === "turns"
+    ? await compareAlternating(named, ROUNDS, n)
+    : await compare(
+      named,
+      ROUNDS,
+      (c) => loop(c, n, how === "batches" ? 1 : how.inFlight),
+    );
   console.log(`\n### ${title}\n`);
   console.log(table(
     ["variant", "median µs/call", "time ÷ raw"],
@@ -143,20 +177,22 @@ await report(
   "In process (fake fetch), 10,000 sequential calls",
   variants("http://127.0.0.1:9", fakeFetch),
   10_000,
+  "batches",
 );
 const server = await startServer();
 try {
   const realFetch: FetchLike = (input, init) => fetch(input, init);
   await report(
-    "Loopback, 3,000 sequential GETs",
+    "Loopback, 1,000 sequential GETs, the variants taking turns request by request",
     variants(server.base, realFetch),
-    3_000,
+    1_000,
+    "turns",
   );
   await report(
     "Loopback, 10,000 GETs, 64 in flight",
     variants(server.base, realFetch),
     10_000,
-    64,
+    { inFlight: 64 },
   );
 } finally {
   await server.stop();

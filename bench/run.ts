@@ -40,6 +40,7 @@ import {
   checkClients,
   CLIENT_NAMES,
   compare,
+  compareAlternating,
   type Comparison,
   CUSTOM_FETCH_NAMES,
   fakeFetch,
@@ -163,10 +164,10 @@ async function runLoopback(results: HttpResults): Promise<void> {
     const clients = makeClients(server.base);
     await checkClients(clients);
     log(`Sequential: ${count(SEQUENTIAL)} GETs x ${ROUNDS} rounds`);
-    results.sequential = await compare(
+    results.sequential = await compareAlternating(
       clients,
       ROUNDS,
-      (c) => timeGets(c, SEQUENTIAL, 1),
+      SEQUENTIAL,
       (r) => log(`  round ${r}/${ROUNDS} (${elapsed()})`),
     );
     log(
@@ -1125,7 +1126,7 @@ if (!args.has("--no-write")) {
     `- HTTP: the server (\`bench/_server.ts\`) is a separate Deno process on 127.0.0.1 (port 0), serving a fixed ${
       new TextEncoder().encode(BODY_TEXT).byteLength
     }-byte JSON body. Every client uses its defaults (grab: \`createGrab(base)\`, timeout 30 s, retry 2, 64 MiB cap, JSON mode; ky 2.1.0, ofetch 1.5.1, wretch 3.0.9; up-fetch 2.6.1 as \`up(fetch, () => ({ baseUrl }))\`, which by default has no timeout and no retry and parses with \`res.clone().json()\`) and reads the JSON body. raw is \`fetch\` + \`res.json()\`.`,
-    `- ${ROUNDS} interleaved rounds after one warm-up round; each round runs every client once, the order rotated by one place per round. Figures are medians over rounds; each ratio is the median of the per-round ratios to raw in the same round, and the spread is the lowest and highest of those per-round ratios.`,
+    `- ${ROUNDS} interleaved rounds after one warm-up round. Sequential GETs: within a round the clients take turns request by request, the order rotated by one place per request, each request timed on its own and summed per client (as the bodies below; batches of one client after another drift apart with the garbage one leaves the next and the machine's load). 64 in flight and in-process: each round runs every client once, the order rotated by one place per round. Figures are medians over rounds; each ratio is the median of the per-round ratios to raw in the same round, and the spread is the lowest and highest of those per-round ratios.`,
     `- Loopback bodies: the same server process answers \`GET /bodies/<bytes>\` with ${
       LARGE_SIZES.map((n) =>
         `${count(n)} B (${
