@@ -18,7 +18,7 @@ import {
   type Fetch,
   isNetworkError,
   isPlatformResponse,
-  networkErrorResponse,
+  networkErrorCause,
 } from "./fetch.ts";
 import { type Hooks, runAfterResponse } from "./hooks.ts";
 import { READ_JSON, readOutcome, type ReadSettings } from "./outcome.ts";
@@ -174,6 +174,8 @@ async function attemptWithin(
   const source = sourceOf(exchange.fetch, response, attempt);
   if (upload !== undefined) await uploaded(upload, response, source);
   if (hooks?.afterResponse) {
+    // The hook may keep a clone: from here on no cancel is waited for.
+    source.seen = true;
     const replaced = await runAfterResponse(
       hooks.afterResponse,
       request!,
@@ -186,7 +188,7 @@ async function attemptWithin(
     }
     response = replaced;
     if (isNetworkError(response)) {
-      const cause = networkErrorResponse();
+      const cause = networkErrorCause();
       return networkFailure(exchange, attempt, retry, request, cause);
     }
   }

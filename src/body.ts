@@ -41,6 +41,20 @@ export interface BodySource {
   direct?: boolean | undefined;
   /** Bounds each read of a body that may ignore the signal. */
   deadline?: Deadline | undefined;
+  /**
+   * True once an `afterResponse` hook has seen the response: it may keep a
+   * `clone()`, and then the body's cancel settles only once the clone is
+   * read or cancelled too.
+   */
+  seen?: boolean | undefined;
+}
+
+/**
+ * True when cancelling the body of `source` settles soon and is worth
+ * waiting for: the platform's own body, which no hook may have tee'd.
+ */
+export function cancelSettles(source: BodySource): boolean {
+  return source.platform && source.seen !== true;
 }
 
 const UNTRUSTED: BodySource = { platform: false };
@@ -173,7 +187,7 @@ export async function discardBody(
 ): Promise<void> {
   // Another body's cancel may never settle: it is asked, not waited for.
   const cancelling = cancelBody(response);
-  if (source.platform) await cancelling;
+  if (cancelSettles(source)) await cancelling;
 }
 
 /** A progress callback, with the total it reports. */
@@ -185,10 +199,12 @@ interface Counted {
 async function readStream(
   response: Response,
   maxBodyBytes: number,
-  { platform, direct, deadline }: BodySource,
+  source: BodySource,
   collect: Collect,
   counted: Counted | undefined,
 ): Promise<ReadResult> {
+  const { platform, direct, deadline } = source;
+  const waitForCancel = cancelSettles(source);
   const stream = response.body;
   if (stream === null) return collect === "bytes" ? new Uint8Array(0) : null;
   const reader = stream.getReader();
@@ -197,11 +213,11 @@ async function readStream(
   // platform's may never answer a cancel either. Cancelling the reader ends
   // a pending read at once (the streams standard closes the stream before
   // asking its source), so one waiter bounds every read; only the
-  // platform's cancel is waited for.
+  // platform's cancel is waited for, unless a hook may have tee'd the body.
   const bounded = !direct && deadline?.signal !== undefined;
   const cancel = (): Promise<void> => {
     const cancelling = reader.cancel().catch(ignore);
-    return platform ? cancelling : Promise.resolve();
+    return waitForCancel ? cancelling : Promise.resolve();
   };
   const stopWaiting = bounded ? deadline!.onPass(() => void cancel()) : ignore;
   const gathered = new Gathered(collect);

@@ -13,6 +13,7 @@ import {
   asValidationError,
   type GrabValidationError,
   transportError,
+  unreadable,
   validationError,
   type ValidationIssue,
 } from "./errors.ts";
@@ -26,7 +27,6 @@ import {
   type Streams,
 } from "./outcome.ts";
 import { lazy } from "./lazy.ts";
-import { redactUrls } from "./redact.ts";
 import { completeHeaders, encodeRequest } from "./request.ts";
 import { NO_FACTORY, type Resolved, resolveOptions } from "./resolve.ts";
 import type { DataOf, ResponseType } from "./response_type.ts";
@@ -223,9 +223,7 @@ async function headersFrom(
     issues = mergeHeaders(headers, fresh);
   } catch (error) {
     // A value whose `toString` throws, as with the factory's own headers.
-    const why = error instanceof Error ? error.message : String(error);
-    const message = `Cannot read the headers: ${redactUrls(why)}`;
-    issues = [{ path: "", message }];
+    issues = [unreadable("the headers", error)];
   }
   if (issues.length > 0) {
     throw validationError(issues, "Cannot send the headers");

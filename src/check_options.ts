@@ -56,15 +56,15 @@ export function checkOptions(
   return order.map((at) => issues[at]!);
 }
 
-const checkTimeout: Check = (value, add) => {
+function checkTimeout(value: unknown, add: Add): void {
   if (value !== false && !isTimeout(value)) {
     add(`false, Infinity or a number from 1 to ${MAX_TIMER_DELAY}`);
   }
-};
+}
 
-const checkFunction: Check = (value, add) => {
+function checkFunction(value: unknown, add: Add): void {
   if (typeof value !== "function") add("a function");
-};
+}
 
 function oneOf(allowed: readonly string[]): Check {
   const wanted = allowed.map((v) => `"${v}"`).join(", ")

@@ -12,7 +12,13 @@ import type {
   ValidationIssue,
 } from "./error_types.ts";
 import type { JsonApiError } from "./jsonapi/types.ts";
-import { redactCause, redactUrls, safeUrl } from "./redact.ts";
+import {
+  loggedView,
+  reasonOf,
+  redactCause,
+  redactUrls,
+  safeUrl,
+} from "./redact.ts";
 
 export type {
   GrabErrorOptions,
@@ -44,11 +50,7 @@ export class GrabError extends Error {
   readonly body: unknown;
   /** JSON:API errors; present only when the body is a JSON:API error document. */
   declare readonly errors?: JsonApiError[];
-  /**
-   * Response headers. Not enumerable: an error that is logged does not show
-   * them (a `Location` or `Set-Cookie` may hold a secret).
-   */
-  declare readonly headers: Headers;
+  #headers: Headers;
   /** Request method. */
   readonly method: string;
   /** Request URL without userinfo or query. */
@@ -65,9 +67,18 @@ export class GrabError extends Error {
     this.statusCode = options.statusCode;
     this.body = options.body;
     if (options.errors !== undefined) this.errors = options.errors;
-    Object.defineProperty(this, "headers", { value: options.headers });
+    this.#headers = options.headers;
     this.method = options.method;
     this.url = options.url;
+  }
+
+  /**
+   * Response headers. A getter, not an own property: an error that is
+   * logged does not show them (a `Location` or `Set-Cookie` may hold a
+   * secret).
+   */
+  get headers(): Headers {
+    return this.#headers;
   }
 
   /**
@@ -77,7 +88,7 @@ export class GrabError extends Error {
    * properties themselves keep what the server sent.
    */
   toJSON(): Record<string, unknown> {
-    return shown(this);
+    return loggedView(this);
   }
 
   /**
@@ -91,37 +102,26 @@ export class GrabError extends Error {
     inspect: (value: unknown, options: unknown) => string,
     options: unknown,
   ): string {
-    return `${this.stack} ${inspect(shown(this), options)}`;
+    return `${this.stack} ${inspect(loggedView(this), options)}`;
   }
 
   /**
    * What Node's `util.inspect` (and so `console.log`) shows, as for Deno.
    *
-   * @param _depth The depth left.
+   * @param depth The depth left for what it shows.
    * @param options Its options.
    * @param inspect Node's inspect function.
    */
   [Symbol.for("nodejs.util.inspect.custom")](
-    _depth: number,
-    options: unknown,
+    depth: number,
+    options: { depth?: number | null },
     inspect: (value: unknown, options: unknown) => string,
   ): string {
-    return `${this.stack} ${inspect(shown(this), options)}`;
+    // `null` is Node's "no limit"; any other depth counts down from here.
+    const unlimited = options.depth === null;
+    const inner = { ...options, depth: unlimited ? null : depth };
+    return `${this.stack} ${inspect(loggedView(this), inner)}`;
   }
-}
-
-/** A {@linkcode GrabError} as logs may show it. */
-function shown(error: GrabError): Record<string, unknown> {
-  const view: Record<string, unknown> = {
-    name: error.name,
-    message: error.message,
-    statusCode: error.statusCode,
-    method: error.method,
-    url: error.url,
-    body: redactCause(error.body),
-  };
-  if (error.errors !== undefined) view.errors = redactCause(error.errors);
-  return view;
 }
 
 /**
@@ -284,11 +284,16 @@ export function asValidationError(
   url: URL | string,
 ): GrabValidationError {
   if (error instanceof GrabValidationError) return error;
-  const why = redactUrls(
-    error instanceof Error ? error.message : String(error),
-  );
   return validationError(
-    [{ path: "", message: `Cannot prepare the request: ${why}` }],
+    [{ path: "", message: `Cannot prepare the request: ${reasonOf(error)}` }],
     { method, url, where: "the request" },
   );
+}
+
+/**
+ * The issue of a value of the caller's that could not be read (`what`, as
+ * in "the options"): what its getter or `toString` threw.
+ */
+export function unreadable(what: string, error: unknown): ValidationIssue {
+  return { path: "", message: `Cannot read ${what}: ${reasonOf(error)}` };
 }

@@ -95,7 +95,7 @@ export function sendRequest(
     if (!isResponse(response)) {
       throw new TypeError("Cannot read the response: fetch did not return one");
     }
-    if (isNetworkError(response)) throw networkErrorResponse();
+    if (isNetworkError(response)) throw networkErrorCause();
     return response;
   });
 }
@@ -109,7 +109,7 @@ export function isNetworkError(response: Response): boolean {
 }
 
 /** The failure a network error response stands for. */
-export function networkErrorResponse(): TypeError {
+export function networkErrorCause(): TypeError {
   return new TypeError("The response is a network error");
 }
 

@@ -55,9 +55,9 @@ export interface Hooks {
    * Called with each response, before it is retried or read. Return a
    * `Response` to use that one instead (a `clone()`, or one made of the
    * original's body with other headers, works too); the original body is
-   * then cancelled unless the hook read it or the replacement carries it. A hook that reads the body must return a
-   * replacement (or read a `clone()`): leaving a used body rejects the grab
-   * with a `TypeError`.
+   * then cancelled unless the hook read it or the replacement carries it.
+   * A hook that reads the body must return a replacement (or read a
+   * `clone()`): leaving a used body rejects the grab with a `TypeError`.
    * @default {undefined}
    *
    * @example Warning about deprecated endpoints

@@ -6,6 +6,7 @@
  */
 
 import type { ValidationIssue } from "./errors.ts";
+import { reasonOf } from "./redact.ts";
 import { joinPointer } from "./object.ts";
 
 /** Options of {@linkcode findNonJsonValues}. */
@@ -191,6 +192,6 @@ function attempt(read: () => unknown): [true, unknown] | [false, string] {
   try {
     return [true, read()];
   } catch (error) {
-    return [false, error instanceof Error ? error.message : String(error)];
+    return [false, reasonOf(error)];
   }
 }

@@ -9,6 +9,7 @@
 import {
   type BodySource,
   CallbackError,
+  cancelSettles,
   discardBody,
   hasNoBody,
   readBody,
@@ -169,6 +170,7 @@ function openLive(reading: Reading, type: StreamType): SendOutcome {
   const body = read.streams!.openStream(type, {
     response: reading.response,
     platform: source.platform,
+    waitForCancel: cancelSettles(source),
     deadline: attempt,
     release() {
       releaseAttempt?.();

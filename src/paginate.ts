@@ -6,7 +6,7 @@
 
 import { FOREIGN, type Grab } from "./create_grab.ts";
 import { type Endpoint, parseEndpoint } from "./endpoint.ts";
-import { transportError, validationError } from "./errors.ts";
+import { transportError, unreadable, validationError } from "./errors.ts";
 import { combineHooks, type Hooks } from "./hooks.ts";
 import { parseLinkHeader } from "./link_header.ts";
 import type { GrabCallOptions } from "./call_options.ts";
@@ -47,7 +47,7 @@ export async function* paginate<Data = unknown>(
   endpoint: Endpoint,
   options: (GrabCallOptions & { limit?: number | null }) | null = {},
 ): AsyncGenerator<OrThrowResult<Data>, void, undefined> {
-  const { limit: given, ...first } = options ?? {};
+  const { limit: given, ...first } = readOptions(options);
   const { method } = parseEndpoint(endpoint);
   const limit = parsePageLimit(given);
   const seen = new Set<string>();
@@ -107,6 +107,17 @@ export async function* paginate<Data = unknown>(
  * `null` and `undefined`). Anything else would quietly fetch no page or one
  * page more than asked, so it is refused before any request.
  */
+/** The options, each read once; options that cannot be read are refused. */
+function readOptions(
+  options: (GrabCallOptions & { limit?: number | null }) | null,
+): GrabCallOptions & { limit?: number | null } {
+  try {
+    return { ...options };
+  } catch (error) {
+    throw validationError([unreadable("the options", error)]);
+  }
+}
+
 function parsePageLimit(limit: unknown): number {
   if (limit === undefined || limit === null || limit === Infinity) {
     return Infinity;

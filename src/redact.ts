@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { GrabError } from "./errors.ts";
 import { isPlainObject, setOwn } from "./object.ts";
 
 /** `origin + pathname` of a URL: no userinfo, no query, no fragment. */
@@ -191,5 +192,31 @@ function read(object: object, key: string): unknown {
     return (object as Record<string, unknown>)[key];
   } catch {
     return UNREADABLE;
+  }
+}
+
+/** A {@linkcode GrabError} as logs may show it. */
+export function loggedView(error: GrabError): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    name: error.name,
+    message: error.message,
+    statusCode: error.statusCode,
+    method: error.method,
+    url: error.url,
+    body: redactCause(error.body),
+  };
+  if (error.errors !== undefined) view.errors = redactCause(error.errors);
+  return view;
+}
+
+/**
+ * What a thrown value says, redacted: an error's message, anything else as
+ * text. A value that cannot say even that is named, not thrown again.
+ */
+export function reasonOf(error: unknown): string {
+  try {
+    return redactUrls(error instanceof Error ? error.message : String(error));
+  } catch {
+    return "a value that cannot be shown";
   }
 }

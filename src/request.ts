@@ -91,21 +91,13 @@ export function encodeRequest(
 
 /**
  * Why `fetch` would refuse a body given as it is, if it would: a stream
- * someone is reading or has read from already, bytes in a `SharedArrayBuffer`, or an
+ * someone is reading already, bytes in a `SharedArrayBuffer`, or an
  * `ArrayBuffer` that was transferred away. Each would otherwise fail at
  * every attempt as if the network had.
  */
 function checkSendable(body: BodyInit | undefined): string | undefined {
   if (body instanceof ReadableStream) {
-    if (body.locked) return "the stream is locked by a reader";
-    // No property tells a stream that was read from and let go of; a body
-    // made of it refuses it, and takes no lock.
-    try {
-      new Response(body);
-    } catch {
-      return "the stream was read from already";
-    }
-    return undefined;
+    return body.locked ? "the stream is locked by a reader" : undefined;
   }
   const buffer = body instanceof ArrayBuffer
     ? body

@@ -9,8 +9,7 @@
 import type { Fetch } from "./fetch.ts";
 import type { Casing } from "./casing.ts";
 import { checkOptions } from "./check_options.ts";
-import { validationError, type ValidationIssue } from "./errors.ts";
-import { redactUrls } from "./redact.ts";
+import { unreadable, validationError, type ValidationIssue } from "./errors.ts";
 import { type HeaderRecord, mergeHeaders } from "./headers.ts";
 import { combineHooks, type Hooks } from "./hooks.ts";
 import type { JsonApiOptions } from "./jsonapi/media_type.ts";
@@ -73,12 +72,17 @@ export function resolveFactory(given: GrabOptions): Factory {
   // Each option is read once, into a copy: a getter that throws or changes
   // its answer cannot get past the checks.
   let options: GrabOptions;
+  let issues: ValidationIssue[];
   try {
     options = readOnce(given);
+    // A value the checks look into may be a revoked Proxy too.
+    issues = checkOptions(options, true);
   } catch (error) {
-    throw validationError([unreadable(error)], "Cannot create the grab");
+    throw validationError(
+      [unreadable(OPTIONS, error)],
+      "Cannot create the grab",
+    );
   }
-  const issues = checkOptions(options, true);
   const source = options.headers ?? undefined;
   let headers: HeaderRecord | undefined;
   if (source !== undefined && typeof source !== "function") {
@@ -86,7 +90,7 @@ export function resolveFactory(given: GrabOptions): Factory {
     try {
       issues.push(...mergeHeaders(headers, source));
     } catch (error) {
-      issues.push(unreadable(error));
+      issues.push(unreadable(OPTIONS, error));
     }
   }
   if (issues.length > 0) {
@@ -119,12 +123,13 @@ export function resolveOptions(
   // Each option is read once, into a copy: a getter that throws or changes
   // its answer cannot get past the checks.
   let call: CallOptions;
+  let issues: ValidationIssue[];
   try {
     call = readOnce(given);
+    issues = checkOptions(call);
   } catch (error) {
-    return [unreadable(error)];
+    return [unreadable(OPTIONS, error)];
   }
-  const issues = checkOptions(call);
   const f = factory.options;
   const headers: HeaderRecord = trusted && factory.headers !== undefined
     ? { ...factory.headers }
@@ -135,7 +140,7 @@ export function resolveOptions(
     return resolved(f, call, headers, trusted ? factory : undefined);
   } catch (error) {
     // A header, a retry option or a hook read through a getter that threw.
-    return [unreadable(error)];
+    return [unreadable(OPTIONS, error)];
   }
 }
 
@@ -168,10 +173,7 @@ function readOnce<T extends object>(given: T): T {
 }
 
 /** The issue of options that could not be read. */
-function unreadable(error: unknown): ValidationIssue {
-  const why = error instanceof Error ? error.message : String(error);
-  return { path: "", message: `Cannot read the options: ${redactUrls(why)}` };
-}
+const OPTIONS = "the options";
 
 function resolved(
   f: GrabOptions,

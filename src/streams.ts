@@ -24,8 +24,10 @@ import { EventStreamParser } from "./sse.ts";
 /** Everything a live body needs, decided when its head arrived. */
 export interface LiveBody {
   response: Response;
-  /** True when the platform's `fetch` made it: its cancel settles. */
+  /** True when the platform's `fetch` made it. */
   platform: boolean;
+  /** True when its cancel settles soon (`cancelSettles` in `body.ts`). */
+  waitForCancel: boolean;
   /** Ends the body: the caller's signal and `attemptTimeout`. */
   deadline: Deadline;
   /** Lets go of the deadline; called once, when the body is done with. */
@@ -141,12 +143,12 @@ class Chunks {
     return chunk;
   }
 
-  /** Releases the body; waits for the cancel of the platform's own. */
+  /** Releases the body; waits for a cancel that settles soon. */
   async cancel(): Promise<void> {
     if (this.#closed) return;
     this.#close();
     const cancelling = this.#reader?.cancel().catch(ignore);
-    if (this.#live.platform) await cancelling;
+    if (this.#live.waitForCancel) await cancelling;
   }
 
   #close(): void {

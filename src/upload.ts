@@ -18,7 +18,7 @@ const SLICE = 64 * 1024;
 type Report = (progress: Progress) => void;
 
 /** Where a redirect is followed from: the URL, the plain init, the request. */
-interface Hop {
+interface FollowOptions {
   /** The URL that answered with the redirect. */
   from: string;
   /** The attempt's init with the body as given. */
@@ -127,7 +127,7 @@ export class Upload {
   follow(
     status: number,
     location: string,
-    { from, plain, request }: Hop,
+    { from, plain, request }: FollowOptions,
   ): { url: string; init: RequestInit } {
     const next = parseHttpUrl(location, from);
     if (next === undefined) {

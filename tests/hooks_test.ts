@@ -11,6 +11,7 @@ import createGrab, { GrabTransportError, type Hooks } from "../mod.ts";
 import { silent, startFaultServer } from "./_faults.ts";
 import { closedPort, json, startServer } from "./_server.ts";
 import { settle, until, watch } from "./_time.ts";
+import { settles } from "./_bounds.ts";
 
 const NO_WAIT = { backoff: () => 0 };
 
@@ -277,6 +278,48 @@ Deno.test("Hooks.afterResponse", async (t) => {
       assertStrictEquals(error, null);
       assertEquals(data?.path, "/echo");
       assertEquals(meta.headers.get("x-seen"), "1");
+    },
+  );
+
+  await t.step(
+    "a hook that keeps a clone and throws rejects at once",
+    async () => {
+      // Cancelling a body whose clone nobody reads would wait for ever.
+      const thrown = new Error("after a clone");
+      const grab = createGrab(server.url, { timeout: false });
+      const kept: Response[] = [];
+      const rejection = settles(grab("GET /echo", {
+        hooks: {
+          afterResponse(_request, response) {
+            kept.push(response.clone());
+            throw thrown;
+          },
+        },
+      }));
+      assertStrictEquals(await assertRejects(() => rejection), thrown);
+      // The clone is the hook's to release.
+      await Promise.all(kept.map((clone) => clone.body?.cancel()));
+    },
+  );
+
+  await t.step(
+    "a hook that keeps an unread clone: a 503 is still retried",
+    async () => {
+      let calls = 0;
+      await using flaky = startServer(() =>
+        ++calls === 1 ? json({ busy: true }, { status: 503 }) : json({ calls })
+      );
+      const grab = createGrab(flaky.url, { retry: NO_WAIT, timeout: 5_000 });
+      const kept: Response[] = [];
+      const [data, error] = await grab("GET /x", {
+        hooks: {
+          afterResponse: (_request, response) =>
+            void kept.push(response.clone()),
+        },
+      });
+      assertStrictEquals(error, null);
+      assertEquals(data, { calls: 2 });
+      await Promise.all(kept.map((clone) => clone.body?.cancel()));
     },
   );
 
