@@ -261,7 +261,10 @@ function networkFailure(
   const outcome = failure(exchange, kind, cause);
   if (retry === 0) return outcome;
   const delay = retryDelay(retry, exchange.policy);
-  if (delay > MAX_TIMER_DELAY) return outcome;
+  // A retry that could not be made in time: the failure says more than a
+  // timeout would.
+  const late = Date.now() + delay >= exchange.deadline.end;
+  if (late || delay > MAX_TIMER_DELAY) return outcome;
   return {
     retry: true,
     request,

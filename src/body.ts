@@ -260,9 +260,25 @@ async function readStream(
 function report(counted: Counted, loaded: number): void {
   counted.total = overTotal(loaded, counted.total);
   try {
-    counted.report({ loaded, total: counted.total });
+    tellProgress(counted.report, { loaded, total: counted.total });
   } catch (error) {
     throw new CallbackError(error);
+  }
+}
+
+/**
+ * Calls a progress callback, which is not waited for: what it throws at
+ * once is thrown, and a promise it returns (an `async` callback) is left
+ * to run, its rejection dropped rather than left unhandled, which would
+ * end a Deno program.
+ */
+export function tellProgress(
+  callback: (progress: Progress) => void,
+  progress: Progress,
+): void {
+  const returned: unknown = callback(progress);
+  if (typeof (returned as PromiseLike<unknown> | null)?.then === "function") {
+    (returned as PromiseLike<unknown>).then(undefined, ignore);
   }
 }
 

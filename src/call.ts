@@ -13,10 +13,10 @@ import {
   asValidationError,
   type GrabValidationError,
   transportError,
-  unreadable,
   validationError,
   type ValidationIssue,
 } from "./errors.ts";
+import { unreadable } from "./redact.ts";
 import { type Codec, codecFor } from "./format.ts";
 import { type HeaderRecord, mergeHeaders } from "./headers.ts";
 import type { SendOptions } from "./call_options.ts";

@@ -77,3 +77,13 @@ export interface GrabTransportErrorOptions extends ErrorOptions {
   /** Schema issues, for kind `"schema"`. */
   issues?: readonly unknown[] | undefined;
 }
+
+/** What a transport error says beyond its kind. */
+export interface TransportExtra {
+  cause?: unknown;
+  /** Added to the message, in parentheses. */
+  detail?: string;
+  /** The message in place of the kind's own. */
+  message?: string;
+  issues?: readonly unknown[];
+}

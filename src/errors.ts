@@ -9,6 +9,7 @@ import type {
   GrabErrorOptions,
   GrabTransportErrorOptions,
   TransportErrorKind,
+  TransportExtra,
   ValidationIssue,
 } from "./error_types.ts";
 import type { JsonApiError } from "./jsonapi/types.ts";
@@ -220,12 +221,13 @@ export function transportError(
   kind: TransportErrorKind,
   method: string,
   href: string,
-  extra: { cause?: unknown; detail?: string; issues?: readonly unknown[] } = {},
+  extra: TransportExtra = {},
 ): GrabTransportError {
   const url = safeUrl(href);
   const detail = extra.detail === undefined ? "" : ` (${extra.detail})`;
+  const what = extra.message ?? TRANSPORT_MESSAGES[kind];
   return new GrabTransportError(
-    `${TRANSPORT_MESSAGES[kind]}${detail}: ${method} ${url}`,
+    `${what}${detail}: ${method} ${url}`,
     {
       kind,
       method,
@@ -288,12 +290,4 @@ export function asValidationError(
     [{ path: "", message: `Cannot prepare the request: ${reasonOf(error)}` }],
     { method, url, where: "the request" },
   );
-}
-
-/**
- * The issue of a value of the caller's that could not be read (`what`, as
- * in "the options"): what its getter or `toString` threw.
- */
-export function unreadable(what: string, error: unknown): ValidationIssue {
-  return { path: "", message: `Cannot read ${what}: ${reasonOf(error)}` };
 }

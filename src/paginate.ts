@@ -6,7 +6,8 @@
 
 import { FOREIGN, type Grab } from "./create_grab.ts";
 import { type Endpoint, parseEndpoint } from "./endpoint.ts";
-import { transportError, unreadable, validationError } from "./errors.ts";
+import { transportError, validationError } from "./errors.ts";
+import { unreadable } from "./redact.ts";
 import { combineHooks, type Hooks } from "./hooks.ts";
 import { parseLinkHeader } from "./link_header.ts";
 import type { GrabCallOptions } from "./call_options.ts";
@@ -92,7 +93,9 @@ export async function* paginate<Data = unknown>(
     const refused = unfollowable(next);
     if (refused !== undefined) {
       // The server's data, not the caller's input: a failure of the page.
-      throw transportError("parse", method, next.href, { detail: refused });
+      throw transportError("parse", method, next.href, {
+        message: `Cannot follow the next link: ${refused}`,
+      });
     }
     seen.add(next.href);
     current = `${method} ${next.href}` as Endpoint;
@@ -135,10 +138,10 @@ function parsePageLimit(limit: unknown): number {
 /** Why a next link cannot be sent as an endpoint, if it cannot. */
 function unfollowable(next: URL): string | undefined {
   if (next.username !== "" || next.password !== "") {
-    return "the next link holds credentials";
+    return "it holds credentials";
   }
   if (next.pathname.split("/").some((segment) => segment.startsWith(":"))) {
-    return "the next link has a path segment that starts with a colon";
+    return "it has a path segment that starts with a colon";
   }
   return undefined;
 }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { GrabError } from "./errors.ts";
+import type { GrabError, ValidationIssue } from "./errors.ts";
 import { isPlainObject, setOwn } from "./object.ts";
 
 /** `origin + pathname` of a URL: no userinfo, no query, no fragment. */
@@ -219,4 +219,12 @@ export function reasonOf(error: unknown): string {
   } catch {
     return "a value that cannot be shown";
   }
+}
+
+/**
+ * The issue of a value of the caller's that could not be read (`what`, as
+ * in "the options"): what its getter or `toString` threw.
+ */
+export function unreadable(what: string, error: unknown): ValidationIssue {
+  return { path: "", message: `Cannot read ${what}: ${reasonOf(error)}` };
 }

@@ -9,7 +9,8 @@
 import type { Fetch } from "./fetch.ts";
 import type { Casing } from "./casing.ts";
 import { checkOptions } from "./check_options.ts";
-import { unreadable, validationError, type ValidationIssue } from "./errors.ts";
+import { validationError, type ValidationIssue } from "./errors.ts";
+import { unreadable } from "./redact.ts";
 import { type HeaderRecord, mergeHeaders } from "./headers.ts";
 import { combineHooks, type Hooks } from "./hooks.ts";
 import type { JsonApiOptions } from "./jsonapi/media_type.ts";

@@ -220,8 +220,9 @@ function parseRfc850(text: string): number {
 /**
  * The wait before retrying a retryable status: what `Retry-After` asks, or
  * the backoff without it. `undefined`, so that the response is returned as
- * it is, when the server asks for more than `maxDelay` or than the time left
- * before `end`, or when the wait is more than a timer can hold.
+ * it is, when the server asks for more than `maxDelay`, when the wait would
+ * reach `end` (the retry could not be made in time: the status says more
+ * than a timeout would), or when it is more than a timer can hold.
  */
 export function statusRetryDelay(
   attempt: number,
@@ -235,5 +236,5 @@ export function statusRetryDelay(
     return undefined;
   }
   const delay = asked ?? retryDelay(attempt, policy);
-  return delay > MAX_TIMER_DELAY ? undefined : delay;
+  return now + delay >= end || delay > MAX_TIMER_DELAY ? undefined : delay;
 }

@@ -44,9 +44,19 @@ export async function validateSchema(
   schema: StandardSchema,
   value: unknown,
 ): Promise<{ value: unknown } | { issues: readonly unknown[] }> {
-  let result = schema["~standard"].validate(value);
-  if (result instanceof Promise) result = await result;
-  return result.issues ? { issues: result.issues } : { value: result.value };
+  // Any thenable: a promise of another realm or of a library is one too.
+  const result: unknown = await schema["~standard"].validate(value);
+  if (typeof result === "object" && result !== null) {
+    const { issues } = result as { issues?: unknown };
+    if (Array.isArray(issues)) return { issues };
+    if (issues === undefined && "value" in result) {
+      return { value: (result as { value: unknown }).value };
+    }
+  }
+  // A validator's bug, like one that throws: it is not the response's.
+  throw new TypeError(
+    "The schema's validate gave neither { value } nor { issues: [...] }",
+  );
 }
 
 /** A value checked within a deadline: output, issues, or the deadline's end. */

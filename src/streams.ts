@@ -9,7 +9,7 @@
  * @module
  */
 
-import { CallbackError, overTotal, totalOf } from "./body.ts";
+import { CallbackError, overTotal, tellProgress, totalOf } from "./body.ts";
 import { Pacer, toPlainBytes } from "./chunk.ts";
 import { type Casing, convertKeys } from "./casing.ts";
 import type { Deadline } from "./deadline.ts";
@@ -134,7 +134,7 @@ class Chunks {
     const progress = this.#live.progress;
     if (progress !== undefined) {
       try {
-        progress({ loaded: this.#loaded, total: this.#total });
+        tellProgress(progress, { loaded: this.#loaded, total: this.#total });
       } catch (error) {
         await this.cancel();
         throw new CallbackError(error);
@@ -213,6 +213,9 @@ class Items<Raw extends ServerSentEvent | string> {
 
   async next(): Promise<ItemStep<unknown>> {
     for (;;) {
+      // Items parsed before the caller's signal or the attempt's time ended
+      // the body are not served after it.
+      if (this.#at < this.#queue.length && this.#endIfPassed()) continue;
       if (this.#at < this.#queue.length) {
         const raw = this.#queue[this.#at]!;
         this.#queue[this.#at++] = undefined as unknown as Raw;
@@ -240,6 +243,16 @@ class Items<Raw extends ServerSentEvent | string> {
         this.#tooLarge();
       }
     }
+  }
+
+  #endIfPassed(): boolean {
+    const { deadline, fail } = this.#live;
+    const reason = deadline.reason;
+    if (reason === undefined) return false;
+    this.#queue.length = 0;
+    this.#at = 0;
+    this.#failure ??= fail(reason, { cause: deadline.signal?.reason });
+    return true;
   }
 
   #tooLarge(): void {

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { tellProgress } from "./body.ts";
 import type { HeaderRecord } from "./headers.ts";
 import type { Progress } from "./response_type.ts";
 
@@ -47,7 +48,7 @@ export class Upload {
   #movedTo: string | undefined;
 
   private constructor(report: Report, streams: boolean) {
-    this.#report = report;
+    this.#report = (progress) => tellProgress(report, progress);
     this.#streams = streams;
   }
 

@@ -480,6 +480,28 @@ Deno.test("runAttempts() within the deadline", async (t) => {
   );
 
   await t.step(
+    "a backoff that would pass the deadline is not waited for: the 503",
+    async () => {
+      const deadline = new Deadline(1_000, undefined);
+      const fetch = spy<unknown, Parameters<Fetch>, ReturnType<Fetch>>(() =>
+        Promise.resolve(new Response(null, { status: 503 }))
+      );
+      const outcome = await runAttempts(
+        exchangeOf("http://127.0.0.1:9/wait", {
+          deadline,
+          fetch,
+          policy: resolveRetry({ backoff: () => 5_000 }),
+        }),
+      );
+      // Not a timeout after waiting: the status says more than one would.
+      assert(outcome.ok);
+      assertEquals(outcome.status, 503);
+      assertSpyCalls(fetch, 1);
+      deadline.dispose();
+    },
+  );
+
+  await t.step(
     "the deadline passes during a retry's wait: kind timeout, no next attempt",
     async () => {
       using time = new FakeTime();
@@ -488,11 +510,15 @@ Deno.test("runAttempts() within the deadline", async (t) => {
       const fetch = spy<unknown, Parameters<Fetch>, ReturnType<Fetch>>(() =>
         Promise.resolve(new Response(null, { status: 503 }))
       );
+      // The wait fitted when it was decided; a slow hook used the time up.
+      const beforeRetry = () =>
+        new Promise<void>((resolve) => setTimeout(resolve, 700));
       const running = watch(runAttempts(
         exchangeOf("http://127.0.0.1:9/wait", {
           deadline,
           fetch,
-          policy: resolveRetry({ backoff: () => 5_000 }),
+          hooks: { beforeRetry },
+          policy: resolveRetry({ backoff: () => 500 }),
         }),
       ));
       await time.tickAsync(999);

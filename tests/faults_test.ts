@@ -27,7 +27,7 @@ import {
   silent,
   startFaultServer,
 } from "./_faults.ts";
-import { startServer } from "./_server.ts";
+import { closedPort, startServer } from "./_server.ts";
 import { settle, until, watch } from "./_time.ts";
 
 const NO_WAIT = { backoff: () => 0 };
@@ -483,16 +483,50 @@ Deno.test("grab() bounds retries by the timeout and the signal", async (t) => {
   const seen = (path: string) =>
     server.requests.filter((request) => request.url.pathname === path).length;
 
+  await t.step(
+    "a backoff that would pass the timeout is not waited for: the 503 at once",
+    async () => {
+      const hooks = spyHooks();
+      const [, error] = await grab("GET /status/503/late", {
+        retry: { backoff: () => 60_000 },
+        timeout: 10_000,
+        hooks,
+      });
+      assertEquals((error as GrabError | null)?.statusCode, 503);
+      assertSpyCalls(hooks.beforeRetry, 0);
+      assertEquals(seen("/status/503/late"), 1);
+    },
+  );
+
+  await t.step(
+    "nor after a network failure: kind network at once",
+    async () => {
+      const port = closedPort();
+      const result = await grab(`GET http://127.0.0.1:${port}/x`, {
+        retry: { backoff: () => 60_000 },
+        timeout: 10_000,
+      });
+      assertTransport(result, "network");
+    },
+  );
+
   await t.step("the timeout ends a retry wait: kind timeout", async () => {
     using time = new FakeTime();
     const hooks = spyHooks();
     const result = watch(grab("GET /status/503/a", {
-      retry: { backoff: () => 500 },
+      // The wait fits when it is decided; the hook then uses the time up.
+      retry: { backoff: () => 50 },
       timeout: 100,
-      hooks,
+      hooks: {
+        ...hooks,
+        beforeRetry: (info) => {
+          hooks.beforeRetry(info);
+          return new Promise((resolve) => setTimeout(resolve, 80));
+        },
+      },
     }));
     await until(time, () => hooks.beforeRetry.calls.length === 1, "a retry");
-    assertEquals(hooks.beforeRetry.calls[0]!.args[0].delay, 500);
+    assertEquals(hooks.beforeRetry.calls[0]!.args[0].delay, 50);
     await time.tickAsync(99);
     assertEquals(result.settled, false);
     await time.tickAsync(1);

@@ -6,7 +6,7 @@ import {
 } from "@std/assert";
 import createGrab, { Call, GrabTransportError } from "../mod.ts";
 import { startServer } from "./_server.ts";
-import { bytewise, paced } from "./_streams.ts";
+import { bytewise, paced, type Tap, tap } from "./_streams.ts";
 
 const NDJSON = { "content-type": "application/x-ndjson" };
 const ROWS = '{"row_id":1}\r\n\n  \n{"row_id":2,"name":"é"}\n{"row_id":3}';
@@ -137,4 +137,59 @@ Deno.test("responseType ndjson", async (t) => {
     for await (const value of outcome.body) seen.push(value);
     assertEquals(seen.length, 3);
   });
+});
+
+Deno.test("items already read are not served after the caller's signal or attemptTimeout ends the body", async (t) => {
+  const lines = Array.from({ length: 200 }, (_, i) => `{"i":${i}}\n`).join("");
+  const events = Array.from({ length: 200 }, (_, i) => `data: ${i}\n\n`)
+    .join("");
+  const taps: Tap[] = [];
+  // Many items in one chunk, then the connection stays open.
+  const openAfter = (text: string, type: string) => {
+    const body = tap();
+    taps.push(body);
+    body.write(text);
+    return new Response(body.body, { headers: { "content-type": type } });
+  };
+  await using fixture = startServer({
+    "/rows": () => openAfter(lines, NDJSON["content-type"]),
+    "/events": () => openAfter(events, "text/event-stream"),
+  });
+  const grab = createGrab(fixture.url, { retry: 0 });
+
+  await t.step(
+    "the signal aborts after the first row: kind abort",
+    async () => {
+      const controller = new AbortController();
+      const [rows] = await grab("GET /rows", {
+        responseType: "ndjson",
+        signal: controller.signal,
+      });
+      let after = 0;
+      let first = true;
+      for await (const _ of rows!) {
+        if (first) controller.abort();
+        else after++;
+        first = false;
+      }
+      assertEquals(after, 0);
+      assertEquals(rows!.error?.kind, "abort");
+    },
+  );
+
+  await t.step("attemptTimeout passes after the first event", async () => {
+    const [events] = await grab("GET /events", {
+      responseType: "sse",
+      attemptTimeout: 200,
+    });
+    let count = 0;
+    for await (const _ of events!) {
+      // Held past the attempt's time: the next step is its end.
+      if (count++ === 0) await new Promise((r) => setTimeout(r, 400));
+    }
+    assertEquals(count, 1);
+    assertEquals(events!.error?.kind, "timeout");
+  });
+
+  await Promise.all(taps.map((body) => body.cancelled));
 });

@@ -305,6 +305,31 @@ Deno.test("paginate()", async (t) => {
     assertEquals(requested("/jsonapi/broken"), ["", "?page=2"]);
   });
 
+  await t.step(
+    "refuses a next link with credentials, saying so, not that JSON failed",
+    async () => {
+      await using sneaky = startServer(() =>
+        json([1], {
+          headers: { link: '<http://user:pw@127.0.0.1:9/p2>; rel="next"' },
+        })
+      );
+      const grab = createGrab(sneaky.url, { retry: 0 });
+      const error = await assertRejects(async () => {
+        for await (const _ of paginate(grab, "GET /p1")) {
+          // The first page is served; the link after it is refused.
+        }
+      }, GrabTransportError);
+      assertEquals(error.kind, "parse");
+      assert(
+        error.message.startsWith(
+          "Cannot follow the next link: it holds credentials",
+        ),
+        error.message,
+      );
+      assert(!error.message.includes("pw"), error.message);
+    },
+  );
+
   await t.step("follows a relative Link header in JSON mode", async () => {
     const pages: unknown[] = [];
     for await (const [data] of paginate(plain, "GET /link/relative")) {

@@ -369,3 +369,45 @@ Deno.test("onDownloadProgress follows the bytes read", async (t) => {
     );
   });
 });
+
+Deno.test("an async progress callback that rejects is not waited for and leaves no unhandled rejection", async (t) => {
+  await using server = routes();
+  const grab = createGrab(server.url);
+  let calls = 0;
+  const late = async () => {
+    calls++;
+    await Promise.resolve();
+    throw new Error("late");
+  };
+
+  await t.step("download, read whole", async () => {
+    const [text, error] = await grab("GET /big-chunked", {
+      responseType: "text",
+      onDownloadProgress: late,
+    });
+    assertEquals(error, null);
+    assertEquals(text?.length, 6000);
+  });
+
+  await t.step("download, live", async () => {
+    const [stream] = await grab("GET /big-chunked", {
+      responseType: "stream",
+      onDownloadProgress: late,
+    });
+    let size = 0;
+    for await (const chunk of stream!) size += chunk.byteLength;
+    assertEquals(size, 6000);
+  });
+
+  await t.step("upload", async () => {
+    const [, error] = await grab("POST /json", {
+      body: new Blob(["x".repeat(1000)]),
+      onUploadProgress: late,
+    });
+    assertEquals(error, null);
+  });
+
+  assert(calls >= 4, `the callbacks ran (${calls})`);
+  // Their rejections settle now; an unhandled one would fail this test.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+});

@@ -1,4 +1,9 @@
-import { assert, assertEquals, assertStrictEquals } from "@std/assert";
+import {
+  assert,
+  assertEquals,
+  assertRejects,
+  assertStrictEquals,
+} from "@std/assert";
 import { assertSpyCalls, spy } from "@std/testing/mock";
 import { v, z } from "./_npm.ts";
 import createGrab, { GrabError, GrabTransportError } from "../mod.ts";
@@ -49,6 +54,42 @@ Deno.test("validateSchema()", async (t) => {
       issues: [{ message: "count must be positive", path: ["count"] }],
     });
   });
+
+  const handMade = (result: unknown): StandardSchema => ({
+    "~standard": {
+      version: 1,
+      vendor: "hand",
+      validate: () => result as never,
+    },
+  });
+
+  await t.step("awaits any thenable, not only a Promise", async () => {
+    const failing = {
+      then(resolve: (result: unknown) => void) {
+        resolve({ issues: [{ message: "nope" }] });
+      },
+    };
+    assertEquals(await validateSchema(handMade(failing), 1), {
+      issues: [{ message: "nope" }],
+    });
+    const passing = {
+      then: (resolve: (r: unknown) => void) => resolve({ value: 2 }),
+    };
+    assertEquals(await validateSchema(handMade(passing), 1), { value: 2 });
+  });
+
+  await t.step(
+    "a result that is neither { value } nor { issues: [...] } is the validator's bug",
+    async () => {
+      for (const result of ["garbage", null, {}, { issues: "bad" }, 7]) {
+        await assertRejects(
+          () => validateSchema(handMade(result), 1),
+          TypeError,
+          "neither { value } nor { issues: [...] }",
+        );
+      }
+    },
+  );
 
   await t.step("accepts a falsy output", async () => {
     assertEquals(await validateSchema(z.null(), null), { value: null });
