@@ -7,7 +7,7 @@
  */
 
 import type { Exchange } from "./attempts.ts";
-import { type BodySource, discardBody } from "./body.ts";
+import { type BodySource, discardBody, tellProgress } from "./body.ts";
 import { asValidationError } from "./errors.ts";
 import type { Deadline } from "./deadline.ts";
 import {
@@ -31,7 +31,7 @@ export function uploadOf(
   const preparing = uploadModule().then((module) =>
     module.Upload.of(
       init.body!,
-      report,
+      (progress) => tellProgress(report, progress),
       exchange.hooks?.beforeRequest === undefined,
     ).catch((error: unknown) => {
       // A body the platform cannot read is the caller's to fix.

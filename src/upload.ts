@@ -6,7 +6,6 @@
  * @module
  */
 
-import { tellProgress } from "./body.ts";
 import type { HeaderRecord } from "./headers.ts";
 import type { Progress } from "./response_type.ts";
 
@@ -48,7 +47,7 @@ export class Upload {
   #movedTo: string | undefined;
 
   private constructor(report: Report, streams: boolean) {
-    this.#report = (progress) => tellProgress(report, progress);
+    this.#report = report;
     this.#streams = streams;
   }
 
