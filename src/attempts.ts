@@ -31,6 +31,7 @@ import {
   pairForHooks,
   send,
   sourceOf,
+  streamRequest,
   uploaded,
   uploadOf,
 } from "./send.ts";
@@ -157,7 +158,7 @@ async function attemptWithin(
   const { hooks, href } = exchange;
   const init = attemptInit(exchange, attempt, upload);
   let request = hooks === undefined
-    ? undefined
+    ? streamRequest(exchange, init, upload)
     : await buildHookedRequest(exchange, init, attempt);
   let sent = request;
   if (request !== undefined && hooks?.afterResponse && request.body !== null) {
@@ -174,8 +175,6 @@ async function attemptWithin(
   const source = sourceOf(exchange.fetch, response, attempt);
   if (upload !== undefined) await uploaded(upload, response, source);
   if (hooks?.afterResponse) {
-    // The hook may keep a clone: from here on no cancel is waited for.
-    source.seen = true;
     const replaced = await runAfterResponse(
       hooks.afterResponse,
       request!,

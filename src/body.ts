@@ -42,11 +42,11 @@ export interface BodySource {
   /** Bounds each read of a body that may ignore the signal. */
   deadline?: Deadline | undefined;
   /**
-   * True once an `afterResponse` hook has seen the response: it may keep a
-   * `clone()`, and then the body's cancel settles only once the clone is
-   * read or cancelled too.
+   * True when an `afterResponse` hook may keep a `clone()` of the response
+   * (it cloned it, or made it): its cancel then settles only once the clone
+   * is read or cancelled too.
    */
-  seen?: boolean | undefined;
+  cloned?: boolean | undefined;
 }
 
 /**
@@ -54,7 +54,7 @@ export interface BodySource {
  * waiting for: the platform's own body, which no hook may have tee'd.
  */
 export function cancelSettles(source: BodySource): boolean {
-  return source.platform && source.seen !== true;
+  return source.platform && source.cloned !== true;
 }
 
 const UNTRUSTED: BodySource = { platform: false };

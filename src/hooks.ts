@@ -161,6 +161,9 @@ export async function runAfterResponse(
   response: Response,
   source: BodySource,
 ): Promise<Response> {
+  // A `clone()` puts a new stream in the body's place, and the original's
+  // cancel then settles only once the clone is read or cancelled too.
+  const body = response.body;
   let replaced: Response | void;
   try {
     const running = hook(request, response);
@@ -172,13 +175,17 @@ export async function runAfterResponse(
       );
   } catch (error) {
     // A hook that threw or outlasted the deadline leaves this body unread.
+    source.cloned = response.body !== body;
     await discardBody(response, source);
     throw error;
   }
   if (!replaced || replaced === response) {
+    source.cloned = response.body !== body;
     if (response.bodyUsed) throw usedBody();
     return response;
   }
+  // A replacement is new to grab: the hook may have cloned it too.
+  source.cloned = true;
   release(response, replaced);
   if (replaced.bodyUsed) throw usedBody();
   return replaced;

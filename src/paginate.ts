@@ -62,7 +62,7 @@ export async function* paginate<Data = unknown>(
   };
   const withTracking = (call: GrabCallOptions): GrabCallOptions => ({
     ...call,
-    hooks: combineHooks(call.hooks ?? undefined, track)!,
+    hooks: tracked(call.hooks ?? undefined, track),
   });
   const { query: _query, params: _params, ...rest } = first;
   // A next link on another origin gets none of the caller's headers, hooks,
@@ -105,11 +105,6 @@ export async function* paginate<Data = unknown>(
   }
 }
 
-/**
- * The most pages to fetch: a non-negative integer, or `Infinity` (also for
- * `null` and `undefined`). Anything else would quietly fetch no page or one
- * page more than asked, so it is refused before any request.
- */
 /** The options, each read once; options that cannot be read are refused. */
 function readOptions(
   options: (GrabCallOptions & { limit?: number | null }) | null,
@@ -121,6 +116,20 @@ function readOptions(
   }
 }
 
+/** The caller's hooks, then paginate's; hooks that cannot be read are refused. */
+function tracked(hooks: Hooks | undefined, track: Hooks): Hooks {
+  try {
+    return combineHooks(hooks, track)!;
+  } catch (error) {
+    throw validationError([unreadable("the hooks", error)]);
+  }
+}
+
+/**
+ * The most pages to fetch: a non-negative integer, or `Infinity` (also for
+ * `null` and `undefined`). Anything else would quietly fetch no page or one
+ * page more than asked, so it is refused before any request.
+ */
 function parsePageLimit(limit: unknown): number {
   if (limit === undefined || limit === null || limit === Infinity) {
     return Infinity;

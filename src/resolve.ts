@@ -173,7 +173,7 @@ function readOnce<T extends object>(given: T): T {
   return options as T;
 }
 
-/** The issue of options that could not be read. */
+/** What options that could not be read are called in their issue. */
 const OPTIONS = "the options";
 
 function resolved(

@@ -55,7 +55,7 @@ export async function validateSchema(
   }
   // A validator's bug, like one that throws: it is not the response's.
   throw new TypeError(
-    "The schema's validate gave neither { value } nor { issues: [...] }",
+    "Cannot use the schema's result: it is neither { value } nor { issues: [...] }",
   );
 }
 

@@ -27,10 +27,14 @@ export function uploadOf(
   if (report === undefined || init.body === undefined || init.body === null) {
     return undefined;
   }
+  // A stream read from already is refused here, as when it is sent plain.
+  const body = init.body instanceof ReadableStream
+    ? makeRequest(exchange, init).body!
+    : init.body;
   // Loaded on first use: a program that reports no upload never loads it.
   const preparing = uploadModule().then((module) =>
     module.Upload.of(
-      init.body!,
+      body,
       (progress) => tellProgress(report, progress),
       exchange.hooks?.beforeRequest === undefined,
     ).catch((error: unknown) => {
@@ -143,6 +147,32 @@ export function sourceOf(
 }
 
 /**
+ * The request of a caller's stream body that no hook sees, made here and
+ * sent as it is: the platform refuses a stream that was read from already,
+ * which is the caller's to fix, not a network failure, and nothing tells
+ * such a stream without making a body of it. `undefined` for any other.
+ */
+export function streamRequest(
+  exchange: Exchange,
+  init: RequestInit,
+  upload: Upload | undefined,
+): Request | undefined {
+  if (upload !== undefined || !(init.body instanceof ReadableStream)) {
+    return undefined;
+  }
+  return makeRequest(exchange, init);
+}
+
+/** A request of the exchange; what the platform refuses is a validation error. */
+function makeRequest(exchange: Exchange, init: RequestInit): Request {
+  try {
+    return new Request(exchange.href, init);
+  } catch (error) {
+    throw asValidationError(error, exchange.method, exchange.href);
+  }
+}
+
+/**
  * The request the hooks see, as `beforeRequest` leaves it. What the platform
  * refuses to make a request of is the caller's to fix.
  */
@@ -151,12 +181,7 @@ export async function buildHookedRequest(
   init: RequestInit,
   attempt: Deadline,
 ): Promise<Request> {
-  let request: Request;
-  try {
-    request = new Request(exchange.href, init);
-  } catch (error) {
-    throw asValidationError(error, exchange.method, exchange.href);
-  }
+  const request = makeRequest(exchange, init);
   const hooks = exchange.hooks!;
   if (hooks.beforeRequest === undefined) return request;
   // Called as a method: a hooks object may be a class instance.

@@ -14,6 +14,7 @@ import createGrab, {
   Call,
   type GrabCallOptions,
   type GrabOptions,
+  type Hooks,
   paginate,
   type SendOptions,
 } from "../mod.ts";
@@ -386,6 +387,19 @@ function unsendableBodies(): [string, () => BodyInit, string][] {
     stream.getReader();
     return stream;
   };
+  const readFrom = () => {
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array(8));
+        controller.enqueue(new Uint8Array(8));
+      },
+    });
+    const reader = stream.getReader();
+    // A chunk is queued: the read is answered before the lock goes.
+    reader.read().catch(() => {});
+    reader.releaseLock();
+    return stream;
+  };
   return [
     [
       "a view on a SharedArrayBuffer",
@@ -404,6 +418,7 @@ function unsendableBodies(): [string, () => BodyInit, string][] {
       "detached",
     ],
     ["a stream locked by a reader", locked, "locked"],
+    ["a stream read from and let go of", readFrom, "disturbed"],
   ];
 }
 
@@ -675,6 +690,8 @@ Deno.test("options that cannot be read, a header value that cannot be written, a
       }
       const pages = paginate(grab, "GET /x", revoked() as GrabCallOptions);
       await assertValidation(() => pages.next());
+      const hooked = paginate(grab, "GET /x", { hooks: revoked() as Hooks });
+      await assertValidation(() => hooked.next());
     },
   );
 

@@ -309,16 +309,34 @@ Deno.test("Hooks.afterResponse", async (t) => {
       await using flaky = startServer(() =>
         ++calls === 1 ? json({ busy: true }, { status: 503 }) : json({ calls })
       );
-      const grab = createGrab(flaky.url, { retry: NO_WAIT, timeout: 5_000 });
+      const grab = createGrab(flaky.url, { retry: NO_WAIT, timeout: false });
       const kept: Response[] = [];
-      const [data, error] = await grab("GET /x", {
+      const [data, error] = await settles(grab("GET /x", {
+        hooks: {
+          afterResponse: (_request, response) =>
+            void kept.push(response.clone()),
+        },
+      }));
+      assertStrictEquals(error, null);
+      assertEquals(data, { calls: 2 });
+      await Promise.all(kept.map((clone) => clone.body?.cancel()));
+    },
+  );
+
+  await t.step(
+    "a hook that keeps a clone of a live body: cancelling it does not wait",
+    async () => {
+      const grab = createGrab(server.url, { timeout: false });
+      const kept: Response[] = [];
+      const [stream, error] = await grab("GET /big", {
+        responseType: "stream",
         hooks: {
           afterResponse: (_request, response) =>
             void kept.push(response.clone()),
         },
       });
       assertStrictEquals(error, null);
-      assertEquals(data, { calls: 2 });
+      await settles(stream!.cancel(), "the cancel");
       await Promise.all(kept.map((clone) => clone.body?.cancel()));
     },
   );

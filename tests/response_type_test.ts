@@ -370,7 +370,7 @@ Deno.test("onDownloadProgress follows the bytes read", async (t) => {
   });
 });
 
-Deno.test("an async progress callback that rejects is not waited for and leaves no unhandled rejection", async (t) => {
+Deno.test("onDownloadProgress and onUploadProgress: an async callback that rejects is not waited for, and leaves no unhandled rejection", async (t) => {
   await using server = routes();
   const grab = createGrab(server.url);
   let calls = 0;

@@ -85,7 +85,7 @@ Deno.test("validateSchema()", async (t) => {
         await assertRejects(
           () => validateSchema(handMade(result), 1),
           TypeError,
-          "neither { value } nor { issues: [...] }",
+          "Cannot use the schema's result: it is neither",
         );
       }
     },
