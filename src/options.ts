@@ -103,8 +103,10 @@ export interface GrabOptions {
    * ```ts
    * import createGrab from "@grab/grab";
    * const logged: typeof fetch = (input, init) => {
-   *   console.debug(init?.method ?? "GET", String(input));
-   *   return fetch(input, init);
+   *   // A string and an init, or a Request (a stream body, or hooks).
+   *   const request = new Request(input, init);
+   *   console.debug(request.method, request.url);
+   *   return fetch(request);
    * };
    * const grab = createGrab("https://api.example.com", { fetch: logged });
    * ```

@@ -27,10 +27,12 @@ export function uploadOf(
   if (report === undefined || init.body === undefined || init.body === null) {
     return undefined;
   }
-  // A stream read from already is refused here, as when it is sent plain.
-  const body = init.body instanceof ReadableStream
-    ? makeRequest(exchange, init).body!
-    : init.body;
+  // A stream read from already is refused here, as when it is sent plain;
+  // the request's body is what is counted and sent from now on.
+  if (init.body instanceof ReadableStream) {
+    init.body = makeRequest(exchange, init).body!;
+  }
+  const body = init.body;
   // Loaded on first use: a program that reports no upload never loads it.
   const preparing = uploadModule().then((module) =>
     module.Upload.of(

@@ -12,6 +12,8 @@ import { silent, startFaultServer } from "./_faults.ts";
 import { closedPort, json, startServer } from "./_server.ts";
 import { settle, until, watch } from "./_time.ts";
 import { settles } from "./_bounds.ts";
+import { runAfterResponse } from "../src/hooks.ts";
+import type { BodySource } from "../src/body.ts";
 
 const NO_WAIT = { backoff: () => 0 };
 
@@ -565,4 +567,41 @@ Deno.test("Hooks that throw", async (t) => {
       assertStrictEquals(remove.calls[0]!.args[1], add.calls[0]!.args[1]);
     },
   );
+});
+
+Deno.test("runAfterResponse() tells whether a hook may keep a clone", async (t) => {
+  const request = new Request("http://127.0.0.1:9/x");
+  const kept: Response[] = [];
+  const run = async (hook: NonNullable<Hooks["afterResponse"]>) => {
+    const source: BodySource = { platform: true };
+    const used = await runAfterResponse(
+      hook,
+      request,
+      new Response("body"),
+      source,
+    );
+    // A tee'd body's cancel waits for its clone's: both go at once.
+    await Promise.all(
+      [used, ...kept.splice(0)].map((response) => response.body?.cancel()),
+    );
+    return source.cloned;
+  };
+
+  await t.step("a hook that reads the headers only: no", async () => {
+    assertEquals(
+      await run((_request, response) => void response.headers),
+      false,
+    );
+  });
+
+  await t.step("a hook that clones: yes", async () => {
+    assertEquals(
+      await run((_request, response) => void kept.push(response.clone())),
+      true,
+    );
+  });
+
+  await t.step("a hook that replaces the response: yes", async () => {
+    assertEquals(await run(() => new Response("other")), true);
+  });
 });
