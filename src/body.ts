@@ -90,8 +90,10 @@ export function hasNoBody(method: string, status: number): boolean {
  * rest. Reports each chunk to `progress`. A read failure rejects; a body
  * that outlasts `source.deadline` rejects with {@linkcode PASSED}; a
  * progress callback that throws rejects with a {@linkcode CallbackError}.
+ * A response whose headers cannot be read (a response-like object of a
+ * custom `fetch`) throws at once rather than rejecting.
  */
-export async function readBody(
+export function readBody(
   response: Response,
   method: string,
   maxBodyBytes: number,
@@ -99,17 +101,17 @@ export async function readBody(
   collect: Collect = "text",
   progress?: (progress: Progress) => void,
 ): Promise<ReadResult> {
-  // Reading `response.body` makes a JavaScript stream and loses the
-  // platform's fast path, so it is touched only where a stream is needed.
+  // Not an async function: the common read is one promise of the
+  // platform's, with no frame of ours around it. Reading `response.body`
+  // makes a JavaScript stream and loses the platform's fast path, so it is
+  // touched only where a stream is needed.
   if (hasNoBody(method, response.status)) {
-    await discardBody(response, source);
-    return null;
+    return discardBody(response, source).then(() => null);
   }
   const headers = response.headers;
   const declared = headers.get("content-length");
   if (declared !== null && Number(declared) > maxBodyBytes) {
-    await discardBody(response, source);
-    return TOO_LARGE;
+    return discardBody(response, source).then(() => TOO_LARGE);
   }
   // Only a body that honours the signal: one the platform's reader holds
   // could not be cancelled when the deadline passes.
@@ -118,17 +120,18 @@ export async function readBody(
     (source.direct || source.deadline?.signal === undefined) &&
     fitsFastPath(response, declared, maxBodyBytes)
   ) {
-    if (collect === "bytes") {
-      return new Uint8Array(await response.arrayBuffer());
-    }
-    const text = await response.text();
-    return text === "" ? null : text;
+    return collect === "bytes"
+      ? response.arrayBuffer().then(toBytes)
+      : response.text().then(textOrNull);
   }
   const counted = progress === undefined
     ? undefined
     : { total: totalOf(response), report: progress };
-  return await readStream(response, maxBodyBytes, source, collect, counted);
+  return readStream(response, maxBodyBytes, source, collect, counted);
 }
+
+const toBytes = (buffer: ArrayBuffer) => new Uint8Array(buffer);
+const textOrNull = (text: string) => text === "" ? null : text;
 
 /**
  * The size a body will have, from a digits-only `Content-Length`, when it

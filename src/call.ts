@@ -27,7 +27,11 @@ import {
   type Streams,
 } from "./outcome.ts";
 import { lazy } from "./lazy.ts";
-import { completeHeaders, encodeRequest } from "./request.ts";
+import {
+  completeHeaders,
+  type EncodedRequest,
+  encodeRequest,
+} from "./request.ts";
 import { NO_FACTORY, type Resolved, resolveOptions } from "./resolve.ts";
 import type { DataOf, ResponseType } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
@@ -101,17 +105,20 @@ export class Call {
    * if (!outcome.ok) console.log(outcome.error.kind);
    * ```
    */
-  send<R extends ResponseType = "json">(
+  async send<R extends ResponseType = "json">(
     options: SendOptions & { responseType?: R } = {},
   ): Promise<SendOutcome<DataOf<R, unknown>>> {
     const resolved = resolveOptions(NO_FACTORY, options ?? {}, true);
     if (Array.isArray(resolved)) {
-      return Promise.reject(invalid(this.method, this.url, resolved));
+      throw invalid(this.method, this.url, resolved);
     }
-    return exchange(this, resolved).then(([outcome, deadline]) => {
+    const codec = await codecFor(resolved.format);
+    const { outcome, deadline } = exchange(this, resolved, codec);
+    try {
+      return await outcome as SendOutcome<DataOf<R, unknown>>;
+    } finally {
       deadline.dispose();
-      return outcome as SendOutcome<DataOf<R, unknown>>;
-    });
+    }
   }
 
   static {
@@ -119,23 +126,36 @@ export class Call {
   }
 }
 
+/** An exchange under way: its outcome to come, and its running deadline. */
+export interface Exchanging {
+  /**
+   * Resolves for every response and transport failure; rejects only with
+   * what a hook or a callback throws.
+   */
+  outcome: Promise<SendOutcome>;
+  /**
+   * The exchange's deadline, still running once the outcome is in, for the
+   * caller to bound what it does next and then dispose, however the outcome
+   * settles.
+   */
+  deadline: Deadline;
+}
+
 /**
- * One exchange of `call` with resolved options: the request encoded, then
- * the factory's header function and every attempt within one deadline,
- * which is returned with the outcome, still running, for the caller to bound
- * what it does next and then dispose. Rejects only with a
- * `GrabValidationError` (or what a hook throws), the deadline disposed.
+ * Starts one exchange of `call` with resolved options: the request encoded
+ * now, then the factory's header function and every attempt within one
+ * deadline. Throws a `GrabValidationError` for a request that cannot be
+ * sent, before anything is.
  */
-export async function exchange(
+export function exchange(
   call: Call,
   resolved: Resolved,
-  codec?: Codec,
-): Promise<[SendOutcome, Deadline]> {
+  codec: Codec,
+): Exchanging {
   const { method, url } = call;
-  const format = codec ?? await codecFor(resolved.format);
   let request;
   try {
-    request = encodeRequest(method, templateOf(call), resolved, format);
+    request = encodeRequest(method, templateOf(call), resolved, codec);
   } catch (error) {
     throw asValidationError(error, method, url);
   }
@@ -147,40 +167,68 @@ export async function exchange(
     resolved.signal,
     !isLive(resolved.responseType),
   );
+  const read = readSettings(resolved, deadline);
+  // The common grab goes straight to its attempts; a header function, or a
+  // live body's module, is waited for first.
+  const outcome = resolved.headerFunction === undefined &&
+      !(read instanceof Promise)
+    ? attempt(call, resolved, request, deadline, read, undefined)
+    : prepareThenAttempt(call, resolved, request, deadline, read);
+  return { outcome, deadline };
+}
+
+/**
+ * The header function's headers and the read settings, within the
+ * deadline, then the attempts. A header function that outlasts the
+ * deadline is the exchange's timeout (or abort).
+ */
+async function prepareThenAttempt(
+  call: Call,
+  resolved: Resolved,
+  request: EncodedRequest,
+  deadline: Deadline,
+  reading: ReadSettings | Promise<ReadSettings>,
+): Promise<SendOutcome> {
   try {
-    if (resolved.headerFunction !== undefined) {
-      const headers = await headersFrom(resolved, deadline);
-      completeHeaders(request, headers);
-    } else completeHeaders(request, undefined);
-    if (deadline.signal !== undefined) request.init.signal = deadline.signal;
-    let read = readSettings(resolved, deadline);
-    if (read instanceof Promise) read = await read;
-    const outcome = await runAttempts({
-      method,
-      href: request.href,
-      init: request.init,
-      replayable: request.replayable,
-      hooks: resolved.hooks,
-      fetch: resolved.fetch,
-      policy: resolved.retry,
-      maxBodyBytes: resolved.maxBodyBytes,
-      deadline,
-      attemptTimeout: resolved.attemptTimeout,
-      read,
-      onUploadProgress: resolved.onUploadProgress,
-    });
-    return [outcome, deadline];
+    const headers = resolved.headerFunction === undefined
+      ? undefined
+      : await headersFrom(resolved, deadline);
+    const read = await reading;
+    return await attempt(call, resolved, request, deadline, read, headers);
   } catch (error) {
-    if (error !== PASSED) {
-      deadline.dispose();
-      throw error;
-    }
-    // The header function outlasted the deadline.
+    if (error !== PASSED) throw error;
     const kind = deadline.reason ?? "abort";
     const cause = deadline.signal?.reason;
-    const failed = transportError(kind, method, request.href, { cause });
-    return [{ ok: false, error: failed }, deadline];
+    const failed = transportError(kind, call.method, request.href, { cause });
+    return { ok: false, error: failed };
   }
+}
+
+/** Every attempt of the request, its headers completed. */
+function attempt(
+  call: Call,
+  resolved: Resolved,
+  request: EncodedRequest,
+  deadline: Deadline,
+  read: ReadSettings,
+  fromFunction: HeaderRecord | undefined,
+): Promise<SendOutcome> {
+  completeHeaders(request, fromFunction);
+  if (deadline.signal !== undefined) request.init.signal = deadline.signal;
+  return runAttempts({
+    method: call.method,
+    href: request.href,
+    init: request.init,
+    replayable: request.replayable,
+    hooks: resolved.hooks,
+    fetch: resolved.fetch,
+    policy: resolved.retry,
+    maxBodyBytes: resolved.maxBodyBytes,
+    deadline,
+    attemptTimeout: resolved.attemptTimeout,
+    read,
+    onUploadProgress: resolved.onUploadProgress,
+  });
 }
 
 const streams = lazy<Streams>(() => import("./streams.ts"));

@@ -198,18 +198,17 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
     // The JSON codec is at hand; only the JSON:API one may still be loading.
     const loading = codecFor(resolved.format);
     const codec = loading instanceof Promise ? await loading : loading;
-    const [outcome, deadline] = await exchange(call, resolved, codec);
+    const { outcome, deadline } = exchange(call, resolved, codec);
+    let decoded;
     try {
-      return await decodeOutcome(
-        outcome,
-        call.method,
-        resolved,
-        codec,
-        deadline,
-      );
+      const settled = await outcome;
+      decoded = decodeOutcome(settled, call.method, resolved, codec, deadline);
+      // Only a schema's check is waited for.
+      if (decoded instanceof Promise) decoded = await decoded;
     } finally {
       deadline.dispose();
     }
+    return decoded;
   }
 
   return grab as Grab<FactoryType<O>>;

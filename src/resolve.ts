@@ -126,8 +126,15 @@ export function resolveOptions(
   let call: CallOptions;
   let issues: ValidationIssue[];
   try {
-    call = readOnce(given);
-    issues = checkOptions(call);
+    // Options with nothing in them (the common grab) have nothing to check.
+    if (isEmpty(given)) {
+      // Not `given` itself: a Proxy may answer for keys it does not list.
+      call = NO_OPTIONS;
+      issues = [];
+    } else {
+      call = readOnce(given);
+      issues = checkOptions(call);
+    }
   } catch (error) {
     return [unreadable(OPTIONS, error)];
   }
@@ -136,13 +143,24 @@ export function resolveOptions(
     ? { ...factory.headers }
     : {};
   try {
-    issues.push(...mergeHeaders(headers, call.headers));
+    const callHeaders = call.headers;
+    if (callHeaders !== undefined) {
+      issues.push(...mergeHeaders(headers, callHeaders));
+    }
     if (issues.length > 0) return issues;
     return resolved(f, call, headers, trusted ? factory : undefined);
   } catch (error) {
     // A header, a retry option or a hook read through a getter that threw.
     return [unreadable(OPTIONS, error)];
   }
+}
+
+const NO_OPTIONS: CallOptions = Object.freeze({});
+
+/** True for options with no enumerable key, which need no copy. */
+function isEmpty(options: object): boolean {
+  for (const _ in options) return false;
+  return true;
 }
 
 /** The option objects that hold data, and the keys each may have. */
