@@ -17,7 +17,7 @@ import wretch from "npm:wretch@3.0.9";
 import { up } from "npm:up-fetch@2.6.1";
 import { createGrab } from "../mod.ts";
 import { BODY_OBJECT, BODY_TEXT } from "./_server.ts";
-import { median, rotate, settle } from "./_stats.ts";
+import { median, rotate, seededRandom, settle, shuffled } from "./_stats.ts";
 
 /** A `fetch` replacement. */
 export type FetchLike = (
@@ -242,10 +242,14 @@ export function pairedRatio(
   };
 }
 
+/** The seed of the orders of {@linkcode compareAlternating}. */
+const SHUFFLE_SEED = 0x67726162;
+
 /**
  * Sequential GETs in `rounds` rounds after one warm-up round, the clients
- * taking turns request by request (the order rotated by one place per
- * request), each request timed on its own and summed per client and round.
+ * taking turns request by request (in an order drawn afresh for every
+ * request, from a fixed seed), each request timed on its own and summed per
+ * client and round.
  * Batches of one client after another drift apart (one batch leaves the
  * next its garbage to collect, the machine's load changes between them);
  * turns request by request share every such change.
@@ -256,11 +260,15 @@ export async function compareAlternating(
   requests: number,
   onRound?: (round: number) => void,
 ): Promise<Comparison> {
+  // A fresh order for every request: a fixed one (a rotation) has each
+  // client mostly follow the same other, and pay for what that one leaves
+  // behind (its garbage, its work still running after it resolved).
+  const random = seededRandom(SHUFFLE_SEED);
   const oneRound = async () => {
     const total: Record<string, number> = {};
     for (const c of clients) total[c.name] = 0;
     for (let i = 0; i < requests; i++) {
-      for (const c of rotate(clients, i)) {
+      for (const c of shuffled(clients, random)) {
         const t0 = performance.now();
         await c.get();
         total[c.name]! += performance.now() - t0;

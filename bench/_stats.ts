@@ -40,6 +40,31 @@ export function rotate<T>(list: readonly T[], by: number): T[] {
   return [...list.slice(k), ...list.slice(0, k)];
 }
 
+/**
+ * A seeded pseudo-random source (mulberry32) in [0, 1): the same seed gives
+ * the same sequence, so a run's orders can be replayed.
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** `list` in an order drawn from `random` (Fisher–Yates). */
+export function shuffled<T>(list: readonly T[], random: () => number): T[] {
+  const out = [...list];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
 /** A ratio with two decimals and a multiplication sign. */
 export function ratio(value: number): string {
   return Number.isFinite(value) ? `${value.toFixed(2)}×` : "n/a";

@@ -9,10 +9,10 @@
 import { Call, exchange } from "./call.ts";
 import type { Endpoint, PathParamNames, PathParamValue } from "./endpoint.ts";
 import { validationError } from "./errors.ts";
-import { codecFor, decodeOutcome } from "./format.ts";
+import { type Codec, codecFor, decodeOutcome } from "./format.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import type { GrabOptions } from "./options.ts";
-import { resolveFactory, resolveOptions } from "./resolve.ts";
+import { type Resolved, resolveFactory, resolveOptions } from "./resolve.ts";
 import { trustedOriginSet } from "./trusted_origins.ts";
 import type { GrabStream } from "./grab_stream.ts";
 import type {
@@ -180,38 +180,58 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
       baseOrigin === undefined || origin === baseOrigin || trusted.has(origin),
   );
 
-  async function grab(
+  function grab(
     endpoint: string,
     given?: GrabCallOptions | null,
   ): Promise<GrabResult<unknown>> {
-    const options = given ?? {};
-    const { call, trusted } = calls(endpoint);
-    const foreign = isForeign(options);
-    const resolved = resolveOptions(factory, options, trusted && !foreign);
-    if (Array.isArray(resolved)) {
-      throw validationError(resolved, {
-        method: call.method,
-        url: call.url,
-        where: "the options",
-      });
-    }
-    // The JSON codec is at hand; only the JSON:API one may still be loading.
-    const loading = codecFor(resolved.format);
-    const codec = loading instanceof Promise ? await loading : loading;
-    const { outcome, deadline } = exchange(call, resolved, codec);
-    let decoded;
+    // Not an async function: the work before the request is done here, at
+    // once, and only the exchange is waited for.
     try {
-      const settled = await outcome;
-      decoded = decodeOutcome(settled, call.method, resolved, codec, deadline);
-      // Only a schema's check is waited for.
-      if (decoded instanceof Promise) decoded = await decoded;
-    } finally {
-      deadline.dispose();
+      const options = given ?? {};
+      const { call, trusted } = calls(endpoint);
+      const foreign = isForeign(options);
+      const resolved = resolveOptions(factory, options, trusted && !foreign);
+      if (Array.isArray(resolved)) {
+        throw validationError(resolved, {
+          method: call.method,
+          url: call.url,
+          where: "the options",
+        });
+      }
+      // The JSON codec is at hand; only the JSON:API one may be loading.
+      const loading = codecFor(resolved.format);
+      if (loading instanceof Promise) {
+        return loading.then((codec) => grabWith(call, resolved, codec));
+      }
+      return grabWith(call, resolved, loading);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    return decoded;
   }
 
   return grab as Grab<FactoryType<O>>;
+}
+
+/** One exchange decoded into the tuple, its deadline disposed at the end. */
+async function grabWith(
+  call: Call,
+  resolved: Resolved,
+  codec: Codec,
+): Promise<GrabResult<unknown>> {
+  const { outcome, deadline } = exchange(call, resolved, codec);
+  try {
+    const decoded = decodeOutcome(
+      await outcome,
+      call.method,
+      resolved,
+      codec,
+      deadline,
+    );
+    // Only a schema's check is waited for.
+    return decoded instanceof Promise ? await decoded : decoded;
+  } finally {
+    deadline.dispose();
+  }
 }
 
 /**

@@ -70,32 +70,22 @@ export interface Broken {
  * {@linkcode PASSED} when the deadline passes during a 2xx body, and with
  * what a progress callback threw.
  */
-export async function readOutcome(reading: Reading): Promise<
+export function readOutcome(reading: Reading): Promise<
   SendOutcome | Broken
 > {
   const { response, method, read, source } = reading;
   const status = response.status;
   const ok = status >= 200 && status < 300;
   const type = ok ? read.responseType : "json";
-  if (read.streams !== undefined && isLive(type)) {
-    if (!hasNoBody(method, status)) {
-      // A body someone else read or holds cannot be handed over.
-      const body = response.body;
-      if (response.bodyUsed || body?.locked) {
-        return { broken: new TypeError("The response body is already used") };
-      }
-      // Ended between the head and now (a hook, a progress callback).
-      if (source.deadline.reason !== undefined) {
-        await discardBody(response, source);
-        throw PASSED;
-      }
-      return openLive(reading, type);
-    }
+  if (
+    read.streams !== undefined && isLive(type) && !hasNoBody(method, status)
+  ) {
+    return handOver(reading, type);
   }
   const collect = type === "bytes" || type === "blob" ? "bytes" : "text";
-  let result: ReadResult;
+  let body: Promise<ReadResult>;
   try {
-    result = await readBody(
+    body = readBody(
       response,
       method,
       reading.maxBodyBytes,
@@ -104,20 +94,67 @@ export async function readOutcome(reading: Reading): Promise<
       read.onDownloadProgress,
     );
   } catch (cause) {
-    if (cause instanceof CallbackError) throw cause.error;
-    if (!ok) result = null;
-    else if (cause === PASSED || source.deadline.reason !== undefined) {
-      throw PASSED;
-    } else return { broken: cause };
+    body = Promise.reject(cause);
   }
+  // Not an async function: the read's own promise carries the outcome.
+  return body.then(
+    (result) => settle(reading, status, type, result),
+    (cause) => readFailed(reading, status, type, cause),
+  );
+}
+
+/** A live body handed over, unless it is used or the deadline has passed. */
+async function handOver(
+  reading: Reading,
+  type: StreamType,
+): Promise<SendOutcome | Broken> {
+  const { response, source } = reading;
+  // A body someone else read or holds cannot be handed over.
+  const body = response.body;
+  if (response.bodyUsed || body?.locked) {
+    return { broken: new TypeError("The response body is already used") };
+  }
+  // Ended between the head and now (a hook, a progress callback).
+  if (source.deadline.reason !== undefined) {
+    await discardBody(response, source);
+    throw PASSED;
+  }
+  return openLive(reading, type);
+}
+
+/** The outcome of a body that could not be read. */
+function readFailed(
+  reading: Reading,
+  status: number,
+  type: ResponseType,
+  cause: unknown,
+): SendOutcome | Broken {
+  if (cause instanceof CallbackError) throw cause.error;
+  if (status < 200 || status > 299) return settle(reading, status, type, null);
+  if (cause === PASSED || reading.source.deadline.reason !== undefined) {
+    throw PASSED;
+  }
+  return { broken: cause };
+}
+
+/** The outcome of a body read to its end (or over the cap). */
+function settle(
+  reading: Reading,
+  status: number,
+  type: ResponseType,
+  result: ReadResult,
+): SendOutcome {
+  const ok = status >= 200 && status < 300;
   if (result === TOO_LARGE) {
     if (ok) return failure(reading, "too-large");
     result = null;
   }
-  const empty = type === "json" ? result === null : hasNoBody(method, status);
+  const empty = type === "json"
+    ? result === null
+    : hasNoBody(reading.method, status);
   let body: unknown = null;
   if (!empty) {
-    const decoded = decodeBody(type, ok, result, response);
+    const decoded = decodeBody(type, ok, result, reading.response);
     if (decoded instanceof SyntaxError) {
       return failure(reading, "parse", decoded);
     }
