@@ -25,7 +25,13 @@ import {
   readCapped,
 } from "./_http.ts";
 import { LARGE_SIZES, largeBody } from "./_server.ts";
-import { median, rotate, settle } from "./_stats.ts";
+import {
+  median,
+  seededRandom,
+  settle,
+  SHUFFLE_SEED,
+  shuffled,
+} from "./_stats.ts";
 
 /** One body the server sends. */
 export interface BodyCase {
@@ -211,27 +217,22 @@ async function check(
 
 /**
  * Times `requests` GETs of every contender, one request at a time, in an
- * order that changes with every request: the text trio and the bytes trio
- * take turns going first, and within a trio the order rotates by one place
- * every second request. Resolves to each contender's total milliseconds.
+ * order drawn afresh for every request (a seeded shuffle: a fixed order has
+ * each read mostly follow the same other and pay for what that one leaves
+ * behind). Resolves to each contender's total milliseconds.
  */
 async function timeRound(
   clients: readonly Client[],
   requests: number,
+  random: () => number,
 ): Promise<Record<string, number>> {
-  const byName = new Map(clients.map((c) => [c.name, c]));
-  const groups = [BODY_NAMES.slice(0, 3), BODY_NAMES.slice(3)];
   const total: Record<string, number> = {};
   for (const c of clients) total[c.name] = 0;
   for (let i = 0; i < requests; i++) {
-    const ordered = i % 2 === 0 ? groups : [groups[1]!, groups[0]!];
-    for (const group of ordered) {
-      for (const name of rotate(group, i >> 1)) {
-        const client = byName.get(name)!;
-        const t0 = performance.now();
-        await client.get();
-        total[name]! += performance.now() - t0;
-      }
+    for (const client of shuffled(clients, random)) {
+      const t0 = performance.now();
+      await client.get();
+      total[client.name]! += performance.now() - t0;
     }
   }
   return total;
@@ -255,10 +256,11 @@ export async function runBodies(o: BodiesOptions): Promise<BodiesResults> {
       times[name] = [];
       ratios[name] = [];
     }
-    await timeRound(clients, requests); // warm-up
+    const random = seededRandom(SHUFFLE_SEED);
+    await timeRound(clients, requests, random); // warm-up
     for (let r = 0; r < o.rounds; r++) {
       await settle();
-      const got = await timeRound(clients, requests);
+      const got = await timeRound(clients, requests, random);
       for (const name of BODY_NAMES) {
         times[name]!.push(got[name]!);
         ratios[name]!.push(got[name]! / got[BODY_BASELINE[name]!]!);

@@ -17,7 +17,14 @@ import wretch from "npm:wretch@3.0.9";
 import { up } from "npm:up-fetch@2.6.1";
 import { createGrab } from "../mod.ts";
 import { BODY_OBJECT, BODY_TEXT } from "./_server.ts";
-import { median, rotate, seededRandom, settle, shuffled } from "./_stats.ts";
+import {
+  median,
+  rotate,
+  seededRandom,
+  settle,
+  SHUFFLE_SEED,
+  shuffled,
+} from "./_stats.ts";
 
 /** A `fetch` replacement. */
 export type FetchLike = (
@@ -241,9 +248,6 @@ export function pairedRatio(
     range: [Math.min(...ratios), Math.max(...ratios)],
   };
 }
-
-/** The seed of the orders of {@linkcode compareAlternating}. */
-const SHUFFLE_SEED = 0x67726162;
 
 /**
  * Sequential GETs in `rounds` rounds after one warm-up round, the clients

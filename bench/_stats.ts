@@ -40,6 +40,9 @@ export function rotate<T>(list: readonly T[], by: number): T[] {
   return [...list.slice(k), ...list.slice(0, k)];
 }
 
+/** The seed of the orders in which the sequential reads take turns. */
+export const SHUFFLE_SEED = 0x67726162;
+
 /**
  * A seeded pseudo-random source (mulberry32) in [0, 1): the same seed gives
  * the same sequence, so a run's orders can be replayed.

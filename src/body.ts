@@ -120,9 +120,12 @@ export function readBody(
     (source.direct || source.deadline?.signal === undefined) &&
     fitsFastPath(response, declared, maxBodyBytes)
   ) {
-    return collect === "bytes"
-      ? response.arrayBuffer().then(toBytes)
-      : response.text().then(textOrNull);
+    if (collect === "text") return response.text().then(textOrNull);
+    // `bytes()` hands over the bytes it collected; where it is missing
+    // (older runtimes), `arrayBuffer()` does.
+    return typeof response.bytes === "function"
+      ? response.bytes()
+      : response.arrayBuffer().then(toBytes);
   }
   const counted = progress === undefined
     ? undefined
