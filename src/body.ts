@@ -90,8 +90,7 @@ export function hasNoBody(method: string, status: number): boolean {
  * rest. Reports each chunk to `progress`. A read failure rejects; a body
  * that outlasts `source.deadline` rejects with {@linkcode PASSED}; a
  * progress callback that throws rejects with a {@linkcode CallbackError}.
- * A response whose headers cannot be read (a response-like object of a
- * custom `fetch`) throws at once rather than rejecting.
+ * Headers that cannot be read (a custom `fetch`'s response) throw at once.
  */
 export function readBody(
   response: Response,
@@ -101,10 +100,9 @@ export function readBody(
   collect: Collect = "text",
   progress?: (progress: Progress) => void,
 ): Promise<ReadResult> {
-  // Not an async function: the common read is one promise of the
-  // platform's, with no frame of ours around it. Reading `response.body`
-  // makes a JavaScript stream and loses the platform's fast path, so it is
-  // touched only where a stream is needed.
+  // Not async: the common read is the platform's promise, in no frame of
+  // ours. Reading `response.body` makes a JavaScript stream and loses the
+  // platform's fast path, so it is touched only where a stream is needed.
   if (hasNoBody(method, response.status)) {
     return discardBody(response, source).then(() => null);
   }
@@ -120,12 +118,16 @@ export function readBody(
     (source.direct || source.deadline?.signal === undefined) &&
     fitsFastPath(response, declared, maxBodyBytes)
   ) {
-    if (collect === "text") return response.text().then(textOrNull);
-    // `bytes()` hands over the bytes it collected; where it is missing
-    // (older runtimes), `arrayBuffer()` does.
+    // `Promise.resolve` keeps the platform's promise as it is, and makes one
+    // of what a method replaced by a custom `fetch` or a hook answers at once.
+    // `bytes()` hands over the bytes it collected; `arrayBuffer()` where it
+    // is missing (older runtimes).
+    if (collect === "text") {
+      return Promise.resolve(response.text()).then(textOrNull);
+    }
     return typeof response.bytes === "function"
-      ? response.bytes()
-      : response.arrayBuffer().then(toBytes);
+      ? Promise.resolve(response.bytes())
+      : Promise.resolve(response.arrayBuffer()).then(toBytes);
   }
   const counted = progress === undefined
     ? undefined
@@ -133,9 +135,8 @@ export function readBody(
   return readStream(response, maxBodyBytes, source, collect, counted);
 }
 
-const toBytes = (buffer: ArrayBuffer) => new Uint8Array(buffer);
+const toBytes = (bytes: ArrayBuffer) => new Uint8Array(bytes);
 const textOrNull = (text: string) => text === "" ? null : text;
-
 /**
  * The size a body will have, from a digits-only `Content-Length`, when it
  * is not compressed (a compressed body is longer once read). A browser may

@@ -167,33 +167,38 @@ export function exchange(
     resolved.signal,
     !isLive(resolved.responseType),
   );
-  const read = readSettings(resolved, deadline);
   // The common grab goes straight to its attempts; a header function, or a
-  // live body's module, is waited for first.
-  const outcome = resolved.headerFunction === undefined &&
-      !(read instanceof Promise)
+  // live body's module, is waited for first. With a header function the
+  // read settings come after its headers: a live body's module load started
+  // before them would be left unawaited, its rejection unhandled, when the
+  // header function fails or the deadline has passed.
+  const read = resolved.headerFunction === undefined
+    ? readSettings(resolved, deadline)
+    : undefined;
+  const outcome = read !== undefined && !(read instanceof Promise)
     ? attempt(call, resolved, request, deadline, read, undefined)
     : prepareThenAttempt(call, resolved, request, deadline, read);
   return { outcome, deadline };
 }
 
 /**
- * The header function's headers and the read settings, within the
- * deadline, then the attempts. A header function that outlasts the
- * deadline is the exchange's timeout (or abort).
+ * The header function's headers, then the read settings (`reading`, when
+ * already asked for), within the deadline, then the attempts. A header
+ * function that outlasts the deadline is the exchange's timeout (or abort).
  */
 async function prepareThenAttempt(
   call: Call,
   resolved: Resolved,
   request: EncodedRequest,
   deadline: Deadline,
-  reading: ReadSettings | Promise<ReadSettings>,
+  reading: Promise<ReadSettings> | undefined,
 ): Promise<SendOutcome> {
   try {
     const headers = resolved.headerFunction === undefined
       ? undefined
       : await headersFrom(resolved, deadline);
-    const read = await reading;
+    let read = reading ?? readSettings(resolved, deadline);
+    if (read instanceof Promise) read = await read;
     return await attempt(call, resolved, request, deadline, read, headers);
   } catch (error) {
     if (error !== PASSED) throw error;

@@ -157,9 +157,19 @@ export function resolveOptions(
 
 const NO_OPTIONS: CallOptions = Object.freeze({});
 
-/** True for options with no enumerable key, which need no copy. */
+/**
+ * True for options with no enumerable key, which need no copy. Options
+ * that `for…in` cannot walk (a Proxy whose `getPrototypeOf` throws, or one
+ * in the chain) are left to the copy, which reads only their own keys and
+ * decides as it did before this shortcut: a revoked Proxy is still refused
+ * there.
+ */
 function isEmpty(options: object): boolean {
-  for (const _ in options) return false;
+  try {
+    for (const _ in options) return false;
+  } catch {
+    return false;
+  }
   return true;
 }
 

@@ -423,3 +423,37 @@ Deno.test("a non-2xx status beats a body that never ends", async () => {
   });
   assertStrictEquals(assertHttp(await settles(grab("GET /x")), 502).body, null);
 });
+
+Deno.test("a platform response whose body methods a custom fetch made answer at once is read, and the grab never rejects", async () => {
+  await using server = startServer(() => new Response("abc"));
+  const bytes = new TextEncoder().encode("abc");
+  // The platform's own response, its methods replaced on the object: it
+  // still passes for the platform's, and with `timeout: false` it is read
+  // by its own methods rather than as a stream.
+  const grab = createGrab(server.url, {
+    retry: 0,
+    timeout: false,
+    fetch: async (input, init) => {
+      const response = await fetch(input, init);
+      const done = () => void response.body?.cancel();
+      return Object.assign(response, {
+        text: () => (done(), "abc"),
+        bytes: () => (done(), bytes),
+        arrayBuffer: () => (done(), bytes.buffer),
+      });
+    },
+  });
+  assertEquals(
+    assertOk(await settles(grab("GET /x", { responseType: "text" }))),
+    "abc",
+  );
+  assertEquals(
+    assertOk(await settles(grab("GET /x", { responseType: "bytes" }))),
+    bytes,
+  );
+  const blob = assertOk(
+    await settles(grab("GET /x", { responseType: "blob" })),
+  );
+  assertInstanceOf(blob, Blob);
+  assertEquals(await blob.text(), "abc");
+});

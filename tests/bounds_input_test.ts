@@ -748,3 +748,74 @@ function assertThrowsValidation(run: () => unknown): void {
   }
   throw new Error("expected a GrabValidationError");
 }
+
+Deno.test("options the empty-options shortcut cannot walk are read as before, and nothing throws at once", async (t) => {
+  await using server = okServer();
+  const grab = createGrab(server.url, { retry: 0, timeout: 10_000 });
+  const trapped = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      getPrototypeOf() {
+        throw new Error("prototype trap");
+      },
+    });
+
+  await t.step(
+    "a Proxy whose getPrototypeOf throws: its own keys are used",
+    async () => {
+      assertEquals(assertOk(await settles(grab("GET /x", trapped({})))), {
+        ok: true,
+      });
+      const before = server.requests.length;
+      assertOk(
+        await settles(
+          grab("GET /x", trapped({ headers: { "x-kept": "yes" } })),
+        ),
+      );
+      assertEquals(server.requests[before]!.headers.get("x-kept"), "yes");
+      await assertValidation(
+        () => grab("GET /x", trapped({ timeout: -1 })),
+        "timeout",
+      );
+      const outcome = await settles(
+        new Call("GET /x", server.url).send(trapped({})),
+      );
+      assert(outcome.ok, "the exchange should succeed");
+    },
+  );
+
+  await t.step(
+    "options on the prototype only are ignored, as by the copy",
+    async () => {
+      const inherited = Object.create({
+        timeout: -1,
+        headers: { "x-no": "1" },
+      });
+      const before = server.requests.length;
+      assertOk(await settles(grab("GET /x", inherited)));
+      assertEquals(server.requests[before]!.headers.get("x-no"), null);
+    },
+  );
+
+  await t.step(
+    "a revoked Proxy or a bad endpoint rejects, never throws at once",
+    async () => {
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      const calls: (() => Promise<unknown>)[] = [
+        () => grab("GET /x", proxy as GrabCallOptions),
+        () => grab("GET x" as "GET /x"),
+        () => grab("GET /x/:id", { params: {} } as { params: { id: string } }),
+        () => new Call("GET /x", server.url).send(proxy as SendOptions),
+      ];
+      for (const call of calls) {
+        let grabbing: Promise<unknown> | undefined;
+        try {
+          grabbing = call();
+        } catch (error) {
+          throw new Error(`threw at once: ${error}`);
+        }
+        await assertValidation(() => grabbing);
+      }
+    },
+  );
+});

@@ -441,3 +441,76 @@ Deno.test("a timer longer than 2^31 − 1 ms is refused, never shortened", async
     },
   );
 });
+
+Deno.test("a header function and a live body: a deadline passed before the body's module is waited for leaves no unhandled rejection", async (t) => {
+  await using server = startServer(() =>
+    new Response("data: x\n\n", {
+      headers: { "content-type": "text/event-stream" },
+    })
+  );
+  const types = ["sse", "ndjson", "stream"] as const;
+
+  await t.step(
+    "a signal aborted before the grab: abort, nothing sent",
+    async () => {
+      const grab = createGrab(server.url, {
+        retry: 0,
+        headers: () => ({ "x-token": "t" }),
+      });
+      for (const responseType of types) {
+        const result = await settles(
+          grab("GET /live", { responseType, signal: AbortSignal.abort() }),
+        );
+        assertTransport(result, "abort");
+      }
+      // An unhandled rejection would end the test module here.
+      await sleep(20);
+      assertEquals(server.requests.length, 0);
+    },
+  );
+
+  await t.step(
+    "a signal aborted while the header function runs: abort",
+    async () => {
+      const grab = createGrab(server.url, {
+        retry: 0,
+        headers: () => never(),
+      });
+      for (const responseType of types) {
+        const controller = new AbortController();
+        const grabbing = grab("GET /live", {
+          responseType,
+          signal: controller.signal,
+        });
+        controller.abort();
+        assertTransport(await settles(grabbing), "abort");
+      }
+      await sleep(20);
+      assertEquals(server.requests.length, 0);
+    },
+  );
+
+  await t.step(
+    "a header function that throws, the signal aborted: its error rejects",
+    async () => {
+      const bug = new Error("header bug");
+      const grab = createGrab(server.url, {
+        retry: 0,
+        headers: () => {
+          throw bug;
+        },
+      });
+      for (const responseType of types) {
+        const error = await settles(
+          grab("GET /live", { responseType, signal: AbortSignal.abort() }).then(
+            () => undefined,
+            (error: unknown) => error,
+          ),
+        );
+        assert(error === bug, `expected the header function's error`);
+      }
+      await sleep(20);
+      assertEquals(server.requests.length, 0);
+    },
+  );
+});
