@@ -318,6 +318,44 @@ export async function compare(
   return summarise(clients, times, rounds);
 }
 
+/**
+ * Like {@linkcode compare}, but each round is cut into `turns`: in every
+ * turn each client runs `measure` once, in an order drawn afresh for the
+ * turn (the seeded shuffle of {@linkcode compareAlternating}), and a
+ * client's round is the sum of its turns. Whole rounds of one client after
+ * another drift apart with the machine's load and the garbage one leaves
+ * the next; short turns share those changes.
+ */
+export async function compareInTurns(
+  clients: readonly Client[],
+  rounds: number,
+  turns: number,
+  measure: (client: Client) => Promise<number>,
+  onRound?: (round: number) => void,
+): Promise<Comparison> {
+  const random = seededRandom(SHUFFLE_SEED);
+  const oneRound = async () => {
+    const total: Record<string, number> = {};
+    for (const c of clients) total[c.name] = 0;
+    for (let t = 0; t < turns; t++) {
+      for (const c of shuffled(clients, random)) {
+        total[c.name]! += await measure(c);
+      }
+    }
+    return total;
+  };
+  await oneRound(); // warm-up
+  const times: Record<string, number[]> = {};
+  for (const c of clients) times[c.name] = [];
+  for (let r = 0; r < rounds; r++) {
+    await settle();
+    const got = await oneRound();
+    for (const c of clients) times[c.name]!.push(got[c.name]!);
+    onRound?.(r + 1);
+  }
+  return summarise(clients, times, rounds);
+}
+
 /** Medians, and each client's per-round ratios to raw in the same round. */
 function summarise(
   clients: readonly Client[],

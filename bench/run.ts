@@ -41,6 +41,7 @@ import {
   CLIENT_NAMES,
   compare,
   compareAlternating,
+  compareInTurns,
   type Comparison,
   CUSTOM_FETCH_NAMES,
   fakeFetch,
@@ -79,6 +80,8 @@ const ROUNDS = quick ? 3 : 7;
 const SEQUENTIAL = quick ? 300 : 3_000;
 const CONCURRENT = quick ? 1_000 : 10_000;
 const IN_FLIGHT = 64;
+/** The turns a round of GETs in flight is cut into (1,000 GETs a turn). */
+const CONCURRENT_TURNS = quick ? 1 : 10;
 /**
  * Sequential GETs per body read per round: 64 MiB of 64 KiB bodies, 256 MiB
  * of 1 MiB ones (an eighth when quick).
@@ -175,10 +178,11 @@ async function runLoopback(results: HttpResults): Promise<void> {
         count(CONCURRENT)
       } GETs, ${IN_FLIGHT} in flight x ${ROUNDS} rounds`,
     );
-    results.concurrent = await compare(
+    results.concurrent = await compareInTurns(
       clients,
       ROUNDS,
-      (c) => timeGets(c, CONCURRENT, IN_FLIGHT),
+      CONCURRENT_TURNS,
+      (c) => timeGets(c, CONCURRENT / CONCURRENT_TURNS, IN_FLIGHT),
       (r) => log(`  round ${r}/${ROUNDS} (${elapsed()})`),
     );
   } finally {
@@ -1126,7 +1130,9 @@ if (!args.has("--no-write")) {
     `- HTTP: the server (\`bench/_server.ts\`) is a separate Deno process on 127.0.0.1 (port 0), serving a fixed ${
       new TextEncoder().encode(BODY_TEXT).byteLength
     }-byte JSON body. Every client uses its defaults (grab: \`createGrab(base)\`, timeout 30 s, retry 2, 64 MiB cap, JSON mode; ky 2.1.0, ofetch 1.5.1, wretch 3.0.9; up-fetch 2.6.1 as \`up(fetch, () => ({ baseUrl }))\`, which by default has no timeout and no retry and parses with \`res.clone().json()\`) and reads the JSON body. raw is \`fetch\` + \`res.json()\`.`,
-    `- ${ROUNDS} interleaved rounds after one warm-up round. Sequential GETs: within a round the clients take turns request by request, in an order drawn afresh for every request (a seeded shuffle, \`bench/_stats.ts\`), each request timed on its own and summed per client (as the bodies below; batches of one client after another drift apart with the garbage one leaves the next and the machine's load; a fixed order, such as one rotated by a place per request, has each client mostly follow the same other and pay for what that one leaves behind). 64 in flight and in-process: each round runs every client once, the order rotated by one place per round. Figures are medians over rounds; each ratio is the median of the per-round ratios to raw in the same round, and the spread is the lowest and highest of those per-round ratios.`,
+    `- ${ROUNDS} interleaved rounds after one warm-up round. Sequential GETs: within a round the clients take turns request by request, in an order drawn afresh for every request (a seeded shuffle, \`bench/_stats.ts\`), each request timed on its own and summed per client (as the bodies below; batches of one client after another drift apart with the garbage one leaves the next and the machine's load; a fixed order, such as one rotated by a place per request, has each client mostly follow the same other and pay for what that one leaves behind). 64 in flight: each round is cut into ${CONCURRENT_TURNS} turns of ${
+      count(CONCURRENT / CONCURRENT_TURNS)
+    } GETs per client, the clients taking turns in an order drawn afresh for every turn (the same seeded shuffle), a client's round the sum of its turns. In-process: each round runs every client once, the order rotated by one place per round. Figures are medians over rounds; each ratio is the median of the per-round ratios to raw in the same round, and the spread is the lowest and highest of those per-round ratios.`,
     `- Loopback bodies: the same server process answers \`GET /bodies/<bytes>\` with ${
       LARGE_SIZES.map((n) =>
         `${count(n)} B (${
