@@ -39,7 +39,6 @@ import {
 import {
   checkClients,
   CLIENT_NAMES,
-  compare,
   compareAlternating,
   compareInTurns,
   type Comparison,
@@ -89,6 +88,8 @@ const CONCURRENT_TURNS = quick ? 1 : 10;
 const bodyGets = (bytes: number) =>
   (bytes >= 1024 * 1024 ? 256 : 1_024) / (quick ? 8 : 1);
 const INPROC_CALLS = quick ? 1_000 : 10_000;
+/** The turns a round of in-process calls is cut into (1,000 calls a turn). */
+const INPROC_TURNS = quick ? 1 : 10;
 const SIZES = quick ? [100, 1_000, 10_000] : [100, 1_000, 10_000, 100_000];
 const DENORM_CAP_MS = 5_000;
 const denormRuns = (n: number) => quick ? 3 : n >= 100_000 ? 5 : 7;
@@ -211,10 +212,11 @@ async function runInProcess(results: HttpResults): Promise<void> {
   const clients = makeClients("http://127.0.0.1:9", fakeFetch);
   await checkClients(clients);
   log(`In process: ${count(INPROC_CALLS)} calls x ${ROUNDS} rounds`);
-  results.inProcess = await compare(
+  results.inProcess = await compareInTurns(
     clients,
     ROUNDS,
-    (c) => timeCalls(c, INPROC_CALLS),
+    INPROC_TURNS,
+    (c) => timeCalls(c, INPROC_CALLS / INPROC_TURNS),
     (r) => log(`  round ${r}/${ROUNDS} (${elapsed()})`),
   );
 }
@@ -1132,7 +1134,9 @@ if (!args.has("--no-write")) {
     }-byte JSON body. Every client uses its defaults (grab: \`createGrab(base)\`, timeout 30 s, retry 2, 64 MiB cap, JSON mode; ky 2.1.0, ofetch 1.5.1, wretch 3.0.9; up-fetch 2.6.1 as \`up(fetch, () => ({ baseUrl }))\`, which by default has no timeout and no retry and parses with \`res.clone().json()\`) and reads the JSON body. raw is \`fetch\` + \`res.json()\`.`,
     `- ${ROUNDS} interleaved rounds after one warm-up round. Sequential GETs: within a round the clients take turns request by request, in an order drawn afresh for every request (a seeded shuffle, \`bench/_stats.ts\`), each request timed on its own and summed per client (as the bodies below; batches of one client after another drift apart with the garbage one leaves the next and the machine's load; a fixed order, such as one rotated by a place per request, has each client mostly follow the same other and pay for what that one leaves behind). 64 in flight: each round is cut into ${CONCURRENT_TURNS} turns of ${
       count(CONCURRENT / CONCURRENT_TURNS)
-    } GETs per client, the clients taking turns in an order drawn afresh for every turn (the same seeded shuffle), a client's round the sum of its turns. In-process: each round runs every client once, the order rotated by one place per round. Figures are medians over rounds; each ratio is the median of the per-round ratios to raw in the same round, and the spread is the lowest and highest of those per-round ratios.`,
+    } GETs per client, the clients taking turns in an order drawn afresh for every turn (the same seeded shuffle), a client's round the sum of its turns. In-process: the same, ${INPROC_TURNS} turns of ${
+      count(INPROC_CALLS / INPROC_TURNS)
+    } calls per client and round. Figures are medians over rounds; each ratio is the median of the per-round ratios to raw in the same round, and the spread is the lowest and highest of those per-round ratios.`,
     `- Loopback bodies: the same server process answers \`GET /bodies/<bytes>\` with ${
       LARGE_SIZES.map((n) =>
         `${count(n)} B (${
