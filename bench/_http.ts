@@ -258,7 +258,7 @@ export function pairedRatio(
  * next its garbage to collect, the machine's load changes between them);
  * turns request by request share every such change.
  */
-export async function compareAlternating(
+export function compareAlternating(
   clients: readonly Client[],
   rounds: number,
   requests: number,
@@ -267,29 +267,11 @@ export async function compareAlternating(
   // A fresh order for every request: a fixed one (a rotation) has each
   // client mostly follow the same other, and pay for what that one leaves
   // behind (its garbage, its work still running after it resolved).
-  const random = seededRandom(SHUFFLE_SEED);
-  const oneRound = async () => {
-    const total: Record<string, number> = {};
-    for (const c of clients) total[c.name] = 0;
-    for (let i = 0; i < requests; i++) {
-      for (const c of shuffled(clients, random)) {
-        const t0 = performance.now();
-        await c.get();
-        total[c.name]! += performance.now() - t0;
-      }
-    }
-    return total;
-  };
-  await oneRound(); // warm-up
-  const times: Record<string, number[]> = {};
-  for (const c of clients) times[c.name] = [];
-  for (let r = 0; r < rounds; r++) {
-    await settle();
-    const got = await oneRound();
-    for (const c of clients) times[c.name]!.push(got[c.name]!);
-    onRound?.(r + 1);
-  }
-  return summarise(clients, times, rounds);
+  return compareInTurns(clients, rounds, requests, async (c) => {
+    const t0 = performance.now();
+    await c.get();
+    return performance.now() - t0;
+  }, onRound);
 }
 
 /**
