@@ -212,26 +212,34 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
   return grab as Grab<FactoryType<O>>;
 }
 
-/** One exchange decoded into the tuple, its deadline disposed at the end. */
-async function grabWith(
+/**
+ * One exchange decoded into the tuple, its deadline disposed at the end.
+ * Throws what `exchange` throws (a `GrabValidationError`) at once.
+ */
+function grabWith(
   call: Call,
   resolved: Resolved,
   codec: Codec,
 ): Promise<GrabResult<unknown>> {
   const { outcome, deadline } = exchange(call, resolved, codec);
-  try {
-    const decoded = decodeOutcome(
-      await outcome,
-      call.method,
-      resolved,
-      codec,
-      deadline,
-    );
-    // Only a schema's check is waited for.
-    return decoded instanceof Promise ? await decoded : decoded;
-  } finally {
+  return outcome.then((settled) => {
+    let decoded;
+    try {
+      decoded = decodeOutcome(settled, call.method, resolved, codec, deadline);
+    } catch (error) {
+      deadline.dispose();
+      throw error;
+    }
+    // Only a schema's check is waited for, within the deadline.
+    if (decoded instanceof Promise) {
+      return decoded.finally(() => deadline.dispose());
+    }
     deadline.dispose();
-  }
+    return decoded;
+  }, (error: unknown) => {
+    deadline.dispose();
+    throw error;
+  });
 }
 
 /**
