@@ -7,6 +7,13 @@
 
 import { type Deadline, PASSED } from "./deadline.ts";
 import { Gathered, Pacer, toPlainBytes } from "./chunk.ts";
+import {
+  bodyOf,
+  headersOf,
+  platformBytes,
+  platformText,
+  RESPONSE_TYPE,
+} from "./platform_response.ts";
 import type { Progress } from "./response_type.ts";
 
 /**
@@ -106,28 +113,21 @@ export function readBody(
   if (hasNoBody(method, response.status)) {
     return discardBody(response, source).then(() => null);
   }
-  const headers = response.headers;
+  const headers = headersOf(response, source.platform);
   const declared = headers.get("content-length");
   if (declared !== null && Number(declared) > maxBodyBytes) {
     return discardBody(response, source).then(() => TOO_LARGE);
   }
-  // Only a body that honours the signal: one the platform's reader holds
-  // could not be cancelled when the deadline passes.
+  // Only a body that honours the signal (the platform's reader could not be
+  // cancelled), read as the platform reads it, whatever is put on it.
   if (
     progress === undefined && source.platform &&
     (source.direct || source.deadline?.signal === undefined) &&
-    fitsFastPath(response, declared, maxBodyBytes)
+    fitsFastPath(response, headers, declared, maxBodyBytes)
   ) {
-    // `Promise.resolve` keeps the platform's promise as it is, and makes one
-    // of what a method replaced by a custom `fetch` or a hook answers at once.
-    // `bytes()` hands over the bytes it collected; `arrayBuffer()` where it
-    // is missing (older runtimes).
-    if (collect === "text") {
-      return Promise.resolve(response.text()).then(textOrNull);
-    }
-    return typeof response.bytes === "function"
-      ? Promise.resolve(response.bytes())
-      : Promise.resolve(response.arrayBuffer()).then(toBytes);
+    return collect === "text"
+      ? platformText(response).then(textOrNull)
+      : platformBytes(response);
   }
   const counted = progress === undefined
     ? undefined
@@ -135,7 +135,6 @@ export function readBody(
   return readStream(response, maxBodyBytes, source, collect, counted);
 }
 
-const toBytes = (bytes: ArrayBuffer) => new Uint8Array(bytes);
 const textOrNull = (text: string) => text === "" ? null : text;
 /**
  * The size a body will have, from a digits-only `Content-Length`, when it
@@ -173,15 +172,16 @@ export function overTotal(
  */
 function fitsFastPath(
   response: Response,
+  headers: Headers,
   declared: string | null,
   maxBodyBytes: number,
 ): boolean {
   if (maxBodyBytes === Infinity) return true;
   if (declared === null || !DIGITS.test(declared)) return false;
-  const headers = response.headers;
+  const type = RESPONSE_TYPE.call(response);
   return headers.get("transfer-encoding") === null &&
     headers.get("content-encoding") === null &&
-    response.type !== "cors" && response.type !== "opaque";
+    type !== "cors" && type !== "opaque";
 }
 
 /**
@@ -212,7 +212,7 @@ async function readStream(
 ): Promise<ReadResult> {
   const { platform, direct, deadline } = source;
   const waitForCancel = cancelSettles(source);
-  const stream = response.body;
+  const stream = bodyOf(response, platform);
   if (stream === null) return collect === "bytes" ? new Uint8Array(0) : null;
   const reader = stream.getReader();
   // A body may ignore the signal, unless the platform's own fetch carried

@@ -13,20 +13,15 @@ import {
   asValidationError,
   type GrabValidationError,
   transportError,
+  type TransportErrorKind,
   validationError,
   type ValidationIssue,
 } from "./errors.ts";
-import { unreadable } from "./redact.ts";
 import { type Codec, codecFor } from "./format.ts";
-import { type HeaderRecord, mergeHeaders } from "./headers.ts";
+import type { HeaderRecord } from "./headers.ts";
 import type { SendOptions } from "./call_options.ts";
-import {
-  isLive,
-  READ_JSON,
-  type ReadSettings,
-  type Streams,
-} from "./outcome.ts";
-import { lazy } from "./lazy.ts";
+import { isLive, type ReadSettings } from "./outcome.ts";
+import { headersFrom, readSettings } from "./prepare.ts";
 import {
   completeHeaders,
   type EncodedRequest,
@@ -167,11 +162,9 @@ export function exchange(
     resolved.signal,
     !isLive(resolved.responseType),
   );
-  // The common grab goes straight to its attempts; a header function, or a
-  // live body's module, is waited for first. With a header function the
-  // read settings come after its headers: a live body's module load started
-  // before them would be left unawaited, its rejection unhandled, when the
-  // header function fails or the deadline has passed.
+  // The common grab goes straight to its attempts. A header function is
+  // waited for first, and a live body's module after it: loaded before, its
+  // rejection would go unhandled when the header function fails.
   const read = resolved.headerFunction === undefined
     ? readSettings(resolved, deadline)
     : undefined;
@@ -198,15 +191,32 @@ async function prepareThenAttempt(
       ? undefined
       : await headersFrom(resolved, deadline);
     let read = reading ?? readSettings(resolved, deadline);
-    if (read instanceof Promise) read = await read;
+    if (read instanceof Promise) {
+      try {
+        read = await read;
+      } catch (error) {
+        // A module that cannot be loaded (a bundle's chunk not fetched)
+        // fails as the network would; the next grab loads it again.
+        if (error === PASSED) throw error;
+        return failure(call, request, "network", error);
+      }
+    }
     return await attempt(call, resolved, request, deadline, read, headers);
   } catch (error) {
     if (error !== PASSED) throw error;
-    const kind = deadline.reason ?? "abort";
     const cause = deadline.signal?.reason;
-    const failed = transportError(kind, call.method, request.href, { cause });
-    return { ok: false, error: failed };
+    return failure(call, request, deadline.reason ?? "abort", cause);
   }
+}
+
+function failure(
+  call: Call,
+  request: EncodedRequest,
+  kind: TransportErrorKind,
+  cause: unknown,
+): SendOutcome {
+  const error = transportError(kind, call.method, request.href, { cause });
+  return { ok: false, error };
 }
 
 /** Every attempt of the request, its headers completed. */
@@ -234,54 +244,6 @@ function attempt(
     read,
     onUploadProgress: resolved.onUploadProgress,
   });
-}
-
-const streams = lazy<Streams>(() => import("./streams.ts"));
-
-/**
- * How the exchange reads a 2xx body; the module that opens live bodies is
- * loaded, within the deadline, the first time a stream type asks for it.
- */
-function readSettings(
-  resolved: Resolved,
-  deadline: Deadline,
-): ReadSettings | Promise<ReadSettings> {
-  const { responseType, onDownloadProgress, casing, schema } = resolved;
-  if (responseType === "json" && onDownloadProgress === undefined) {
-    return READ_JSON;
-  }
-  const settings: ReadSettings = {
-    responseType,
-    onDownloadProgress,
-    streams: undefined,
-    casing,
-    schema,
-  };
-  if (!isLive(responseType)) return settings;
-  return deadline.race(streams()).then((module) => {
-    settings.streams = module;
-    return settings;
-  });
-}
-
-/** The factory's header function's headers, checked, within the deadline. */
-async function headersFrom(
-  resolved: Resolved,
-  deadline: Deadline,
-): Promise<HeaderRecord> {
-  const fresh = await deadline.race(resolved.headerFunction!());
-  const headers: HeaderRecord = {};
-  let issues: ValidationIssue[];
-  try {
-    issues = mergeHeaders(headers, fresh);
-  } catch (error) {
-    // A value whose `toString` throws, as with the factory's own headers.
-    issues = [unreadable("the headers", error)];
-  }
-  if (issues.length > 0) {
-    throw validationError(issues, "Cannot send the headers");
-  }
-  return headers;
 }
 
 function invalid(

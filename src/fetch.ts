@@ -7,6 +7,7 @@
 
 import { cancelBody } from "./body.ts";
 import type { Deadline } from "./deadline.ts";
+import { RESPONSE_TYPE, RESPONSE_URL } from "./platform_response.ts";
 
 /** A `fetch` as grab calls it: a plain function, never a method. */
 export type Fetch = (
@@ -30,20 +31,6 @@ const PLATFORM_FETCH = globalThis.fetch;
 export function isPlatform(fetch: Fetch): boolean {
   return fetch === PLATFORM_FETCH && globalThis.fetch === PLATFORM_FETCH;
 }
-
-/**
- * `Response`'s own getter of `name`, which a subclass or a Proxy cannot
- * fake; a plain read where the runtime keeps it elsewhere.
- */
-function findResponseGetter(name: "type" | "url"): (this: Response) => string {
-  const own = Object.getOwnPropertyDescriptor(Response.prototype, name)?.get;
-  return own ?? function (this: Response) {
-    return this[name];
-  };
-}
-
-const RESPONSE_TYPE = findResponseGetter("type");
-const RESPONSE_URL = findResponseGetter("url");
 
 /**
  * True for a response the platform's `fetch` made, whoever called it: its

@@ -17,6 +17,7 @@ import {
   TOO_LARGE,
 } from "./body.ts";
 import type { Casing } from "./casing.ts";
+import { bodyTaken } from "./platform_response.ts";
 import { type Deadline, PASSED } from "./deadline.ts";
 import { transportError, type TransportErrorKind } from "./errors.ts";
 import type { Progress, ResponseType, StreamType } from "./response_type.ts";
@@ -110,8 +111,7 @@ async function handOver(
 ): Promise<SendOutcome | Broken> {
   const { response, source } = reading;
   // A body someone else read or holds cannot be handed over.
-  const body = response.body;
-  if (response.bodyUsed || body?.locked) {
+  if (bodyTaken(response, source.platform)) {
     return { broken: new TypeError("The response body is already used") };
   }
   // Ended between the head and now (a hook, a progress callback).

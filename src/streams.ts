@@ -10,6 +10,7 @@
  */
 
 import { CallbackError, overTotal, tellProgress, totalOf } from "./body.ts";
+import { bodyOf } from "./platform_response.ts";
 import { Pacer, toPlainBytes } from "./chunk.ts";
 import { type Casing, convertKeys } from "./casing.ts";
 import type { Deadline } from "./deadline.ts";
@@ -70,7 +71,7 @@ class Chunks {
   constructor(live: LiveBody) {
     this.#live = live;
     this.#pacer = live.platform ? undefined : new Pacer();
-    this.#reader = live.response.body?.getReader();
+    this.#reader = bodyOf(live.response, live.platform)?.getReader();
     this.#total = totalOf(live.response);
     // A body that is not the platform's may ignore the signal: cancelling
     // its reader ends a pending read at once.

@@ -457,3 +457,81 @@ Deno.test("a platform response whose body methods a custom fetch made answer at 
   assertInstanceOf(blob, Blob);
   assertEquals(await blob.text(), "abc");
 });
+
+Deno.test("a platform response dressed by a custom fetch is read as the platform reads it, under the cap", async (t) => {
+  const big = "x".repeat(1000);
+  await using server = startServer((_request, seen) =>
+    seen.url.pathname === "/chunked"
+      // No length: sent chunked, 1,000 bytes.
+      ? new Response(ReadableStream.from([new TextEncoder().encode(big)]))
+      : new Response("abc")
+  );
+  // The platform's own response with own properties put on it: it still
+  // passes for the platform's, and with `timeout: false` it would be read
+  // by whatever stands in for its headers and reads.
+  const grabWith = (dress: Record<string, unknown>) =>
+    createGrab(server.url, {
+      retry: 0,
+      timeout: false,
+      maxBodyBytes: 10,
+      fetch: async (input, init) => dressed(await fetch(input, init), dress),
+    });
+
+  await t.step("headers that claim a short length: the cap holds", async () => {
+    const grab = grabWith({
+      headers: new Headers({ "content-length": "3" }),
+    });
+    for (const responseType of ["json", "text", "bytes"] as const) {
+      assertTransport(
+        await settles(grab("GET /chunked", { responseType })),
+        "too-large",
+      );
+    }
+  });
+
+  await t.step(
+    "reads that answer something else: the body as sent",
+    async () => {
+      const grab = grabWith({
+        text: () => big,
+        bytes: 1,
+        arrayBuffer: () => 1e9,
+        body: ReadableStream.from([new TextEncoder().encode(big)]),
+      });
+      assertEquals(
+        assertOk(await settles(grab("GET /x", { responseType: "text" }))),
+        "abc",
+      );
+      assertEquals(
+        assertOk(await settles(grab("GET /x", { responseType: "bytes" }))),
+        new TextEncoder().encode("abc"),
+      );
+      const blob = assertOk(
+        await settles(grab("GET /x", { responseType: "blob" })),
+      );
+      assertInstanceOf(blob, Blob);
+      assertEquals(await blob.text(), "abc");
+      // With a timeout the body is read as a stream: the platform's own.
+      const timed = createGrab(server.url, {
+        retry: 0,
+        maxBodyBytes: 10,
+        fetch: async (input, init) =>
+          dressed(await fetch(input, init), {
+            body: ReadableStream.from([new TextEncoder().encode(big)]),
+          }),
+      });
+      assertEquals(
+        assertOk(await settles(timed("GET /x", { responseType: "text" }))),
+        "abc",
+      );
+    },
+  );
+});
+
+/** `response` with own properties over its `Response` members. */
+function dressed(response: Response, own: Record<string, unknown>): Response {
+  for (const [name, value] of Object.entries(own)) {
+    Object.defineProperty(response, name, { value, configurable: true });
+  }
+  return response;
+}

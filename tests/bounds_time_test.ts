@@ -18,6 +18,7 @@ import {
   assertOk,
   assertTransport,
   assertValidation,
+  runChild,
   settles,
   sleep,
 } from "./_bounds.ts";
@@ -512,5 +513,25 @@ Deno.test("a header function and a live body: a deadline passed before the body'
       await sleep(20);
       assertEquals(server.requests.length, 0);
     },
+  );
+});
+
+Deno.test("a live body whose module cannot be loaded is a network failure, never a rejection", async () => {
+  // The import map points src/streams.ts at a module that does not exist,
+  // as a bundle's chunk that could not be fetched.
+  const report = await runChild<{
+    outcomes: Record<string, string>;
+    unhandled: string[];
+  }>("./_load_child.ts", [
+    "--import-map=tests/_fixtures/missing_streams_map.json",
+    "--allow-net=127.0.0.1",
+    "--allow-read=.",
+  ]);
+  assertEquals(report.unhandled, []);
+  const types = ["sse", "ndjson", "stream"];
+  const names = [...types, ...types.map((type) => `${type}, header function`)];
+  assertEquals(
+    report.outcomes,
+    Object.fromEntries(names.map((name) => [name, "network"])),
   );
 });

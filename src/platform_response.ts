@@ -1,0 +1,72 @@
+/**
+ * The members of a `Response` that grab's bounds rely on, read as
+ * `Response.prototype` defines them. A response that the platform's `fetch`
+ * made may come back from a custom `fetch` or a hook with an own property,
+ * or a subclass's override, in place of its headers, its body or its reads:
+ * what grab reads of a platform response is still the platform's.
+ *
+ * @module
+ */
+
+const PROTOTYPE = Response.prototype;
+
+/**
+ * `Response`'s own getter of `name`, which an own property, a subclass or a
+ * Proxy cannot fake (a Proxy makes it throw); a plain read where the runtime
+ * keeps it elsewhere.
+ */
+function getterOf<K extends "type" | "url" | "headers" | "body" | "bodyUsed">(
+  name: K,
+): (this: Response) => Response[K] {
+  const own = Object.getOwnPropertyDescriptor(PROTOTYPE, name)?.get;
+  return own ?? function (this: Response) {
+    return this[name];
+  };
+}
+
+/** The response's own type, read by `Response`'s getter. */
+export const RESPONSE_TYPE: (this: Response) => ResponseType = getterOf(
+  "type",
+);
+/** The response's own URL, read by `Response`'s getter. */
+export const RESPONSE_URL: (this: Response) => string = getterOf("url");
+
+const HEADERS = getterOf("headers");
+const BODY = getterOf("body");
+const BODY_USED = getterOf("bodyUsed");
+const TEXT = PROTOTYPE.text;
+const ARRAY_BUFFER = PROTOTYPE.arrayBuffer;
+// `bytes()` is recent (Node 22, Chrome 132); `arrayBuffer()` stands in.
+const BYTES = (PROTOTYPE as { bytes?: (this: Response) => Promise<Uint8Array> })
+  .bytes;
+
+/** The response's headers: the platform's own for a platform response. */
+export function headersOf(response: Response, platform: boolean): Headers {
+  return platform ? HEADERS.call(response) : response.headers;
+}
+
+/** The response's body: the platform's own for a platform response. */
+export function bodyOf(
+  response: Response,
+  platform: boolean,
+): ReadableStream<Uint8Array> | null {
+  return platform ? BODY.call(response) : response.body;
+}
+
+/** True when the body was read or is held by a reader already. */
+export function bodyTaken(response: Response, platform: boolean): boolean {
+  const used = platform ? BODY_USED.call(response) : response.bodyUsed;
+  return used || bodyOf(response, platform)?.locked === true;
+}
+
+/** The whole text of a platform response, read by the platform. */
+export function platformText(response: Response): Promise<string> {
+  return TEXT.call(response);
+}
+
+/** The whole bytes of a platform response, read by the platform. */
+export function platformBytes(response: Response): Promise<Uint8Array> {
+  return BYTES !== undefined
+    ? BYTES.call(response)
+    : ARRAY_BUFFER.call(response).then((bytes) => new Uint8Array(bytes));
+}

@@ -1,0 +1,68 @@
+/**
+ * What an exchange may wait for before its first attempt: the factory's
+ * header function's headers, and the module that opens live bodies, each
+ * within the exchange's deadline.
+ *
+ * @module
+ */
+
+import type { Deadline } from "./deadline.ts";
+import { validationError, type ValidationIssue } from "./errors.ts";
+import { type HeaderRecord, mergeHeaders } from "./headers.ts";
+import { lazy } from "./lazy.ts";
+import {
+  isLive,
+  READ_JSON,
+  type ReadSettings,
+  type Streams,
+} from "./outcome.ts";
+import { unreadable } from "./redact.ts";
+import type { Resolved } from "./resolve.ts";
+
+const streams = lazy<Streams>(() => import("./streams.ts"));
+
+/**
+ * How the exchange reads a 2xx body; the module that opens live bodies is
+ * loaded, within the deadline, the first time a stream type asks for it.
+ */
+export function readSettings(
+  resolved: Resolved,
+  deadline: Deadline,
+): ReadSettings | Promise<ReadSettings> {
+  const { responseType, onDownloadProgress, casing, schema } = resolved;
+  if (responseType === "json" && onDownloadProgress === undefined) {
+    return READ_JSON;
+  }
+  const settings: ReadSettings = {
+    responseType,
+    onDownloadProgress,
+    streams: undefined,
+    casing,
+    schema,
+  };
+  if (!isLive(responseType)) return settings;
+  return deadline.race(streams()).then((module) => {
+    settings.streams = module;
+    return settings;
+  });
+}
+
+/** The factory's header function's headers, checked, within the deadline. */
+export async function headersFrom(
+  resolved: Resolved,
+  deadline: Deadline,
+): Promise<HeaderRecord> {
+  const fresh = await deadline.race(resolved.headerFunction!());
+  const headers: HeaderRecord = {};
+  let issues: ValidationIssue[];
+  try {
+    issues = mergeHeaders(headers, fresh);
+  } catch (error) {
+    // A value whose `toString` throws, as with the factory's own headers.
+    issues = [unreadable("the headers", error)];
+  }
+  if (issues.length > 0) {
+    throw validationError(issues, "Cannot send the headers");
+  }
+  return headers;
+}
