@@ -107,8 +107,12 @@ export class Call {
     if (Array.isArray(resolved)) {
       throw invalid(this.method, this.url, resolved);
     }
-    const codec = await codecFor(resolved.format);
-    const { outcome, deadline } = exchange(this, resolved, codec);
+    const loading = codecFor(resolved.format);
+    const loaded = loading instanceof Promise
+      ? await withCodec(this, resolved, loading)
+      : { resolved, codec: loading };
+    if ("failed" in loaded) return loaded.failed;
+    const { outcome, deadline } = exchange(this, loaded.resolved, loaded.codec);
     try {
       return await outcome as SendOutcome<DataOf<R, unknown>>;
     } finally {
@@ -198,25 +202,59 @@ async function prepareThenAttempt(
         // A module that cannot be loaded (a bundle's chunk not fetched)
         // fails as the network would; the next grab loads it again.
         if (error === PASSED) throw error;
-        return failure(call, request, "network", error);
+        return failure(call, request.href, "network", error);
       }
     }
     return await attempt(call, resolved, request, deadline, read, headers);
   } catch (error) {
     if (error !== PASSED) throw error;
     const cause = deadline.signal?.reason;
-    return failure(call, request, deadline.reason ?? "abort", cause);
+    return failure(call, request.href, deadline.reason ?? "abort", cause);
   }
 }
 
 function failure(
   call: Call,
-  request: EncodedRequest,
+  href: string,
   kind: TransportErrorKind,
   cause: unknown,
-): SendOutcome {
-  const error = transportError(kind, call.method, request.href, { cause });
+): SendOutcome & { ok: false } {
+  const error = transportError(kind, call.method, href, { cause });
   return { ok: false, error };
+}
+
+/** A codec loaded, with the options that give the time left; or why not. */
+export type Loaded =
+  | { resolved: Resolved; codec: Codec }
+  | { failed: SendOutcome & { ok: false } };
+
+/**
+ * Waits for a codec still loading (the JSON:API one, the first time) within
+ * the grab's time: a load that fails (a bundle's chunk not fetched) is a
+ * network failure, one that outlasts the timeout or the signal a timeout or
+ * an abort. The exchange then has the time that is left.
+ */
+export async function withCodec(
+  call: Call,
+  resolved: Resolved,
+  loading: Promise<Codec>,
+): Promise<Loaded> {
+  const deadline = new Deadline(resolved.timeout, resolved.signal);
+  const href = call.url.href;
+  try {
+    const codec = await deadline.race(loading);
+    if (deadline.end === Infinity) return { resolved, codec };
+    const left = Math.max(1, Math.ceil(deadline.end - Date.now()));
+    return { resolved: { ...resolved, timeout: left }, codec };
+  } catch (error) {
+    if (error !== PASSED) {
+      return { failed: failure(call, href, "network", error) };
+    }
+    const kind = deadline.reason ?? "abort";
+    return { failed: failure(call, href, kind, deadline.signal?.reason) };
+  } finally {
+    deadline.dispose();
+  }
 }
 
 /** Every attempt of the request, its headers completed. */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { Call, exchange } from "./call.ts";
+import { Call, exchange, withCodec } from "./call.ts";
 import type { Endpoint, PathParamNames, PathParamValue } from "./endpoint.ts";
 import { validationError } from "./errors.ts";
 import { type Codec, codecFor, decodeOutcome } from "./format.ts";
@@ -21,7 +21,7 @@ import type {
   SchemaDataOf,
   ServerSentEvent,
 } from "./response_type.ts";
-import type { GrabResult } from "./result.ts";
+import { type GrabResult, TRANSPORT_META } from "./result.ts";
 import type { SchemaOutput, StandardSchema } from "./schema.ts";
 
 /**
@@ -201,7 +201,11 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
       // The JSON codec is at hand; only the JSON:API one may be loading.
       const loading = codecFor(resolved.format);
       if (loading instanceof Promise) {
-        return loading.then((codec) => grabWith(call, resolved, codec));
+        return withCodec(call, resolved, loading).then((loaded) =>
+          "failed" in loaded
+            ? [null, loaded.failed.error, TRANSPORT_META]
+            : grabWith(call, loaded.resolved, loaded.codec)
+        );
       }
       return grabWith(call, resolved, loading);
     } catch (error) {

@@ -174,14 +174,18 @@ export const JSON_CODEC: Codec = {
   },
 };
 
+let jsonApiCodec: Codec | undefined;
 const jsonApi = lazy(() =>
-  import("./jsonapi/format.ts").then((m) => m.JSON_API_CODEC as Codec)
+  import("./jsonapi/format.ts").then((m) => jsonApiCodec = m.JSON_API_CODEC)
 );
 
-/** The codec of `format`; the JSON:API one is loaded once, on first use. */
+/**
+ * The codec of `format`; the JSON:API one is loaded on first use, and at
+ * hand once loaded.
+ */
 export function codecFor(format: Format): Codec | Promise<Codec> {
   if (format === "json") return JSON_CODEC;
-  return jsonApi();
+  return jsonApiCodec ?? jsonApi();
 }
 
 /**

@@ -535,3 +535,29 @@ Deno.test("a live body whose module cannot be loaded is a network failure, never
     Object.fromEntries(names.map((name) => [name, "network"])),
   );
 });
+
+Deno.test("a JSON:API codec that cannot be loaded, or never loads, is a transport error within the timeout", async (t) => {
+  for (
+    const [map, kind] of [
+      ["missing_codec_map.json", "network"],
+      ["hanging_codec_map.json", "timeout"],
+    ] as const
+  ) {
+    await t.step(kind, async () => {
+      const report = await runChild<{
+        outcomes: Record<string, string>;
+        unhandled: string[];
+      }>("./_codec_load_child.ts", [
+        `--import-map=tests/_fixtures/${map}`,
+        "--allow-net=127.0.0.1",
+        "--allow-read=.",
+      ]);
+      assertEquals(report.unhandled, []);
+      assertEquals(report.outcomes, {
+        "grab, first": kind,
+        "grab, second": kind,
+        "Call.send": kind,
+      });
+    });
+  }
+});

@@ -1,0 +1,48 @@
+/**
+ * Child process of bounds_time_test.ts, run with an import map that points
+ * `src/jsonapi/format.ts` at a module that does not exist or that never
+ * finishes loading, as a bundle's chunk that could not be fetched or whose
+ * fetch stalls. Every JSON:API grab and `Call.send` must settle with a
+ * transport error, within its timeout, and leave no unhandled rejection;
+ * writes one JSON line with what each gave, then exits (a stalled import
+ * would keep the process alive).
+ *
+ * @module
+ */
+
+import { report } from "./_memory.ts";
+
+const unhandled: string[] = [];
+globalThis.addEventListener("unhandledrejection", (event) => {
+  event.preventDefault();
+  unhandled.push(String(event.reason));
+});
+const server = Deno.serve(
+  { hostname: "127.0.0.1", port: 0, onListen() {} },
+  () => Response.json({ data: null }),
+);
+const { default: createGrab, Call } = await import("../mod.ts");
+const url = `http://127.0.0.1:${server.addr.port}`;
+const options = { format: "json-api", timeout: 300, retry: 0 } as const;
+const grab = createGrab(url, options);
+const outcomes: Record<string, string> = {};
+const kindOf = (error: unknown) =>
+  (error as { kind?: string } | null)?.kind ?? "ok";
+for (const attempt of ["first", "second"]) {
+  try {
+    const [, error] = await grab("GET /a");
+    outcomes[`grab, ${attempt}`] = kindOf(error);
+  } catch (error) {
+    outcomes[`grab, ${attempt}`] = `rejected: ${(error as Error)?.name}`;
+  }
+}
+try {
+  const outcome = await new Call("GET /a", url).send(options);
+  outcomes["Call.send"] = outcome.ok ? "ok" : outcome.error.kind;
+} catch (error) {
+  outcomes["Call.send"] = `rejected: ${(error as Error)?.name}`;
+}
+await new Promise((resolve) => setTimeout(resolve, 20));
+await server.shutdown();
+await report({ outcomes, unhandled });
+Deno.exit(0);
