@@ -14,15 +14,20 @@ import {
   platformText,
   RESPONSE_TYPE,
 } from "./platform_response.ts";
+import { type Counted, report, totalOf } from "./progress.ts";
 import type { Progress } from "./response_type.ts";
 
 /**
  * Cancels a response body, ignoring a body that is already used or locked
- * (a hook read it): either way nothing is left open.
+ * (a hook read it): either way nothing is left open. A platform response's
+ * own body is cancelled, whatever is put in its place.
  */
-export async function cancelBody(response: Response): Promise<void> {
+export async function cancelBody(
+  response: Response,
+  platform = false,
+): Promise<void> {
   try {
-    await response.body?.cancel();
+    await bodyOf(response, platform)?.cancel();
   } catch {
     // Used or locked by its reader; not ours to release.
   }
@@ -67,18 +72,6 @@ export function cancelSettles(source: BodySource): boolean {
 const UNTRUSTED: BodySource = { platform: false };
 const DIGITS = /^\d+$/;
 
-/**
- * What a progress callback threw: the caller's error, which rejects the
- * grab as it is, never a failure of the body.
- */
-export class CallbackError {
-  /** What the callback threw. */
-  readonly error: unknown;
-  constructor(error: unknown) {
-    this.error = error;
-  }
-}
-
 /** How a body is collected: decoded text, or its bytes. */
 export type Collect = "text" | "bytes";
 
@@ -96,7 +89,7 @@ export function hasNoBody(method: string, status: number): boolean {
  * over `maxBodyBytes` as soon as the cap is passed, before buffering the
  * rest. Reports each chunk to `progress`. A read failure rejects; a body
  * that outlasts `source.deadline` rejects with {@linkcode PASSED}; a
- * progress callback that throws rejects with a {@linkcode CallbackError}.
+ * progress callback that throws rejects with a `CallbackError`.
  * Headers that cannot be read (a custom `fetch`'s response) throw at once.
  */
 export function readBody(
@@ -119,10 +112,14 @@ export function readBody(
     return discardBody(response, source).then(() => TOO_LARGE);
   }
   // Only a body that honours the signal (the platform's reader could not be
-  // cancelled), read as the platform reads it, whatever is put on it.
+  // cancelled), read as the platform reads it, whatever is put on it. Its
+  // declared length is trusted only from the platform's own `fetch`: on Deno
+  // and Node a Proxy passes for a platform response, and `Response`'s own
+  // members read its internals through the Proxy's traps.
   if (
     progress === undefined && source.platform &&
-    (source.direct || source.deadline?.signal === undefined) &&
+    (source.direct === true ||
+      (maxBodyBytes === Infinity && source.deadline?.signal === undefined)) &&
     fitsFastPath(response, headers, declared, maxBodyBytes)
   ) {
     return collect === "text"
@@ -136,32 +133,6 @@ export function readBody(
 }
 
 const textOrNull = (text: string) => text === "" ? null : text;
-/**
- * The size a body will have, from a digits-only `Content-Length`, when it
- * is not compressed (a compressed body is longer once read). A browser may
- * hide `Content-Encoding` on a cross-origin response: {@linkcode overTotal}
- * then drops the total once the bytes pass it.
- */
-export function totalOf(response: Response): number | undefined {
-  const headers = response.headers;
-  const declared = headers.get("content-length");
-  if (declared === null || !DIGITS.test(declared)) return undefined;
-  if (headers.get("content-encoding") !== null) return undefined;
-  return Number(declared);
-}
-
-/**
- * The total to report once `loaded` bytes are read: `undefined` from the
- * moment they pass it (a compressed body whose encoding was hidden), so
- * `loaded` never exceeds `total`.
- */
-export function overTotal(
-  loaded: number,
-  total: number | undefined,
-): number | undefined {
-  return total !== undefined && loaded > total ? undefined : total;
-}
-
 /**
  * The platform's own reader is far faster than a JavaScript stream loop. It
  * is safe only when the body cannot outgrow the cap: no cap at all, or a
@@ -193,14 +164,21 @@ export async function discardBody(
   source: BodySource,
 ): Promise<void> {
   // Another body's cancel may never settle: it is asked, not waited for.
-  const cancelling = cancelBody(response);
-  if (cancelSettles(source)) await cancelling;
+  const cancelling = cancelBody(response, source.platform);
+  if (cancelSettles(source)) await within(source, cancelling);
 }
 
-/** A progress callback, with the total it reports. */
-interface Counted {
-  total: number | undefined;
-  report: (progress: Progress) => void;
+/**
+ * A cancel that settles soon, waited for; within the deadline unless the
+ * platform's own `fetch` made the body (a Proxy may pass for the platform's
+ * response, its cancel never settling).
+ */
+function within(source: BodySource, cancelling: Promise<void>): Promise<void> {
+  const deadline = source.deadline;
+  if (source.direct === true || deadline?.signal === undefined) {
+    return cancelling;
+  }
+  return deadline.race(cancelling).catch(ignore);
 }
 
 async function readStream(
@@ -224,7 +202,7 @@ async function readStream(
   const bounded = !direct && deadline?.signal !== undefined;
   const cancel = (): Promise<void> => {
     const cancelling = reader.cancel().catch(ignore);
-    return waitForCancel ? cancelling : Promise.resolve();
+    return waitForCancel ? within(source, cancelling) : Promise.resolve();
   };
   const stopWaiting = bounded ? deadline!.onPass(() => void cancel()) : ignore;
   const gathered = new Gathered(collect);
@@ -236,7 +214,9 @@ async function readStream(
       const pause = pacer?.pause();
       if (pause !== undefined) await pause;
       if (done || (bounded && deadline!.due())) break;
-      const chunk = platform ? value : toPlainBytes(value);
+      // Only the platform's own `fetch` is sure to give plain bytes: a Proxy
+      // may pass for a platform response and hand over any stream.
+      const chunk = direct === true ? value : toPlainBytes(value);
       if (chunk === undefined) {
         throw new TypeError("The body gave a chunk that is not bytes");
       }
@@ -261,32 +241,6 @@ async function readStream(
   // The deadline passed and ended the reads early.
   if (bounded && deadline!.reason !== undefined) throw PASSED;
   return gathered.result(size);
-}
-
-/** Calls a progress callback; what it throws is the caller's error. */
-function report(counted: Counted, loaded: number): void {
-  counted.total = overTotal(loaded, counted.total);
-  try {
-    tellProgress(counted.report, { loaded, total: counted.total });
-  } catch (error) {
-    throw new CallbackError(error);
-  }
-}
-
-/**
- * Calls a progress callback, which is not waited for: what it throws at
- * once is thrown, and a promise it returns (an `async` callback) is left
- * to run, its rejection dropped rather than left unhandled, which would
- * end a Deno program.
- */
-export function tellProgress(
-  callback: (progress: Progress) => void,
-  progress: Progress,
-): void {
-  const returned: unknown = callback(progress);
-  if (typeof (returned as PromiseLike<unknown> | null)?.then === "function") {
-    (returned as PromiseLike<unknown>).then(undefined, ignore);
-  }
 }
 
 function releaseLock(reader: ReadableStreamDefaultReader<Uint8Array>): void {

@@ -30,7 +30,7 @@ import {
 import { NO_FACTORY, type Resolved, resolveOptions } from "./resolve.ts";
 import type { DataOf, ResponseType } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
-import { joinUrl, type UrlTemplate } from "./url.ts";
+import { fillUrl, joinUrl, type UrlTemplate } from "./url.ts";
 
 /** A call's URL template, for {@linkcode exchange}; set by `Call` itself. */
 let templateOf: (call: Call) => UrlTemplate;
@@ -127,15 +127,11 @@ export class Call {
 
 /** An exchange under way: its outcome to come, and its running deadline. */
 export interface Exchanging {
-  /**
-   * Resolves for every response and transport failure; rejects only with
-   * what a hook or a callback throws.
-   */
+  /** Rejects only with what a hook or a callback throws. */
   outcome: Promise<SendOutcome>;
   /**
-   * The exchange's deadline, still running once the outcome is in, for the
-   * caller to bound what it does next and then dispose, however the outcome
-   * settles.
+   * Still running once the outcome is in: the caller bounds what it does
+   * next with it, then disposes it, however the outcome settles.
    */
   deadline: Deadline;
 }
@@ -232,15 +228,24 @@ export type Loaded =
  * Waits for a codec still loading (the JSON:API one, the first time) within
  * the grab's time: a load that fails (a bundle's chunk not fetched) is a
  * network failure, one that outlasts the timeout or the signal a timeout or
- * an abort. The exchange then has the time that is left.
+ * an abort. The exchange then has the time that is left. Path parameters
+ * are checked first, as they would be without the wait, and fill the URL
+ * that a failure names.
  */
 export async function withCodec(
   call: Call,
   resolved: Resolved,
   loading: Promise<Codec>,
 ): Promise<Loaded> {
+  const { method, url } = call;
+  let href;
+  try {
+    href = fillUrl(templateOf(call), resolved.params, "");
+  } catch (error) {
+    throw asValidationError(error, method, url);
+  }
+  if (typeof href !== "string") throw invalid(method, url, href);
   const deadline = new Deadline(resolved.timeout, resolved.signal);
-  const href = call.url.href;
   try {
     const codec = await deadline.race(loading);
     if (deadline.end === Infinity) return { resolved, codec };

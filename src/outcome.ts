@@ -8,7 +8,6 @@
 
 import {
   type BodySource,
-  CallbackError,
   cancelSettles,
   discardBody,
   hasNoBody,
@@ -16,6 +15,7 @@ import {
   type ReadResult,
   TOO_LARGE,
 } from "./body.ts";
+import { CallbackError } from "./progress.ts";
 import type { Casing } from "./casing.ts";
 import { bodyTaken } from "./platform_response.ts";
 import { type Deadline, PASSED } from "./deadline.ts";

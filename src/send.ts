@@ -7,7 +7,8 @@
  */
 
 import type { Exchange } from "./attempts.ts";
-import { type BodySource, discardBody, tellProgress } from "./body.ts";
+import { type BodySource, discardBody } from "./body.ts";
+import { tellProgress } from "./progress.ts";
 import { asValidationError } from "./errors.ts";
 import type { Deadline } from "./deadline.ts";
 import {

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { CallbackError, overTotal, tellProgress, totalOf } from "./body.ts";
+import { CallbackError, overTotal, tellProgress, totalOf } from "./progress.ts";
 import { bodyOf } from "./platform_response.ts";
 import { Pacer, toPlainBytes } from "./chunk.ts";
 import { type Casing, convertKeys } from "./casing.ts";

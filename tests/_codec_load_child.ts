@@ -23,7 +23,10 @@ const server = Deno.serve(
 );
 const { default: createGrab, Call } = await import("../mod.ts");
 const url = `http://127.0.0.1:${server.addr.port}`;
-const options = { format: "json-api", timeout: 300, retry: 0 } as const;
+// The timeout, from the parent: short for a load that never ends, long for
+// one that fails, so a slow machine cannot make a failed load a timeout.
+const timeout = Number(Deno.args[0] ?? 300);
+const options = { format: "json-api", timeout, retry: 0 } as const;
 const grab = createGrab(url, options);
 const outcomes: Record<string, string> = {};
 const kindOf = (error: unknown) =>
@@ -35,6 +38,21 @@ for (const attempt of ["first", "second"]) {
   } catch (error) {
     outcomes[`grab, ${attempt}`] = `rejected: ${(error as Error)?.name}`;
   }
+}
+// The failure names the URL with its path parameters filled; a missing
+// one is still a validation error, whether or not the codec loads.
+try {
+  const [, error] = await grab("GET /users/:id", { params: { id: 7 } });
+  const at = (error as { url?: string } | null)?.url ?? "";
+  outcomes["grab, params"] = `${kindOf(error)} ${new URL(at).pathname}`;
+} catch (error) {
+  outcomes["grab, params"] = `rejected: ${(error as Error)?.name}`;
+}
+try {
+  await grab("GET /users/:id", {} as never);
+  outcomes["grab, missing param"] = "settled";
+} catch (error) {
+  outcomes["grab, missing param"] = `rejected: ${(error as Error)?.name}`;
 }
 try {
   const outcome = await new Call("GET /a", url).send(options);

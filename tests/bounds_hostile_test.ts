@@ -535,3 +535,154 @@ function dressed(response: Response, own: Record<string, unknown>): Response {
   }
   return response;
 }
+
+Deno.test("a platform response dressed with a body whose cancel never settles: its own body is cancelled, and the grab settles", async () => {
+  await using server = startServer((_request, seen) =>
+    seen.url.pathname === "/empty"
+      ? new Response(null, { status: 204 })
+      : new Response("x".repeat(1000))
+  );
+  // The own `body` stands in for the platform's: were it the one cancelled,
+  // the platform's body would stay open, and the cancel be waited for ever.
+  const BODY = Object.getOwnPropertyDescriptor(Response.prototype, "body")!
+    .get!;
+  const fetched: Response[] = [];
+  const grab = createGrab(server.url, {
+    retry: 0,
+    timeout: 2000,
+    maxBodyBytes: 10,
+    fetch: async (input, init) => {
+      const response = await fetch(input, init);
+      fetched.push(response);
+      return dressed(response, {
+        body: new ReadableStream({ cancel: () => new Promise(() => {}) }),
+      });
+    },
+  });
+  // Over the cap by its Content-Length, and empty by its status.
+  assertTransport(await settles(grab("GET /big")), "too-large");
+  assertEquals(assertOk(await settles(grab("GET /empty"))), null);
+  assertEquals(fetched.length, 2);
+  for (const response of fetched) {
+    const body = BODY.call(response);
+    if (body === null) continue;
+    // Cancelled: nothing left to read.
+    const reader = body.getReader();
+    // (A read that fails: the body was left open until the timeout ended it.)
+    const { done } = await reader.read().catch(() => ({ done: false }));
+    await reader.cancel().catch(() => {});
+    assert(done, "the platform's body was left open");
+  }
+});
+
+Deno.test("a Proxy around a platform response cannot get past maxBodyBytes or the timeout", async (t) => {
+  // Deno's and Node's `Response` members pass a Proxy's brand check and read
+  // the response's internals through its traps: the Proxy passes for a
+  // platform response, yet answers what it likes.
+  const big = "x".repeat(1000);
+  await using server = startServer((_request, seen) =>
+    seen.url.pathname === "/chunked"
+      ? new Response(ReadableStream.from([new TextEncoder().encode(big)]))
+      : new Response("abc")
+  );
+  const HEADERS = Object.getOwnPropertyDescriptor(
+    Response.prototype,
+    "headers",
+  )!
+    .get!;
+  const BODY = Object.getOwnPropertyDescriptor(Response.prototype, "body")!
+    .get!;
+  /**
+   * `response` behind a Proxy that swaps its headers, or its body stream
+   * (the platform's own then cancelled, so nothing is left open).
+   */
+  const disguised = async (
+    response: Response,
+    swap: { headers?: Headers; stream?: ReadableStream<Uint8Array> },
+  ): Promise<Response> => {
+    HEADERS.call(response); // made now, to be found in its slot
+    const stream = BODY.call(response)!;
+    if (swap.stream) await stream.cancel();
+    return new Proxy(response, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target);
+        if (swap.headers && value instanceof Headers) return swap.headers;
+        if (
+          swap.stream && typeof value === "object" && value !== null &&
+          value !== stream && (value as { stream?: unknown }).stream === stream
+        ) {
+          // The body's slot, its stream swapped.
+          return new Proxy(value, {
+            get: (inner, name) =>
+              name === "stream" ? swap.stream : Reflect.get(inner, name, inner),
+          });
+        }
+        return value;
+      },
+    });
+  };
+
+  await t.step("headers that claim a short length: the cap holds", async () => {
+    const fake = new Headers({ "content-length": "3" });
+    const grab = createGrab(server.url, {
+      retry: 0,
+      timeout: false,
+      maxBodyBytes: 10,
+      fetch: async (input, init) => {
+        const proxy = await disguised(await fetch(input, init), {
+          headers: fake,
+        });
+        // The attack is armed: the platform's getter answers the Proxy's.
+        assertStrictEquals(HEADERS.call(proxy), fake);
+        return proxy;
+      },
+    });
+    for (const responseType of ["text", "bytes"] as const) {
+      assertTransport(
+        await settles(grab("GET /chunked", { responseType })),
+        "too-large",
+      );
+    }
+  });
+
+  await t.step("chunks that lie about their size: the cap holds", async () => {
+    class Liar extends Uint8Array {
+      override get byteLength(): number {
+        return 0;
+      }
+    }
+    const grab = createGrab(server.url, {
+      retry: 0,
+      maxBodyBytes: 10,
+      fetch: async (input, init) => {
+        const lying = ReadableStream.from([new Liar(1000).fill(120)]);
+        const proxy = await disguised(await fetch(input, init), {
+          stream: lying,
+        });
+        assertStrictEquals(BODY.call(proxy), lying);
+        return proxy;
+      },
+    });
+    assertTransport(
+      await settles(grab("GET /x", { responseType: "text" })),
+      "too-large",
+    );
+  });
+
+  await t.step("a cancel that never settles: the timeout holds", async () => {
+    const grab = createGrab(server.url, {
+      retry: 0,
+      timeout: 300,
+      maxBodyBytes: 10,
+      fetch: async (input, init) => {
+        const endless = new ReadableStream<Uint8Array>({
+          pull: (controller) => controller.enqueue(new Uint8Array(100)),
+          cancel: () => new Promise(() => {}),
+        });
+        return disguised(await fetch(input, init), { stream: endless });
+      },
+    });
+    const [, error] = await settles(grab("GET /x", { responseType: "text" }));
+    assertInstanceOf(error, GrabTransportError);
+  });
+});
