@@ -9,13 +9,9 @@
  * @module
  */
 
-import { report } from "./_memory.ts";
+import { report, watchUnhandled } from "./_memory.ts";
 
-const unhandled: string[] = [];
-globalThis.addEventListener("unhandledrejection", (event) => {
-  event.preventDefault();
-  unhandled.push(String(event.reason));
-});
+const unhandled = watchUnhandled();
 const server = Deno.serve(
   { hostname: "127.0.0.1", port: 0, onListen() {} },
   () =>

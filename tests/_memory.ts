@@ -32,3 +32,16 @@ export async function report(value: unknown): Promise<void> {
     left = left.subarray(await Deno.stdout.write(left));
   }
 }
+
+/**
+ * The reasons of the promise rejections nobody handles from now on, kept
+ * rather than ending the process, for a child to report.
+ */
+export function watchUnhandled(): string[] {
+  const unhandled: string[] = [];
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
+    unhandled.push(String(event.reason));
+  });
+  return unhandled;
+}

@@ -459,13 +459,7 @@ Deno.test("a platform response whose body methods a custom fetch made answer at 
 });
 
 Deno.test("a platform response dressed by a custom fetch is read as the platform reads it, under the cap", async (t) => {
-  const big = "x".repeat(1000);
-  await using server = startServer((_request, seen) =>
-    seen.url.pathname === "/chunked"
-      // No length: sent chunked, 1,000 bytes.
-      ? new Response(ReadableStream.from([new TextEncoder().encode(big)]))
-      : new Response("abc")
-  );
+  await using server = startServer(chunkedOrShort);
   // The platform's own response with own properties put on it: it still
   // passes for the platform's, and with `timeout: false` it would be read
   // by whatever stands in for its headers and reads.
@@ -493,10 +487,10 @@ Deno.test("a platform response dressed by a custom fetch is read as the platform
     "reads that answer something else: the body as sent",
     async () => {
       const grab = grabWith({
-        text: () => big,
+        text: () => BIG,
         bytes: 1,
         arrayBuffer: () => 1e9,
-        body: ReadableStream.from([new TextEncoder().encode(big)]),
+        body: ReadableStream.from([new TextEncoder().encode(BIG)]),
       });
       assertEquals(
         assertOk(await settles(grab("GET /x", { responseType: "text" }))),
@@ -517,7 +511,7 @@ Deno.test("a platform response dressed by a custom fetch is read as the platform
         maxBodyBytes: 10,
         fetch: async (input, init) =>
           dressed(await fetch(input, init), {
-            body: ReadableStream.from([new TextEncoder().encode(big)]),
+            body: ReadableStream.from([new TextEncoder().encode(BIG)]),
           }),
       });
       assertEquals(
@@ -579,12 +573,7 @@ Deno.test("a Proxy around a platform response cannot get past maxBodyBytes or th
   // Deno's and Node's `Response` members pass a Proxy's brand check and read
   // the response's internals through its traps: the Proxy passes for a
   // platform response, yet answers what it likes.
-  const big = "x".repeat(1000);
-  await using server = startServer((_request, seen) =>
-    seen.url.pathname === "/chunked"
-      ? new Response(ReadableStream.from([new TextEncoder().encode(big)]))
-      : new Response("abc")
-  );
+  await using server = startServer(chunkedOrShort);
   const HEADERS = Object.getOwnPropertyDescriptor(
     Response.prototype,
     "headers",
@@ -686,3 +675,16 @@ Deno.test("a Proxy around a platform response cannot get past maxBodyBytes or th
     assertInstanceOf(error, GrabTransportError);
   });
 });
+
+/** 1,000 bytes of `x`. */
+const BIG = "x".repeat(1000);
+
+/**
+ * A server's answer: at `/chunked` {@linkcode BIG} with no length (sent
+ * chunked), anywhere else `abc` with its length.
+ */
+function chunkedOrShort(_request: Request, seen: { url: URL }): Response {
+  return seen.url.pathname === "/chunked"
+    ? new Response(ReadableStream.from([new TextEncoder().encode(BIG)]))
+    : new Response("abc");
+}
