@@ -14,7 +14,7 @@ import {
   platformText,
   RESPONSE_TYPE,
 } from "./platform_response.ts";
-import { type Counted, report, totalOf } from "./progress.ts";
+import { type Counted, DIGITS, report, totalOf } from "./progress.ts";
 import type { Progress } from "./response_type.ts";
 
 /**
@@ -70,7 +70,6 @@ export function cancelSettles(source: BodySource): boolean {
 }
 
 const UNTRUSTED: BodySource = { platform: false };
-const DIGITS = /^\d+$/;
 
 /** How a body is collected: decoded text, or its bytes. */
 export type Collect = "text" | "bytes";
@@ -133,6 +132,7 @@ export function readBody(
 }
 
 const textOrNull = (text: string) => text === "" ? null : text;
+
 /**
  * The platform's own reader is far faster than a JavaScript stream loop. It
  * is safe only when the body cannot outgrow the cap: no cap at all, or a

@@ -93,10 +93,11 @@ export class GrabError extends Error {
   }
 
   /**
-   * What `Deno.inspect` (and so `console.log`) shows: the stack, then what
-   * {@linkcode GrabError.toJSON} shows.
+   * What Deno's inspector (and so `console.log`) shows: the stack, then
+   * what {@linkcode GrabError.toJSON} shows. Keyed by the symbol the runtime
+   * registers for it; elsewhere the method is never called.
    *
-   * @param inspect Deno's inspect function.
+   * @param inspect The runtime's inspect function.
    * @param options Its options.
    */
   [Symbol.for("Deno.customInspect")](

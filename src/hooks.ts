@@ -163,7 +163,7 @@ export async function runAfterResponse(
 ): Promise<Response> {
   // A `clone()` puts a new stream in the body's place, and the original's
   // cancel then settles only once the clone is read or cancelled too.
-  const body = bodyOf(response);
+  const body = streamOf(response);
   let replaced: Response | void;
   try {
     const running = hook(request, response);
@@ -175,12 +175,12 @@ export async function runAfterResponse(
       );
   } catch (error) {
     // A hook that threw or outlasted the deadline leaves this body unread.
-    source.cloned = bodyOf(response) !== body;
+    source.cloned = streamOf(response) !== body;
     await discardBody(response, source);
     throw error;
   }
   if (!replaced || replaced === response) {
-    source.cloned = bodyOf(response) !== body;
+    source.cloned = streamOf(response) !== body;
     if (response.bodyUsed) throw usedBody();
     return response;
   }
@@ -207,7 +207,7 @@ function release(replaced: Response, by: Response | undefined): void {
  * The body stream of a response, `null` for one a custom `fetch` made up
  * with a getter that throws: it is then told from a clone by nothing.
  */
-function bodyOf(response: Response): ReadableStream | null {
+function streamOf(response: Response): ReadableStream | null {
   try {
     return response.body;
   } catch {

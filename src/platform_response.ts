@@ -11,9 +11,10 @@
 const PROTOTYPE = Response.prototype;
 
 /**
- * `Response`'s own getter of `name`, which an own property, a subclass or a
- * Proxy cannot fake (a Proxy makes it throw); a plain read where the runtime
- * keeps it elsewhere.
+ * `Response`'s own getter of `name`, which an own property or a subclass
+ * cannot fake; a plain read where the runtime keeps it elsewhere. A Proxy
+ * around a response passes it on Deno and Node (the getter reads through
+ * the traps), so only the platform's own `fetch` is trusted fully.
  */
 function getterOf<K extends "type" | "url" | "headers" | "body" | "bodyUsed">(
   name: K,

@@ -7,7 +7,8 @@
 
 import type { Progress } from "./response_type.ts";
 
-const DIGITS = /^\d+$/;
+/** A `Content-Length` of digits only, as the framing reads it. */
+export const DIGITS = /^\d+$/;
 
 /**
  * What a progress callback threw: the caller's error, which rejects the
