@@ -59,7 +59,7 @@ export class Call {
    * Parses and resolves an endpoint.
    *
    * @param endpoint `"<METHOD> <target>"`.
-   * @param baseURL The base address for a relative target; its path is kept.
+   * @param baseURL The base address for a relative target (path, query kept).
    * @throws {GrabValidationError} when the endpoint is malformed, the method
    * unknown or forbidden by fetch (CONNECT, TRACE), the target relative with
    * no base address, or the URL invalid or holding credentials.

@@ -18,18 +18,19 @@ export interface UrlTemplate {
   origin: string;
   /** `origin + pathname`. */
   base: string;
-  /** The target's own query, `""` or starting with `?`. */
+  /** The base's query and the target's own, `""` or starting with `?`. */
   search: string;
 }
 
 /**
- * Resolves `target` against `baseURL`, keeping the base's path.
+ * Resolves `target` against `baseURL`, keeping the base's path and its
+ * query (before the target's own; an absolute target has neither).
  * Returns the issues instead when the result is not a usable http(s) URL.
  *
  * @example
  * ```ts ignore
- * joinUrl("https://api.test/v1/", "/users/:id?active=1").url.href;
- * // "https://api.test/v1/users/:id?active=1"
+ * joinUrl("https://api.test/v1/?key=k", "/users/:id?active=1").url.href;
+ * // "https://api.test/v1/users/:id?key=k&active=1"
  * ```
  */
 export function joinUrl(
@@ -38,6 +39,7 @@ export function joinUrl(
   absolute: boolean,
 ): UrlTemplate | ValidationIssue[] {
   let text = target;
+  let baseQuery = "";
   if (!absolute) {
     if (baseURL === undefined || baseURL === "") {
       return [issue(
@@ -51,6 +53,7 @@ export function joinUrl(
     const problem = checkUrl(base, "base address");
     if (problem !== undefined) return [problem];
     text = base.origin + base.pathname.replace(/\/+$/, "") + target;
+    baseQuery = base.search;
   }
   const url = parse(text);
   if (url === undefined) {
@@ -59,6 +62,11 @@ export function joinUrl(
   const problem = checkUrl(url, "target");
   if (problem !== undefined) return [problem];
   url.hash = "";
+  if (baseQuery !== "") {
+    url.search = url.search === ""
+      ? baseQuery
+      : baseQuery + "&" + url.search.slice(1);
+  }
   const segments = url.pathname.split("/");
   const params: [string, number][] = [];
   for (let i = 0; i < segments.length; i++) {

@@ -413,6 +413,21 @@ Deno.test("createGrab() requests", async (t) => {
     );
   });
 
+  await t.step("keeps the base's query, before the target's own", async () => {
+    const grab = createGrab(`${server.url}/v1?key=k%201&v=2#frag`);
+    const [data] = await grab<{ path: string; query: string }>(
+      "GET /search?q=deno",
+      { query: { page: 3 } },
+    );
+    assertEquals(data?.path, "/v1/search");
+    assertEquals(data?.query, "?key=k%201&v=2&q=deno&page=3");
+    const [plain] = await grab<{ query: string }>("GET /users");
+    assertEquals(plain?.query, "?key=k%201&v=2");
+    // An absolute target takes nothing from the base.
+    const [other] = await grab<{ query: string }>(`GET ${server.url}/abs`);
+    assertEquals(other?.query, "");
+  });
+
   await t.step("sends JSON with Content-Type and Accept", async () => {
     const grab = createGrab(server.url);
     const [data] = await grab<

@@ -17,7 +17,14 @@ Deno.test("joinUrl()", async (t) => {
     ["https://api.test/v1", "/users", "https://api.test/v1/users"],
     ["https://api.test/v1/", "/users", "https://api.test/v1/users"],
     ["https://api.test/v1//", "/users", "https://api.test/v1/users"],
-    ["https://api.test/v1?k=1#frag", "/users", "https://api.test/v1/users"],
+    ["https://api.test/v1?k=1#frag", "/users", "https://api.test/v1/users?k=1"],
+    [
+      "https://api.test/v1/?k=1",
+      "/users?active=1",
+      "https://api.test/v1/users?k=1&active=1",
+    ],
+    ["https://api.test/v1?", "/users?a=1", "https://api.test/v1/users?a=1"],
+    ["https://api.test/v1?k=1", "https://other.test/x", "https://other.test/x"],
     [
       "https://api.test/v1",
       "/users?active=1",
