@@ -1,7 +1,9 @@
 /**
  * The HTTP client comparison: raw `fetch` + `res.json()`, grab, ky, ofetch,
- * wretch and up-fetch, each with its defaults, over loopback (sequential and 64 in flight)
- * and in process (a fake `fetch` that returns a ready `Response`).
+ * wretch and up-fetch, each with its defaults, over loopback (sequential and
+ * 64 in flight) and in process (a fake `fetch` that returns a ready
+ * `Response`); and ofetch once more with a 30 s `timeout`, the promise grab
+ * keeps by default.
  *
  * Beside raw, two floors: what any client must pay to keep grab's promises.
  * `raw+timeout` passes a shared 30 s timeout signal and an `accept` header;
@@ -41,7 +43,14 @@ export interface Client {
 }
 
 /** grab and its peers, in table order. */
-const PEER_NAMES = ["grab", "ky", "ofetch", "wretch", "up-fetch"] as const;
+const PEER_NAMES = [
+  "grab",
+  "ky",
+  "ofetch",
+  "ofetch+timeout",
+  "wretch",
+  "up-fetch",
+] as const;
 
 /** The clients over loopback, in table order; `raw` first. */
 export const CLIENT_NAMES = ["raw", "raw+timeout", ...PEER_NAMES] as const;
@@ -136,6 +145,11 @@ export function makeClients(base: string, fetchImpl?: FetchLike): Client[] {
     { baseURL: base },
     fetchImpl ? { fetch: fetchImpl } : {},
   );
+  // ofetch keeps the promise of grab's default timeout only when asked.
+  const ofetchTimed = ofetch.create(
+    { baseURL: base, timeout: 30_000 },
+    fetchImpl ? { fetch: fetchImpl } : {},
+  );
   const wretchApi = fetchImpl
     ? wretch(base).fetchPolyfill(fetchImpl)
     : wretch(base);
@@ -178,6 +192,7 @@ export function makeClients(base: string, fetchImpl?: FetchLike): Client[] {
     },
     { name: "ky", get: () => kyApi.get("item").json() },
     { name: "ofetch", get: () => ofetchApi("/item") },
+    { name: "ofetch+timeout", get: () => ofetchTimed("/item") },
     { name: "wretch", get: () => wretchApi.get("/item").json() },
     { name: "up-fetch", get: () => upfetch("/item") },
   ];

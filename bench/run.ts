@@ -639,6 +639,16 @@ function floorTargets(
       null,
       floor.show,
     );
+    for (const [peer, what] of PEERS_TO_LEAD) {
+      const lead = tput(c, "grab", peer);
+      add(
+        `${label}, grab req/s ÷ ${peer} (${what})`,
+        "≥ 1.00×",
+        lead.value,
+        (v) => v >= 1,
+        lead.show,
+      );
+    }
   }
   for (const bodyCase of BODY_CASES.filter((c) => c.chunked)) {
     const cmp = bodies?.cases.find((c) => c.case === bodyCase)?.comparison;
@@ -681,7 +691,23 @@ function floorTargets(
     const own = time(http.inProcess, floor, "raw");
     add(`In-process, ${floor} time ÷ raw`, "—", own.value, null, own.show);
   }
+  for (const [peer, what] of PEERS_TO_LEAD) {
+    const lead = time(http.inProcess, "grab", peer);
+    add(
+      `In-process overhead, grab time ÷ ${peer} (${what})`,
+      "≤ 1.00×",
+      lead.value,
+      (v) => v <= 1,
+      lead.show,
+    );
+  }
 }
+
+/** The peer to be ahead of, as it is by default and with grab's timeout. */
+const PEERS_TO_LEAD: readonly [string, string][] = [
+  ["ofetch", "its defaults: no timeout"],
+  ["ofetch+timeout", "with grab's default 30 s `timeout`"],
+];
 
 function targets(
   http: HttpResults,
@@ -1131,7 +1157,7 @@ if (!args.has("--no-write")) {
     "",
     `- HTTP: the server (\`bench/_server.ts\`) is a separate Deno process on 127.0.0.1 (port 0), serving a fixed ${
       new TextEncoder().encode(BODY_TEXT).byteLength
-    }-byte JSON body. Every client uses its defaults (grab: \`createGrab(base)\`, timeout 30 s, retry 2, 64 MiB cap, JSON mode; ky 2.1.0, ofetch 1.5.1, wretch 3.0.9; up-fetch 2.6.1 as \`up(fetch, () => ({ baseUrl }))\`, which by default has no timeout and no retry and parses with \`res.clone().json()\`) and reads the JSON body. raw is \`fetch\` + \`res.json()\`.`,
+    }-byte JSON body. Every client uses its defaults (grab: \`createGrab(base)\`, timeout 30 s, retry 2, 64 MiB cap, JSON mode; ky 2.1.0, ofetch 1.5.1, wretch 3.0.9; up-fetch 2.6.1 as \`up(fetch, () => ({ baseUrl }))\`, which by default has no timeout and no retry and parses with \`res.clone().json()\`) and reads the JSON body. raw is \`fetch\` + \`res.json()\`. ofetch+timeout is ofetch once more with \`timeout: 30_000\` (its defaults have no timeout), to compare the two at grab's default promise.`,
     `- ${ROUNDS} interleaved rounds after one warm-up round. Sequential GETs: within a round the clients take turns request by request, in an order drawn afresh for every request (a seeded shuffle, \`bench/_stats.ts\`), each request timed on its own and summed per client (as the bodies below; batches of one client after another drift apart with the garbage one leaves the next and the machine's load; a fixed order, such as one rotated by a place per request, has each client mostly follow the same other and pay for what that one leaves behind). 64 in flight: each round is cut into ${CONCURRENT_TURNS} turns of ${
       count(CONCURRENT / CONCURRENT_TURNS)
     } GETs per client, the clients taking turns in an order drawn afresh for every turn (the same seeded shuffle), a client's round the sum of its turns. In-process: the same, ${INPROC_TURNS} turns of ${
