@@ -856,6 +856,21 @@ function targets(
     (v) => v <= 1.05,
     (v) => `${v.toFixed(3)} (per-resource slope ${(v - 1).toFixed(3)})`,
   );
+  // JSON.parse of the same documents grows faster than linearly too: the
+  // heap's growth (its collection) is in both.
+  const parse = d?.grabExponent["JSON.parse"];
+  addFurther(
+    `denormalise scaling exponent − JSON.parse's over the same sizes (what the denormaliser adds to the heap's own growth)`,
+    "≤ 0.05",
+    exponent === undefined || parse === undefined
+      ? undefined
+      : exponent - parse,
+    (v) => v <= 0.05,
+    (v) =>
+      `${v >= 0 ? "+" : "−"}${Math.abs(v).toFixed(3)} (JSON.parse ${
+        parse!.toFixed(3)
+      })`,
+  );
   return { goals, further };
 }
 
