@@ -20,44 +20,82 @@ export function safeUrl(url: URL | string): string {
 }
 
 /**
- * A URL's query or userinfo inside free text: `scheme://` then an optional
- * `user:pass@`, then the rest of the authority (brackets for IPv6) and path,
- * then `?query`. The query runs to white space, a quote, an angle bracket
- * or a fragment: brackets and parentheses are left unencoded by the URL
+ * What follows a URL's `scheme://` in free text: an optional `user:pass@`,
+ * then the rest of the authority (brackets for IPv6) and path, then
+ * `?query`. The query runs to white space, a quote, an angle bracket or a
+ * fragment: brackets and parentheses are left unencoded by the URL
  * serialiser, so they may be part of it (`?page[size]=10&key=…`).
  */
-const URL_SECRETS =
-  /\b([a-z][a-z\d+.-]*:\/\/)(?:[^\s/?#@"'<>]*@)?([^\s?#"'<>]*)(\?[^\s#"'<>]*)?/gi;
+const AFTER_SCHEME = /(?:[^\s/?#@"'<>]*@)?([^\s?#"'<>]*)(\?[^\s#"'<>]*)?/y;
 
-/** `text` with every URL's userinfo removed and its query replaced by `?…`. */
+/**
+ * `text` with every URL's userinfo removed and its query replaced by `?…`.
+ * A URL is found by its `://`, its scheme read backwards from there: the
+ * text may be a server's (an error's detail), and a pattern that tried a
+ * scheme at every word would take time in the square of a long run of
+ * `a.a.a…`, blocking the event loop and every timeout with it.
+ */
 export function redactUrls(text: string): string {
-  return text.replace(
-    URL_SECRETS,
-    (_match, scheme: string, rest: string, query: string | undefined) => {
-      if (query === undefined || query === "?") {
-        return scheme + rest + (query ?? "");
-      }
-      return scheme + rest + "?…" + unbalancedTail(query);
-    },
-  );
+  let at = text.indexOf("://");
+  if (at === -1) return text;
+  let out = "";
+  let done = 0;
+  while (at !== -1) {
+    const start = schemeStart(text, at, done);
+    if (start === -1) {
+      at = text.indexOf("://", at + 3);
+      continue;
+    }
+    AFTER_SCHEME.lastIndex = at + 3;
+    const [, rest, query] = AFTER_SCHEME.exec(text)!;
+    out += text.slice(done, at + 3) + rest;
+    if (query !== undefined) {
+      out += query === "?" ? query : "?…" + unbalancedTail(query);
+    }
+    done = AFTER_SCHEME.lastIndex;
+    at = text.indexOf("://", done);
+  }
+  return done === 0 ? text : out + text.slice(done);
 }
+
+/**
+ * Where the scheme ending at `colon` starts (a letter at a word's start,
+ * then letters, digits, `+`, `.` or `-`), not before `from`; -1 for none.
+ * It never looks back past the last `://`, so every scheme costs its own
+ * length.
+ */
+function schemeStart(text: string, colon: number, from: number): number {
+  let start = colon;
+  while (start > from && SCHEME.test(text[start - 1]!)) start--;
+  for (; start < colon; start++) {
+    const before = start === 0 ? "" : text[start - 1]!;
+    if (LETTER.test(text[start]!) && !WORD.test(before)) return start;
+  }
+  return -1;
+}
+
+const SCHEME = /[a-z\d+.-]/i;
+const LETTER = /[a-z]/i;
+const WORD = /\w/;
 
 /**
  * What ends a query but belongs to the text around the URL: trailing
  * punctuation, and closing brackets the query never opened (`(url?a=1): …`).
+ * Each kind of bracket is counted once, whatever the query's length.
  */
 function unbalancedTail(query: string): string {
   let end = query.length;
+  const opened = { ")": count(query, "("), "]": count(query, "[") };
+  const closed = { ")": count(query, ")"), "]": count(query, "]") };
   while (end > 1) {
     const last = query[end - 1]!;
     if (".,:;!".includes(last)) {
       end--;
       continue;
     }
-    const open = last === ")" ? "(" : last === "]" ? "[" : undefined;
-    if (open === undefined) break;
-    const head = query.slice(0, end);
-    if (count(head, open) >= count(head, last)) break;
+    if (last !== ")" && last !== "]") break;
+    if (opened[last] >= closed[last]) break;
+    closed[last]--;
     end--;
   }
   return query.slice(end);
