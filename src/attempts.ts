@@ -9,11 +9,8 @@
 import { type BodySource, discardBody } from "./body.ts";
 import { Deadline, PASSED, sleep } from "./deadline.ts";
 import type { HttpMethod } from "./endpoint.ts";
-import {
-  type GrabTransportError,
-  transportError,
-  type TransportErrorKind,
-} from "./errors.ts";
+import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
+import { transportError } from "./transport_error.ts";
 import {
   type Fetch,
   isNetworkError,

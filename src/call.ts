@@ -12,11 +12,11 @@ import { type Endpoint, type HttpMethod, parseEndpoint } from "./endpoint.ts";
 import {
   asValidationError,
   type GrabValidationError,
-  transportError,
   type TransportErrorKind,
   validationError,
   type ValidationIssue,
 } from "./errors.ts";
+import { transportError } from "./transport_error.ts";
 import { type Codec, codecFor } from "./format.ts";
 import type { HeaderRecord } from "./headers.ts";
 import type { SendOptions } from "./call_options.ts";

@@ -9,16 +9,15 @@ import type {
   GrabErrorOptions,
   GrabTransportErrorOptions,
   TransportErrorKind,
-  TransportExtra,
   ValidationIssue,
 } from "./error_types.ts";
 import type { JsonApiError } from "./jsonapi/types.ts";
 import {
   loggedView,
   reasonOf,
-  redactCause,
   redactUrls,
   safeUrl,
+  transportView,
 } from "./redact.ts";
 
 export type {
@@ -165,6 +164,46 @@ export class GrabTransportError extends Error {
     this.url = options.url;
     if (options.issues !== undefined) this.issues = options.issues;
   }
+
+  /**
+   * What `JSON.stringify` shows: the kind, the request, the cause, and the
+   * schema's issues with every URL's query string and userinfo taken out (an
+   * issue often quotes the value that failed, which may be the request's
+   * URL). The properties themselves keep what the schema gave.
+   */
+  toJSON(): Record<string, unknown> {
+    return transportView(this);
+  }
+
+  /**
+   * What Deno's inspector (and so `console.log`) shows: the stack, then
+   * what {@linkcode GrabTransportError.toJSON} shows.
+   *
+   * @param inspect The runtime's inspect function.
+   * @param options Its options.
+   */
+  [Symbol.for("Deno.customInspect")](
+    inspect: (value: unknown, options: unknown) => string,
+    options: unknown,
+  ): string {
+    return `${this.stack} ${inspect(transportView(this), options)}`;
+  }
+
+  /**
+   * What Node's `util.inspect` (and so `console.log`) shows, as for Deno.
+   *
+   * @param depth The depth left for what it shows.
+   * @param options Its options.
+   * @param inspect Node's inspect function.
+   */
+  [Symbol.for("nodejs.util.inspect.custom")](
+    depth: number,
+    options: { depth?: number | null },
+    inspect: (value: unknown, options: unknown) => string,
+  ): string {
+    const inner = { ...options, depth: options.depth === null ? null : depth };
+    return `${this.stack} ${inspect(transportView(this), inner)}`;
+  }
 }
 
 /**
@@ -203,40 +242,6 @@ export class GrabValidationError extends Error {
     super(message, options);
     this.issues = issues;
   }
-}
-
-const TRANSPORT_MESSAGES: Record<TransportErrorKind, string> = {
-  network: "Cannot complete the request: the network failed",
-  abort: "Cannot complete the request: it was aborted",
-  timeout: "Cannot complete the request: the timeout passed",
-  parse: "Cannot read the response: the body is not valid JSON",
-  "too-large": "Cannot read the response: the body is over maxBodyBytes",
-  schema: "Cannot accept the response: the body fails the schema",
-};
-
-/**
- * Builds a {@linkcode GrabTransportError}: the request named by origin and
- * path only, the cause redacted of every URL's query and userinfo.
- */
-export function transportError(
-  kind: TransportErrorKind,
-  method: string,
-  href: string,
-  extra: TransportExtra = {},
-): GrabTransportError {
-  const url = safeUrl(href);
-  const detail = extra.detail === undefined ? "" : ` (${extra.detail})`;
-  const what = extra.message ?? TRANSPORT_MESSAGES[kind];
-  return new GrabTransportError(
-    `${what}${detail}: ${method} ${url}`,
-    {
-      kind,
-      method,
-      url,
-      cause: redactCause(extra.cause),
-      issues: extra.issues,
-    },
-  );
 }
 
 /** The request a validation error is about, and where in it the problems are. */

@@ -9,7 +9,8 @@
 
 import { type Casing, convertKey, convertKeys } from "./casing.ts";
 import type { HttpMethod } from "./endpoint.ts";
-import { transportError, type ValidationIssue } from "./errors.ts";
+import type { ValidationIssue } from "./errors.ts";
+import { transportError } from "./transport_error.ts";
 import { httpError } from "./http_error.ts";
 import {
   findNonJsonValues,

@@ -6,7 +6,8 @@
 
 import { FOREIGN, type Grab } from "./create_grab.ts";
 import { type Endpoint, parseEndpoint } from "./endpoint.ts";
-import { transportError, validationError } from "./errors.ts";
+import { validationError } from "./errors.ts";
+import { transportError } from "./transport_error.ts";
 import { unreadable } from "./redact.ts";
 import { combineHooks, type Hooks } from "./hooks.ts";
 import { parseLinkHeader } from "./link_header.ts";

@@ -6,7 +6,11 @@
  * @module
  */
 
-import type { GrabError, ValidationIssue } from "./errors.ts";
+import type {
+  GrabError,
+  GrabTransportError,
+  ValidationIssue,
+} from "./errors.ts";
 import { isPlainObject, setOwn } from "./object.ts";
 
 /** `origin + pathname` of a URL: no userinfo, no query, no fragment. */
@@ -244,6 +248,26 @@ export function loggedView(error: GrabError): Record<string, unknown> {
     body: redactCause(error.body),
   };
   if (error.errors !== undefined) view.errors = redactCause(error.errors);
+  return view;
+}
+
+/**
+ * A {@linkcode GrabTransportError} as logs may show it: its schema issues
+ * redacted, as a `GrabError`'s body is, since an issue may quote the value
+ * that failed.
+ */
+export function transportView(
+  error: GrabTransportError,
+): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    name: error.name,
+    message: error.message,
+    kind: error.kind,
+    method: error.method,
+    url: error.url,
+  };
+  if (error.cause !== undefined) view.cause = redactCause(error.cause);
+  if (error.issues !== undefined) view.issues = redactCause(error.issues);
   return view;
 }
 

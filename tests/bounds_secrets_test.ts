@@ -292,3 +292,48 @@ Deno.test("a URL the server sends back shows no query in a logged error, and sta
     assertStringIncludes(error.errors?.[0]?.detail ?? "", SECRET);
   });
 });
+
+Deno.test("a schema's issues quoting the request's URL show no query in a logged error, and stay as sent on it", async (t) => {
+  await using server = startServer((request) =>
+    Response.json({ next: request.url })
+  );
+  // As valibot writes an issue: the input, and a message that quotes it.
+  const schema = {
+    "~standard": {
+      version: 1 as const,
+      vendor: "quoting",
+      validate(value: unknown) {
+        const input = (value as { next: string }).next;
+        return {
+          issues: [{
+            message: `Expected a number but received ${JSON.stringify(input)}`,
+            input,
+            path: [{ key: "next", value }],
+          }],
+        };
+      },
+    },
+  };
+  const grab = createGrab(server.url, { retry: 0, timeout: 10_000 });
+  const query = { token: SECRET };
+
+  await t.step("a JSON body", async () => {
+    const result = await settles(grab("GET /x", { query, schema }));
+    const error = assertTransport(result, "schema");
+    assertNoSecret(error);
+    assertStringIncludes(JSON.stringify(error), `${server.url}/x?…`);
+    // The caller showing a form error still gets the issue whole.
+    const [issue] = error.issues as { input: string }[];
+    assertEquals(issue?.input, `${server.url}/x?token=${SECRET}`);
+  });
+
+  await t.step("an NDJSON stream's error", async () => {
+    const [lines, error] = await settles(
+      grab("GET /x", { query, schema, responseType: "ndjson" }),
+    );
+    assert(error === null && lines !== null, "the head should arrive");
+    for await (const _ of lines) throw new Error("no line passes the schema");
+    assert(lines.error?.kind === "schema", String(lines.error));
+    assertNoSecret(lines.error);
+  });
+});

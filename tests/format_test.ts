@@ -7,11 +7,8 @@ import {
 } from "@std/assert";
 import { assertSpyCalls, spy } from "@std/testing/mock";
 import type { Casing } from "../src/casing.ts";
-import {
-  GrabError,
-  GrabTransportError,
-  transportError,
-} from "../src/errors.ts";
+import { GrabError, GrabTransportError } from "../src/errors.ts";
+import { transportError } from "../src/transport_error.ts";
 import {
   type Codec,
   codecFor,
