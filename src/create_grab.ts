@@ -170,13 +170,16 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
   options?: O | null,
 ): Grab<FactoryType<O>> {
   const factory = resolveFactory(options ?? {});
+  // A URL object is read once, here: the caller may change it afterwards,
+  // and the endpoints parsed before and after would disagree.
+  const base = baseURL instanceof URL ? baseURL.href : baseURL;
   // Resolving a dummy target validates the base address once, up front.
-  const baseOrigin = baseURL === undefined
+  const baseOrigin = base === undefined
     ? undefined
-    : new Call("GET /", baseURL).url.origin;
+    : new Call("GET /", base).url.origin;
   const trusted = trustedOriginSet(factory.options.trustedOrigins);
   const calls = endpointCache(
-    baseURL,
+    base,
     (origin) =>
       baseOrigin === undefined || origin === baseOrigin || trusted.has(origin),
   );

@@ -672,3 +672,20 @@ Deno.test("createGrab() response safety", async (t) => {
     },
   );
 });
+
+Deno.test("createGrab() keeps the base address it was given, whatever happens to its URL object", async () => {
+  await using server = startServer(() => json({}));
+  const base = new URL(`${server.url}/v1?key=k`);
+  const grab = createGrab(base, { retry: 0, timeout: 10_000 });
+  await grab("GET /users");
+  // The caller reuses the object: a grab already made and a new one alike
+  // still go where the factory was pointed.
+  base.pathname = "/v2";
+  base.search = "?key=other";
+  await grab("GET /users");
+  await grab("GET /teams");
+  assertEquals(
+    server.requests.map(({ url }) => url.pathname + url.search),
+    ["/v1/users?key=k", "/v1/users?key=k", "/v1/teams?key=k"],
+  );
+});
