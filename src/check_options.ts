@@ -9,6 +9,7 @@
 
 import type { ValidationIssue } from "./errors.ts";
 import type { JsonApiOptions } from "./jsonapi/media_type.ts";
+import { isPlainObject } from "./object.ts";
 import { MAX_TIMER_DELAY } from "./retry.ts";
 import type { StandardSchema } from "./schema.ts";
 
@@ -93,7 +94,12 @@ const CHECKS = new Map<string, [number, Check]>(
       ) add("a Headers, a record or a list of pairs");
     }],
     ["query", (value, add) => {
-      if (typeof value !== "object") add("an object or URLSearchParams");
+      // Only a plain object's keys are the query's: a Map, a Set, a Date or
+      // a FormData has none and would be dropped without a word, an array
+      // would go as `0=…&1=…`; nested, each is refused as well.
+      if (!(value instanceof URLSearchParams) && !isPlainObject(value)) {
+        add("a plain object or URLSearchParams");
+      }
     }],
     ["params", (value, add) => {
       if (typeof value !== "object") add("an object");

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { assert, assertEquals } from "@std/assert";
+import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import createGrab, {
   Call,
   type GrabCallOptions,
@@ -184,6 +184,42 @@ Deno.test("a query that cannot be written is refused", async (t) => {
         server.requests.at(-1)!.url.searchParams.get("next"),
         "https://x.test/a",
       );
+    },
+  );
+
+  await t.step(
+    "a query that is not a plain object or URLSearchParams is a GrabValidationError, not dropped",
+    async () => {
+      class Filter {
+        status = "open";
+      }
+      const grab = createGrab(server.url, { retry: 0, timeout: 10_000 });
+      const before = server.requests.length;
+      const queries: unknown[] = [
+        new Map([["status", "open"]]),
+        new Set(["open"]),
+        ["open", "closed"],
+        new Date(0),
+        new Filter(),
+        new FormData(),
+      ];
+      for (const query of queries) {
+        const error = await assertValidation(() =>
+          grab("GET /items", { query: query as Record<string, unknown> })
+        );
+        assertStringIncludes(error.message, '"query"');
+        await assertValidation(() =>
+          new Call("GET /items", server.url).send({
+            query: query as Record<string, unknown>,
+            retry: 0,
+          })
+        );
+      }
+      assertEquals(server.requests.length, before);
+      // A null-prototype object is as plain as a literal (control).
+      const bare = Object.assign(Object.create(null), { status: "open" });
+      assertOk(await settles(grab("GET /items", { query: bare })));
+      assertEquals(server.requests.at(-1)!.url.search, "?status=open");
     },
   );
 
