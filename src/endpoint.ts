@@ -80,6 +80,7 @@ export interface ParsedEndpoint {
 }
 
 const SHAPE = /^(\S+)\s+(\S+)$/;
+const WORD = /^[A-Za-z_-]+$/;
 
 /**
  * Parses `"<METHOD> <target>"`; white space around and between the parts is
@@ -111,10 +112,13 @@ function endpointIssue(text: unknown): ParsedEndpoint | string {
   const method = match[1]!;
   const target = match[2]!;
   if (!HTTP_METHODS.has(method)) {
-    const shown = method.length > 16 ? method.slice(0, 16) + "…" : method;
     const hint = HTTP_METHODS.has(method.toUpperCase())
       ? `methods are upper case, write "${method.toUpperCase()}"`
       : "use GET, HEAD, POST, PUT, DELETE, OPTIONS or PATCH";
+    // Only a word is quoted: what stands first may be the target, written
+    // the wrong way round, and its userinfo or query a secret.
+    if (!WORD.test(method)) return `Cannot use the method: ${hint}`;
+    const shown = method.length > 16 ? method.slice(0, 16) + "…" : method;
     return `Cannot use the method "${shown}": ${hint}`;
   }
   const absolute = target.startsWith("https://") ||

@@ -8,7 +8,7 @@
 
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { inspect } from "node:util";
-import createGrab, { Call } from "../mod.ts";
+import createGrab, { Call, type GrabValidationError } from "../mod.ts";
 import { closedPort, startServer } from "./_server.ts";
 import { assertTransport, settles } from "./_bounds.ts";
 
@@ -336,4 +336,36 @@ Deno.test("a schema's issues quoting the request's URL show no query in a logged
     assert(lines.error?.kind === "schema", String(lines.error));
     assertNoSecret(lines.error);
   });
+});
+
+Deno.test("an endpoint written the wrong way round shows no credentials in the error", async () => {
+  await using server = startServer(() => Response.json({}));
+  const grab = createGrab(server.url, { retry: 0, timeout: 10_000 });
+  for (
+    const endpoint of [
+      `https://user:${SECRET}@api.test/x GET`,
+      `https://u:${SECRET}@api.test/x GET`,
+      `http://${SECRET}@api.test/x POST`,
+      `https://api.test/x?token=${SECRET} GET`,
+    ]
+  ) {
+    const error = await failureOf(
+      grab(endpoint as `GET /${string}`) as Promise<
+        readonly [unknown, unknown, unknown]
+      >,
+    );
+    assert(
+      error instanceof Error && error.name === "GrabValidationError",
+      String(error),
+    );
+    assertNoSecret(error);
+    for (const { message } of (error as GrabValidationError).issues) {
+      assert(!message.includes(SECRET), message);
+    }
+    assert(
+      !/\bu(ser)?:/.test(error.message),
+      `the message quotes the userinfo: ${error.message}`,
+    );
+  }
+  assertEquals(server.requests.length, 0);
 });
