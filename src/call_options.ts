@@ -59,8 +59,8 @@ export interface GrabCallOptions<Body = unknown>
    */
   headers?: HeadersInit;
   /**
-   * Query parameters, merged with any in the target: a plain object or
-   * `URLSearchParams`. Nested objects use brackets (`page[size]=10`); arrays
+   * Query parameters, merged with any in the target: an object of its own
+   * keys or `URLSearchParams`. Nested objects use brackets (`page[size]=10`); arrays
    * are comma-joined in JSON:API mode and repeated keys in JSON mode;
    * `undefined` and `null` are skipped.
    * @default {undefined}

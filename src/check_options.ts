@@ -9,7 +9,6 @@
 
 import type { ValidationIssue } from "./errors.ts";
 import type { JsonApiOptions } from "./jsonapi/media_type.ts";
-import { isPlainObject } from "./object.ts";
 import { MAX_TIMER_DELAY } from "./retry.ts";
 import type { StandardSchema } from "./schema.ts";
 
@@ -94,11 +93,11 @@ const CHECKS = new Map<string, [number, Check]>(
       ) add("a Headers, a record or a list of pairs");
     }],
     ["query", (value, add) => {
-      // Only a plain object's keys are the query's: a Map, a Set, a Date or
-      // a FormData has none and would be dropped without a word, an array
-      // would go as `0=…&1=…`; nested, each is refused as well.
-      if (!(value instanceof URLSearchParams) && !isPlainObject(value)) {
-        add("a plain object or URLSearchParams");
+      // An object's own keys are the query's: a Map, a Set, a Date, a
+      // FormData or a Blob keeps its entries elsewhere and would go as no
+      // query at all, an array as `0=…&1=…`.
+      if (!(value instanceof URLSearchParams) && !isQueryRecord(value)) {
+        add("an object of query values or URLSearchParams");
       }
     }],
     ["params", (value, add) => {
@@ -226,4 +225,12 @@ function isCount(value: unknown): boolean {
 /** True unless `value` is `undefined` or `null`, which mean "none" in options. */
 function isSet<T>(value: T | null | undefined): value is T {
   return value !== undefined && value !== null;
+}
+
+function isQueryRecord(value: unknown): boolean {
+  return typeof value === "object" && value !== null &&
+    !Array.isArray(value) && !(value instanceof Map) &&
+    !(value instanceof Set) && !(value instanceof Date) &&
+    !(value instanceof FormData) && !(value instanceof Blob) &&
+    !ArrayBuffer.isView(value) && !(value instanceof ArrayBuffer);
 }

@@ -14,6 +14,7 @@ import type { GrabCallOptions } from "./call_options.ts";
 import type { GrabOptions } from "./options.ts";
 import { type Resolved, resolveFactory, resolveOptions } from "./resolve.ts";
 import { trustedOriginSet } from "./trusted_origins.ts";
+import { baseText } from "./url.ts";
 import type { GrabStream } from "./grab_stream.ts";
 import type {
   DataOf,
@@ -172,7 +173,7 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
   const factory = resolveFactory(options ?? {});
   // A URL object is read once, here: the caller may change it afterwards,
   // and the endpoints parsed before and after would disagree.
-  const base = baseURL instanceof URL ? baseURL.href : baseURL;
+  const base = baseText(baseURL);
   // Resolving a dummy target validates the base address once, up front.
   const baseOrigin = base === undefined
     ? undefined

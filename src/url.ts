@@ -91,7 +91,7 @@ export function joinUrl(
 
 /**
  * The request URL: parameters filled with `encodeURIComponent`, `extraQuery`
- * appended to the target's own query.
+ * appended to the query (the base's and the target's own).
  *
  * @example
  * ```ts ignore
@@ -191,5 +191,20 @@ function decodeName(name: string): string {
     return decodeURIComponent(name);
   } catch {
     return name;
+  }
+}
+
+/**
+ * The text of a `URL` base address, read once; anything else as it is, for
+ * {@linkcode joinUrl} to refuse (a revoked Proxy throws when asked whether
+ * it is a `URL`).
+ */
+export function baseText(
+  baseURL: string | URL | undefined,
+): string | URL | undefined {
+  try {
+    return baseURL instanceof URL ? baseURL.href : baseURL;
+  } catch {
+    return baseURL;
   }
 }

@@ -188,7 +188,7 @@ Deno.test("a query that cannot be written is refused", async (t) => {
   );
 
   await t.step(
-    "a query that is not a plain object or URLSearchParams is a GrabValidationError, not dropped",
+    "a query that keeps no entries in its own keys is a GrabValidationError, not dropped",
     async () => {
       class Filter {
         status = "open";
@@ -200,8 +200,8 @@ Deno.test("a query that cannot be written is refused", async (t) => {
         new Set(["open"]),
         ["open", "closed"],
         new Date(0),
-        new Filter(),
         new FormData(),
+        new Blob(["status=open"]),
       ];
       for (const query of queries) {
         const error = await assertValidation(() =>
@@ -216,10 +216,13 @@ Deno.test("a query that cannot be written is refused", async (t) => {
         );
       }
       assertEquals(server.requests.length, before);
-      // A null-prototype object is as plain as a literal (control).
+      // A null-prototype object and a class instance give their own keys
+      // (controls).
       const bare = Object.assign(Object.create(null), { status: "open" });
-      assertOk(await settles(grab("GET /items", { query: bare })));
-      assertEquals(server.requests.at(-1)!.url.search, "?status=open");
+      for (const query of [bare, new Filter()]) {
+        assertOk(await settles(grab("GET /items", { query })));
+        assertEquals(server.requests.at(-1)!.url.search, "?status=open");
+      }
     },
   );
 
@@ -724,6 +727,11 @@ Deno.test("options that cannot be read, a header value that cannot be written, a
           createGrab(server.url, { [option]: revoked() } as GrabOptions)
         );
       }
+      // A base address that is a revoked Proxy, or a Proxy around a URL.
+      assertThrowsValidation(() => createGrab(revoked() as URL));
+      assertThrowsValidation(() =>
+        createGrab(new Proxy(new URL(server.url), {}))
+      );
       const pages = paginate(grab, "GET /x", revoked() as GrabCallOptions);
       await assertValidation(() => pages.next());
       const hooked = paginate(grab, "GET /x", { hooks: revoked() as Hooks });
