@@ -259,16 +259,19 @@ export function loggedView(error: GrabError): Record<string, unknown> {
 export function transportView(
   error: GrabTransportError,
 ): Record<string, unknown> {
-  const view: Record<string, unknown> = {
-    name: error.name,
-    message: error.message,
-    kind: error.kind,
-    method: error.method,
-    url: error.url,
-  };
-  if (error.cause !== undefined) view.cause = redactCause(error.cause);
-  if (error.issues !== undefined) view.issues = redactCause(error.issues);
+  const { name, message, kind, method, url, cause, issues } = error;
+  const view: Record<string, unknown> = { name, message, kind, method, url };
+  if (cause !== undefined) view.cause = redactCause(cause);
+  if (issues !== undefined) view.issues = redactCause(issues.map(asPlain));
   return view;
+}
+
+/** An issue of a library's own class (arktype's) as `{ message, path }`. */
+function asPlain(issue: unknown): unknown {
+  if (isPlainObject(issue) || typeof issue !== "object" || issue === null) {
+    return issue;
+  }
+  return { message: read(issue, "message"), path: read(issue, "path") };
 }
 
 /**

@@ -327,6 +327,35 @@ Deno.test("a schema's issues quoting the request's URL show no query in a logged
     assertEquals(issue?.input, `${server.url}/x?token=${SECRET}`);
   });
 
+  await t.step("issues of a library's own class are shown", async () => {
+    // As arktype writes an issue: a class whose message is a getter.
+    class Issue {
+      constructor(readonly input: string) {}
+      get message() {
+        return `must be a number (was ${this.input})`;
+      }
+      get path() {
+        return ["next"];
+      }
+    }
+    const classed = {
+      "~standard": {
+        ...schema["~standard"],
+        validate: (value: unknown) => ({
+          issues: [new Issue((value as { next: string }).next)],
+        }),
+      },
+    };
+    const result = await settles(grab("GET /x", { query, schema: classed }));
+    const error = assertTransport(result, "schema");
+    assertNoSecret(error);
+    const logged = JSON.parse(JSON.stringify(error));
+    assertEquals(logged.issues, [{
+      message: `must be a number (was ${server.url}/x?…)`,
+      path: ["next"],
+    }]);
+  });
+
   await t.step("an NDJSON stream's error", async () => {
     const [lines, error] = await settles(
       grab("GET /x", { query, schema, responseType: "ndjson" }),
