@@ -60,9 +60,9 @@ export interface GrabCallOptions<Body = unknown>
   headers?: HeadersInit;
   /**
    * Query parameters, merged with any in the target: an object of its own
-   * keys or `URLSearchParams`. Nested objects use brackets (`page[size]=10`); arrays
-   * are comma-joined in JSON:API mode and repeated keys in JSON mode;
-   * `undefined` and `null` are skipped.
+   * keys or `URLSearchParams`. Nested objects use brackets
+   * (`page[size]=10`); arrays are comma-joined in JSON:API mode and repeated
+   * keys in JSON mode; `undefined` and `null` are skipped.
    * @default {undefined}
    *
    * @example Filtering and paginating

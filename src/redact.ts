@@ -252,9 +252,8 @@ export function loggedView(error: GrabError): Record<string, unknown> {
 }
 
 /**
- * A {@linkcode GrabTransportError} as logs may show it: its schema issues
- * redacted, as a `GrabError`'s body is, since an issue may quote the value
- * that failed.
+ * A {@linkcode GrabTransportError} as logs may show it, its schema issues
+ * redacted as a `GrabError`'s body is: an issue may quote the failed value.
  */
 export function transportView(
   error: GrabTransportError,
@@ -262,16 +261,21 @@ export function transportView(
   const { name, message, kind, method, url, cause, issues } = error;
   const view: Record<string, unknown> = { name, message, kind, method, url };
   if (cause !== undefined) view.cause = redactCause(cause);
-  if (issues !== undefined) view.issues = redactCause(issues.map(asPlain));
+  if (issues !== undefined) view.issues = redactCause(plainIssues(issues));
   return view;
 }
 
-/** An issue of a library's own class (arktype's) as `{ message, path }`. */
-function asPlain(issue: unknown): unknown {
-  if (isPlainObject(issue) || typeof issue !== "object" || issue === null) {
-    return issue;
+/** The issues a redaction looks at, arktype's class as `{ message, path }`. */
+function plainIssues(issues: readonly unknown[]): unknown[] | undefined {
+  try {
+    return issues.slice(0, MAX_OBJECTS).map((issue) =>
+      isPlainObject(issue) || typeof issue !== "object" || issue === null
+        ? issue
+        : { message: read(issue, "message"), path: read(issue, "path") }
+    );
+  } catch {
+    return undefined; // A Proxy whose traps throw.
   }
-  return { message: read(issue, "message"), path: read(issue, "path") };
 }
 
 /**

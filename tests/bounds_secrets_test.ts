@@ -356,6 +356,27 @@ Deno.test("a schema's issues quoting the request's URL show no query in a logged
     }]);
   });
 
+  await t.step("issues that cannot be read still log", async () => {
+    // An array whose reads throw passes the schema's Array.isArray check.
+    const hostile = new Proxy([{ message: "x" }], {
+      get(target, key) {
+        if (key === "length") return target.length;
+        throw new Error(`no ${String(key)}`);
+      },
+    });
+    const unreadable = {
+      "~standard": {
+        ...schema["~standard"],
+        validate: () => ({ issues: hostile }),
+      },
+    };
+    const result = await settles(grab("GET /x", { query, schema: unreadable }));
+    const error = assertTransport(result, "schema");
+    const logged = JSON.parse(JSON.stringify(error));
+    assertEquals(logged.kind, "schema");
+    assertEquals(logged.issues, undefined);
+  });
+
   await t.step("an NDJSON stream's error", async () => {
     const [lines, error] = await settles(
       grab("GET /x", { query, schema, responseType: "ndjson" }),
