@@ -14,7 +14,7 @@
  * @module
  */
 
-import { isPlainObject, setOwn } from "./object.ts";
+import { escapeToken, isPlainObject, setOwn } from "./object.ts";
 
 /**
  * A key casing. `"none"` leaves every key as it is.
@@ -108,10 +108,52 @@ function capitalise(word: string): string {
 type Container = Record<string, unknown> | unknown[];
 
 /**
+ * Two keys of one object that a casing makes one key, so that converting
+ * them would keep one value and silently drop the other.
+ */
+export class KeyClash extends Error {
+  override readonly name = "KeyClash";
+  /** The JSON pointer of the object that holds both keys. */
+  readonly at: string;
+  /** The two keys, in the object's own order. */
+  readonly keys: readonly [string, string];
+  /** The casing that makes them one. */
+  readonly to: Casing;
+  /** The keys and where they are, for messages: `keys "a_b" and "aB" of /x`. */
+  readonly what: string;
+  /** What the casing makes of them: `both become "aB" in camelCase`. */
+  readonly outcome: string;
+
+  /** A clash of `first` and `second`, keys of the object at `at`. */
+  constructor(at: string, first: string, second: string, to: Casing) {
+    const of = at === "" ? "" : ` of ${clip(at)}`;
+    const what = `keys "${clip(first)}" and "${clip(second)}"${of}`;
+    const outcome = `both become "${clip(convertKey(second, to))}" in ${to}`;
+    super(`${what} ${outcome}`);
+    this.at = at;
+    this.keys = [first, second];
+    this.to = to;
+    this.what = what;
+    this.outcome = outcome;
+  }
+
+  /** The same clash, with `base` before its pointer. */
+  under(base: string): KeyClash {
+    return new KeyClash(base + this.at, ...this.keys, this.to);
+  }
+}
+
+function clip(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+/**
  * Returns a deep copy of `value` with every object key converted to `to`.
  * Only arrays and plain objects are walked; other objects (`Date`, `Blob`, …)
  * are kept as they are. Iterative, so deep nesting cannot overflow the stack.
  * The input is never mutated.
+ *
+ * @throws {KeyClash} when two keys of one object become the same key.
  *
  * @example
  * ```ts ignore
@@ -122,22 +164,33 @@ type Container = Record<string, unknown> | unknown[];
 export function convertKeys(value: unknown, to: Casing): unknown {
   if (to === "none" || !isContainer(value)) return value;
   const root = emptyLike(value);
-  const stack: [Container, Container][] = [[value, root]];
+  const stack: Frame[] = [{ source: value, target: root, up: null, key: "" }];
   while (stack.length > 0) {
-    const [source, target] = stack.pop()!;
+    const frame = stack.pop()!;
+    const source = frame.source;
     if (Array.isArray(source)) {
-      const out = target as unknown[];
+      const out = frame.target as unknown[];
       for (let i = 0; i < source.length; i++) {
-        out[i] = copySlot(source[i], stack);
+        out[i] = copySlot(source[i], stack, frame, i);
       }
     } else {
-      const out = target as Record<string, unknown>;
+      const out = frame.target as Record<string, unknown>;
       for (const key of Object.keys(source)) {
-        setOwn(out, convertKey(key, to), copySlot(source[key], stack));
+        const converted = convertKey(key, to);
+        if (Object.hasOwn(out, converted)) throw clashIn(frame, key, to);
+        setOwn(out, converted, copySlot(source[key], stack, frame, key));
       }
     }
   }
   return root;
+}
+
+/** One container on the walk, with the way back up for a clash's pointer. */
+interface Frame {
+  source: Container;
+  target: Container;
+  up: Frame | null;
+  key: string | number;
 }
 
 function isContainer(value: unknown): value is Container {
@@ -151,9 +204,61 @@ function emptyLike(value: Container): Container {
   return Array.isArray(value) ? new Array(value.length) : {};
 }
 
-function copySlot(value: unknown, stack: [Container, Container][]): unknown {
+function copySlot(
+  value: unknown,
+  stack: Frame[],
+  up: Frame,
+  key: string | number,
+): unknown {
   if (!isContainer(value)) return value;
-  const copy = emptyLike(value);
-  stack.push([value, copy]);
-  return copy;
+  const target = emptyLike(value);
+  stack.push({ source: value, target, up, key });
+  return target;
+}
+
+// The clash of `second` with the key before it in the frame's object that
+// `to` makes the same.
+function clashIn(frame: Frame, second: string, to: Casing): KeyClash {
+  const converted = convertKey(second, to);
+  const first =
+    Object.keys(frame.source).find((key) =>
+      key !== second && convertKey(key, to) === converted
+    ) ?? converted;
+  let at = "";
+  for (let f: Frame | null = frame; f.up !== null; f = f.up) {
+    at = `/${escapeToken(String(f.key))}${at}`;
+  }
+  return new KeyClash(at, first, second, to);
+}
+
+/**
+ * A check of object keys, met one at a time with their JSON pointers, for a
+ * key that `to` makes the same as one met before in the same object. Returns
+ * the message of a clash, for a write's issues.
+ *
+ * @example
+ * ```ts ignore
+ * const clash = keyClashCheck("snake_case");
+ * clash("first_name", "/user/first_name"); // undefined
+ * clash("firstName", "/user/firstName");
+ * // 'Cannot send keys "first_name" and "firstName" of /user: both become "first_name" in snake_case'
+ * ```
+ */
+export function keyClashCheck(
+  to: Casing,
+): (key: string, path: string) => string | undefined {
+  const seen = new Map<string, Map<string, string>>();
+  return (key, path) => {
+    const converted = convertKey(key, to);
+    const at = path.slice(0, path.lastIndexOf("/"));
+    let keys = seen.get(at);
+    if (keys === undefined) seen.set(at, keys = new Map());
+    const first = keys.get(converted);
+    if (first === undefined) {
+      keys.set(converted, key);
+      return undefined;
+    }
+    const clash = new KeyClash(at, first, key, to);
+    return `Cannot send ${clash.what}: ${clash.outcome}`;
+  };
 }

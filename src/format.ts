@@ -7,17 +7,12 @@
  * @module
  */
 
-import { type Casing, convertKey, convertKeys } from "./casing.ts";
+import { convertKeys, KeyClash } from "./casing.ts";
 import type { HttpMethod } from "./endpoint.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { transportError } from "./transport_error.ts";
 import { httpError } from "./http_error.ts";
-import {
-  findNonJsonValues,
-  isCollection,
-  isInvalidDate,
-} from "./json_value.ts";
-import { isPlainObject, setOwn } from "./object.ts";
+import { toJson } from "./json_value.ts";
 import {
   errorDocumentMessage,
   parseErrorDocument,
@@ -52,7 +47,12 @@ export type Decoded =
     meta?: Record<string, unknown> | undefined;
     links?: Record<string, unknown> | undefined;
   }
-  | { ok: false; reason: string };
+  | {
+    ok: false;
+    reason: string;
+    /** True when the reason is two keys that the casing makes one. */
+    clash?: boolean;
+  };
 
 /** What a format does; see the module doc. */
 export interface Codec {
@@ -85,76 +85,6 @@ export function isPassThrough(body: unknown): body is BodyInit {
     body instanceof ReadableStream;
 }
 
-/**
- * `JSON.stringify` in one pass that also notices what it would silently drop
- * or turn into `null` (a function, a symbol, `NaN`, `Infinity`), and renames
- * the keys of plain objects to `casing` on the way: each `toJSON` and getter
- * runs once. Only when something is wrong does a second walk find where, for
- * the issues.
- *
- * @example
- * ```ts ignore
- * toJson({ userId: 1 }, "snake_case"); // '{"user_id":1}'
- * toJson({ n: NaN }, "none"); // [{ path: "/n", message: "… value is NaN" }]
- * ```
- */
-export function toJson(
-  value: unknown,
-  casing: Casing,
-): string | ValidationIssue[] {
-  let lossy = false;
-  let text: string | undefined;
-  let failure: unknown;
-  try {
-    text = JSON.stringify(
-      value,
-      function (this: Record<string, unknown>, key: string, item: unknown) {
-        if (
-          typeof item === "number" ? !Number.isFinite(item) : notJson(item) ||
-            // An invalid Date's toJSON gives null. Its data property is
-            // looked at, not read again: a getter runs once.
-            (item === null &&
-              isInvalidDate(Object.getOwnPropertyDescriptor(this, key)?.value))
-        ) {
-          lossy = true;
-        } else if (casing !== "none" && isPlainObject(item)) {
-          return renamed(item, casing);
-        }
-        return item;
-      },
-    );
-  } catch (error) {
-    // A circular value, a BigInt, a throwing toJSON or getter; with casing,
-    // a circular value overflows the stack instead (each level is a copy).
-    failure = error;
-  }
-  if (!lossy && failure === undefined && text !== undefined) return text;
-  const issues = findNonJsonValues(value, "", { callToJSON: true });
-  if (issues.length > 0) return issues;
-  const why = failure instanceof Error
-    ? failure.message
-    : "it has no JSON form";
-  return [{ path: "", message: `Cannot serialise the body as JSON: ${why}` }];
-}
-
-function notJson(item: unknown): boolean {
-  const type = typeof item;
-  return type === "bigint" || type === "function" || type === "symbol" ||
-    isCollection(item);
-}
-
-/** A shallow copy with the keys in `casing`; `__proto__` stays a data key. */
-function renamed(
-  item: Record<string, unknown>,
-  casing: Casing,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(item)) {
-    setOwn(out, convertKey(key, casing), item[key]);
-  }
-  return out;
-}
-
 /** The `"json"` format: bodies as JSON, keys in the wire casing. */
 export const JSON_CODEC: Codec = {
   mediaType: () => "application/json",
@@ -165,13 +95,14 @@ export const JSON_CODEC: Codec = {
     const json = toJson(body, casing);
     return typeof json === "string" ? { body: json, encoded: true } : json;
   },
-  decode(body, resolved) {
-    return {
-      ok: true,
-      data: resolved.casing === "none"
-        ? body
-        : convertKeys(body, resolved.casing),
-    };
+  decode(body, { casing }) {
+    if (casing === "none") return { ok: true, data: body };
+    try {
+      return { ok: true, data: convertKeys(body, casing) };
+    } catch (error) {
+      if (!(error instanceof KeyClash)) throw error;
+      return { ok: false, reason: error.message, clash: true };
+    }
   },
 };
 
@@ -224,7 +155,14 @@ export function decodeOutcome(
   else if (!outcome.empty) {
     const decoded = codec.decode(outcome.body, resolved);
     if (!decoded.ok) {
-      return failed("parse", method, outcome.url, { detail: decoded.reason });
+      return failed(
+        "parse",
+        method,
+        outcome.url,
+        decoded.clash === true
+          ? { message: `Cannot read the response: ${decoded.reason}` }
+          : { detail: decoded.reason },
+      );
     }
     data = decoded.data;
     if (decoded.meta !== undefined) meta.meta = decoded.meta;
@@ -270,7 +208,7 @@ function failed(
   kind: "parse" | "schema",
   method: HttpMethod,
   href: string,
-  extra: { detail?: string; issues?: readonly unknown[] },
+  extra: { detail?: string; message?: string; issues?: readonly unknown[] },
 ): GrabResult<unknown> {
   return [null, transportError(kind, method, href, extra), TRANSPORT_META];
 }

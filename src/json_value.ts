@@ -1,13 +1,15 @@
 /**
- * Finding the values JSON cannot carry, each named by a JSON pointer in a
- * {@linkcode ValidationIssue}, and the value descriptions its messages use.
+ * Writing a value as JSON text ({@linkcode toJson}), and finding the values
+ * JSON cannot carry, each named by a JSON pointer in a
+ * {@linkcode ValidationIssue}, with the value descriptions its messages use.
  *
  * @module
  */
 
+import { type Casing, convertKey, KeyClash, keyClashCheck } from "./casing.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { reasonOf } from "./redact.ts";
-import { joinPointer } from "./object.ts";
+import { isPlainObject, joinPointer, setOwn } from "./object.ts";
 
 /** Options of {@linkcode findNonJsonValues}. */
 export interface FindNonJsonValuesOptions {
@@ -194,4 +196,88 @@ function attempt(read: () => unknown): [true, unknown] | [false, string] {
   } catch (error) {
     return [false, reasonOf(error)];
   }
+}
+
+/**
+ * `JSON.stringify` in one pass that also notices what it would silently drop
+ * or turn into `null` (a function, a symbol, `NaN`, `Infinity`), and renames
+ * the keys of plain objects to `casing` on the way: each `toJSON` and getter
+ * runs once. Only when something is wrong does a second walk find where, for
+ * the issues.
+ *
+ * @example
+ * ```ts ignore
+ * toJson({ userId: 1 }, "snake_case"); // '{"user_id":1}'
+ * toJson({ n: NaN }, "none"); // [{ path: "/n", message: "… value is NaN" }]
+ * ```
+ */
+export function toJson(
+  value: unknown,
+  casing: Casing,
+): string | ValidationIssue[] {
+  let lossy = false;
+  let text: string | undefined;
+  let failure: unknown;
+  try {
+    text = JSON.stringify(
+      value,
+      function (this: Record<string, unknown>, key: string, item: unknown) {
+        if (
+          typeof item === "number" ? !Number.isFinite(item) : notJson(item) ||
+            // An invalid Date's toJSON gives null. Its data property is
+            // looked at, not read again: a getter runs once.
+            (item === null &&
+              isInvalidDate(Object.getOwnPropertyDescriptor(this, key)?.value))
+        ) {
+          lossy = true;
+        } else if (casing !== "none" && isPlainObject(item)) {
+          return renamed(item, casing);
+        }
+        return item;
+      },
+    );
+  } catch (error) {
+    // A circular value, a BigInt, a throwing toJSON or getter; with casing,
+    // a circular value overflows the stack instead (each level is a copy).
+    failure = error;
+  }
+  if (!lossy && failure === undefined && text !== undefined) return text;
+  const issues = findNonJsonValues(
+    value,
+    "",
+    casing === "none"
+      ? { callToJSON: true }
+      : { callToJSON: true, check: keyClashCheck(casing) },
+  );
+  if (issues.length > 0) return issues;
+  const why = failure instanceof Error
+    ? failure.message
+    : "it has no JSON form";
+  return [{ path: "", message: `Cannot serialise the body as JSON: ${why}` }];
+}
+
+function notJson(item: unknown): boolean {
+  const type = typeof item;
+  return type === "bigint" || type === "function" || type === "symbol" ||
+    isCollection(item);
+}
+
+/**
+ * A shallow copy with the keys in `casing`; `__proto__` stays a data key.
+ * Two keys that become one stop the serialisation: the walk that follows
+ * names them.
+ */
+function renamed(
+  item: Record<string, unknown>,
+  casing: Casing,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(item)) {
+    const converted = convertKey(key, casing);
+    if (Object.hasOwn(out, converted)) {
+      throw new KeyClash("", converted, key, casing);
+    }
+    setOwn(out, converted, item[key]);
+  }
+  return out;
 }

@@ -129,7 +129,9 @@ export interface GrabOptions {
   format?: Format;
   /**
    * The caller-side key casing. Response keys are converted to it and request
-   * keys from it to `wireCasing`. Keys only, never values.
+   * keys from it to `wireCasing`. Keys only, never values. Two keys of one
+   * object that become one are refused, never merged: a `GrabValidationError`
+   * in a request body, kind `"parse"` in a response.
    * @default {"none"}
    *
    * @example camelCase keys from a snake_case API

@@ -12,13 +12,14 @@
 import { CallbackError, overTotal, tellProgress, totalOf } from "./progress.ts";
 import { bodyOf } from "./platform_response.ts";
 import { Pacer, toPlainBytes } from "./chunk.ts";
-import { type Casing, convertKeys } from "./casing.ts";
+import type { Casing } from "./casing.ts";
 import type { Deadline } from "./deadline.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
+import type { TransportExtra } from "./error_types.ts";
 import { grabStream, type ItemStep } from "./grab_stream.ts";
+import { decodeItem } from "./live_item.ts";
 import { LineSplitter } from "./ndjson.ts";
 import type { Progress, ServerSentEvent, StreamType } from "./response_type.ts";
-import { validateWithin } from "./schema.ts";
 import type { StandardSchema } from "./schema.ts";
 import { EventStreamParser } from "./sse.ts";
 
@@ -40,7 +41,7 @@ export interface LiveBody {
   schema: StandardSchema | undefined;
   fail: (
     kind: TransportErrorKind,
-    extra?: { cause?: unknown; detail?: string; issues?: readonly unknown[] },
+    extra?: TransportExtra,
   ) => GrabTransportError;
 }
 
@@ -220,7 +221,7 @@ class Items<Raw extends ServerSentEvent | string> {
       if (this.#at < this.#queue.length) {
         const raw = this.#queue[this.#at]!;
         this.#queue[this.#at++] = undefined as unknown as Raw;
-        return await this.#decode(raw);
+        return await decodeItem(raw, this.#live);
       }
       if (this.#failure !== undefined) return { error: this.#failure };
       if (this.#ended) return null;
@@ -267,32 +268,6 @@ class Items<Raw extends ServerSentEvent | string> {
     this.#at = 0;
     this.#ended = true;
     return this.#chunks.cancel();
-  }
-
-  async #decode(raw: Raw): Promise<ItemStep<unknown>> {
-    const { schema, casing, fail, deadline } = this.#live;
-    // An event's data is JSON only when a schema asks for values.
-    if (typeof raw !== "string" && schema === undefined) return { value: raw };
-    const text = typeof raw === "string" ? raw : raw.data;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (cause) {
-      const where = typeof raw === "string" ? "a line" : "an event's data";
-      return { error: fail("parse", { cause, detail: where }) };
-    }
-    if (casing !== "none") value = convertKeys(value, casing);
-    if (schema !== undefined) {
-      const checked = await validateWithin(schema, value, deadline);
-      if ("passed" in checked) {
-        return { error: fail(checked.passed, { cause: checked.cause }) };
-      }
-      if ("issues" in checked) {
-        return { error: fail("schema", { issues: checked.issues }) };
-      }
-      value = checked.value;
-    }
-    return { value: typeof raw === "string" ? value : { ...raw, data: value } };
   }
 }
 

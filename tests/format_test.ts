@@ -16,8 +16,8 @@ import {
   isPassThrough,
   JSON_CODEC,
   NO_BODY,
-  toJson,
 } from "../src/format.ts";
+import { toJson } from "../src/json_value.ts";
 import { JSON_API_CODEC } from "../src/jsonapi/format.ts";
 import {
   type CallOptions,

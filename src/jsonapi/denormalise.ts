@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Casing } from "../casing.ts";
+import { type Casing, KeyClash } from "../casing.ts";
 import { isPlainObject } from "../object.ts";
 import {
   indexResources,
@@ -36,7 +36,12 @@ export type DenormaliseResult =
     meta?: Record<string, unknown>;
     links?: Record<string, unknown>;
   }
-  | { ok: false; reason: string };
+  | {
+    ok: false;
+    reason: string;
+    /** True when the reason is two keys that the casing makes one. */
+    clash?: boolean;
+  };
 
 /**
  * Turns a JSON:API success document into flat data.
@@ -114,7 +119,10 @@ export function denormalise(
 ): DenormaliseResult {
   try {
     return denormaliseDocument(document, options?.casing ?? "none");
-  } catch {
+  } catch (error) {
+    if (error instanceof KeyClash) {
+      return { ok: false, reason: error.message, clash: true };
+    }
     // Only a hostile object (a throwing getter or proxy) gets here: a parsed
     // JSON text never does.
     return fail("the document could not be read");

@@ -7,8 +7,8 @@
  */
 
 import type { ValidationIssue } from "../errors.ts";
-import { type Codec, isPassThrough, NO_BODY, toJson } from "../format.ts";
-import { findNonJsonValues } from "../json_value.ts";
+import { type Codec, isPassThrough, NO_BODY } from "../format.ts";
+import { findNonJsonValues, toJson } from "../json_value.ts";
 import { denormalise } from "./denormalise.ts";
 import { mediaType } from "./media_type.ts";
 import { serialise } from "./serialise.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type Casing, convertKey, convertKeys } from "../casing.ts";
+import { type Casing, convertKey, convertKeys, KeyClash } from "../casing.ts";
 import {
   escapeToken,
   hasEnumerableInheritedKeys,
@@ -87,31 +87,37 @@ export function startPass(
  */
 export function indexResources(pass: Pass): string | undefined {
   const { data, primaryCount } = pass;
-  for (let i = 0; i < pass.total; i++) {
-    const wire = wireAt(pass, i);
-    if (!isPlainObject(wire)) return `${pointerOf(pass, i)} is not an object`;
-    const type = wire.type;
-    if (typeof type !== "string" || type === "") {
-      return `${pointerOf(pass, i)}/type is not a non-empty string`;
+  let i = 0;
+  try {
+    for (; i < pass.total; i++) {
+      const wire = wireAt(pass, i);
+      if (!isPlainObject(wire)) return `${pointerOf(pass, i)} is not an object`;
+      const type = wire.type;
+      if (typeof type !== "string" || type === "") {
+        return `${pointerOf(pass, i)}/type is not a non-empty string`;
+      }
+      const id = wire.id;
+      if (id !== undefined && typeof id !== "string") {
+        return `${pointerOf(pass, i)}/id is not a string`;
+      }
+      const lid = wire.lid;
+      if (lid !== undefined && typeof lid !== "string") {
+        return `${pointerOf(pass, i)}/lid is not a string`;
+      }
+      const attributes = wire.attributes;
+      if (attributes !== undefined && !isPlainObject(attributes)) {
+        return `${pointerOf(pass, i)}/attributes is not an object`;
+      }
+      const relationships = wire.relationships;
+      if (relationships !== undefined && !isPlainObject(relationships)) {
+        return `${pointerOf(pass, i)}/relationships is not an object`;
+      }
+      const flat = placeResource(pass, i, wire, type, id, lid, attributes);
+      if (i < primaryCount) data[i] = flat;
     }
-    const id = wire.id;
-    if (id !== undefined && typeof id !== "string") {
-      return `${pointerOf(pass, i)}/id is not a string`;
-    }
-    const lid = wire.lid;
-    if (lid !== undefined && typeof lid !== "string") {
-      return `${pointerOf(pass, i)}/lid is not a string`;
-    }
-    const attributes = wire.attributes;
-    if (attributes !== undefined && !isPlainObject(attributes)) {
-      return `${pointerOf(pass, i)}/attributes is not an object`;
-    }
-    const relationships = wire.relationships;
-    if (relationships !== undefined && !isPlainObject(relationships)) {
-      return `${pointerOf(pass, i)}/relationships is not an object`;
-    }
-    const flat = placeResource(pass, i, wire, type, id, lid, attributes);
-    if (i < primaryCount) data[i] = flat;
+  } catch (error) {
+    // Two keys of the resource's attributes that the casing makes one.
+    throw error instanceof KeyClash ? error.under(pointerOf(pass, i)) : error;
   }
   return undefined;
 }
@@ -163,13 +169,22 @@ function copyAttributes(pass: Pass, attributes: Wire, flat: Flat): void {
     if (convert) {
       key = convertKey(name, casing);
       if (typeof value === "object" && value !== null) {
-        value = convertKeys(value, casing);
+        try {
+          value = convertKeys(value, casing);
+        } catch (error) {
+          if (!(error instanceof KeyClash)) throw error;
+          throw error.under(`/attributes/${escapeToken(name)}`);
+        }
       }
     }
     // isIdentityKey and setOwn spelled out: this loop runs most, and the
     // calls measured a few per cent slower.
     if (key === "type" || key === "id" || key === "lid") continue;
     if (name === "type" || name === "id" || name === "lid") continue;
+    if (convert && Object.hasOwn(flat, key)) {
+      const clash = clashOf("/attributes", [attributes], name, casing);
+      if (clash !== undefined) throw clash;
+    }
     if (key === "__proto__") setOwn(flat, key, value);
     else flat[key] = value;
   }
@@ -206,8 +221,35 @@ export function linkResources(pass: Pass): string | undefined {
       const key = convert ? convertKey(name, casing) : name;
       // isIdentityKey and setOwn spelled out, as in copyAttributes.
       if (key === "type" || key === "id" || key === "lid") continue;
+      if (convert && Object.hasOwn(flat, key)) {
+        const fields = [wire.attributes as Wire | undefined, relationships];
+        const clash = clashOf("", fields, name, casing);
+        // A field of the same name in both stays as without casing: the
+        // relationship wins.
+        if (clash !== undefined) throw clash.under(pointerOf(pass, i));
+      }
       if (key === "__proto__") setOwn(flat, key, value);
       else flat[key] = value;
+    }
+  }
+  return undefined;
+}
+
+// The clash of field `name` with another of `fields` that the casing makes
+// the same key (attributes and relationships share one namespace), if a
+// field of another name does.
+function clashOf(
+  at: string,
+  fields: (Wire | undefined)[],
+  name: string,
+  casing: Casing,
+): KeyClash | undefined {
+  const key = convertKey(name, casing);
+  for (const source of fields) {
+    for (const other in source) {
+      if (other !== name && convertKey(other, casing) === key) {
+        return new KeyClash(at, other, name, casing);
+      }
     }
   }
   return undefined;

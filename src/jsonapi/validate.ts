@@ -23,6 +23,7 @@ import {
   checkJson,
   checkLinkage,
   checkTypeAndId,
+  newCheck,
 } from "./write_checks.ts";
 
 type Item = Record<string, unknown>;
@@ -71,11 +72,10 @@ export function validateWrite(
   body: unknown,
   options: ValidateWriteOptions,
 ): ValidationIssue[] {
-  const check: Check = {
-    issues: [],
-    method: options.method,
-    to: options.casing === "none" ? "none" : options.wireCasing,
-  };
+  const check = newCheck(
+    options.method,
+    options.casing === "none" ? "none" : options.wireCasing,
+  );
   if (!isPlainObject(body)) {
     add(
       check,

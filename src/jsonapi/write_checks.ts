@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type Casing, convertKey } from "../casing.ts";
+import { type Casing, convertKey, keyClashCheck } from "../casing.ts";
 import type { HttpMethod } from "../endpoint.ts";
 import type { ValidationIssue } from "../errors.ts";
 import { describeValue, findNonJsonValues } from "../json_value.ts";
@@ -26,6 +26,14 @@ export interface Check {
   readonly method: HttpMethod;
   /** The casing names are sent in. */
   readonly to: Casing;
+  /** Finds two keys of one object that `to` makes one. */
+  readonly clash: (key: string, path: string) => string | undefined;
+}
+
+/** A new check of a body sent with `method`, its names in `to`. */
+export function newCheck(method: HttpMethod, to: Casing): Check {
+  const clash = to === "none" ? () => undefined : keyClashCheck(to);
+  return { issues: [], method, to, clash };
 }
 
 /** Adds an issue. */
@@ -136,7 +144,7 @@ export function checkField(
     (wire) =>
       RESERVED.has(wire) ||
       (flat && (RESERVED.has(raw) || raw === "attributes")),
-  );
+  ) ?? check.clash(raw, at);
   if (problem !== undefined) add(check, at, problem);
 }
 
@@ -152,7 +160,8 @@ export function checkAttribute(
 ): void {
   check.issues.push(...findNonJsonValues(value, at, {
     within,
-    check: (key) => nameProblem(check.to, key, isNestedReserved),
+    check: (key, path) =>
+      nameProblem(check.to, key, isNestedReserved) ?? check.clash(key, path),
   }));
 }
 
