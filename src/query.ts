@@ -68,7 +68,9 @@ export function serialiseQuery(
       entry(query[key], convertKey(key, casing), key === "fields", root),
     );
   }
-  while (stack.length > 0) {
+  for (let walked = 0; stack.length > 0; walked++) {
+    // Shared objects can make a small value a huge walk.
+    if (walked === MAX_QUERY_VALUES) tooMany();
     const current = stack.pop()!;
     const { value, name } = current;
     if (value === undefined || value === null) continue;
@@ -107,6 +109,14 @@ export function serialiseQuery(
 
 /** The deepest nesting a query may have: `a[b][c]…` with this many brackets. */
 const MAX_QUERY_DEPTH = 32;
+/** The most values and containers a query may have, far past any URL limit. */
+const MAX_QUERY_VALUES = 10_000;
+
+function tooMany(): never {
+  const message =
+    `Cannot serialise the query: it has more than ${MAX_QUERY_VALUES} values`;
+  throw validationError([{ path: "", message }]);
+}
 
 /** One value on the walk, linked to the object or array that holds it. */
 interface Entry {

@@ -1,10 +1,10 @@
 /**
- * Child process of bounds_input_test.ts: grabs with a circular `query` and
- * reports how the grab ended. It runs in its own process so that the test
+ * Child process of bounds_input_test.ts: grabs with a circular `query` (or
+ * one whose shared objects make it huge) and reports how the grab ended. It runs in its own process so that the test
  * can kill it if serialising the query never ends (no timer can bound a
  * synchronous loop, and terminating a worker does not stop one).
  *
- * Arguments: the server URL, then `object`, `array` or `call`.
+ * Arguments: the server URL, then `object`, `array`, `call` or `shared`.
  *
  * @module
  */
@@ -18,6 +18,11 @@ if (variant === "array") {
   const list: unknown[] = ["x"];
   list.push(list);
   query["list"] = list;
+} else if (variant === "shared") {
+  // Not circular: each level holds the one below twice, 2^25 leaves.
+  let level: Record<string, unknown> = { leaf: "x" };
+  for (let i = 0; i < 25; i++) level = { l: level, r: level };
+  query["tree"] = level;
 } else {
   query["self"] = query;
 }

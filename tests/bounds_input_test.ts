@@ -9,15 +9,22 @@
  * @module
  */
 
-import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import {
+  assert,
+  assertEquals,
+  assertStringIncludes,
+  assertThrows,
+} from "@std/assert";
 import createGrab, {
   Call,
   type GrabCallOptions,
   type GrabOptions,
+  GrabValidationError,
   type Hooks,
   paginate,
   type SendOptions,
 } from "../mod.ts";
+import { serialiseQuery } from "../src/query.ts";
 import { json, startServer } from "./_server.ts";
 import {
   assertHttp,
@@ -139,6 +146,42 @@ Deno.test("a query that cannot be written is refused", async (t) => {
       },
     );
   }
+
+  await t.step(
+    "a query whose shared objects make 2^25 values is a GrabValidationError, not a hang",
+    async () => {
+      const reply = await circularQuery(server.url, "shared");
+      assertEquals(reply.outcome, "rejected", JSON.stringify(reply));
+      assertEquals(reply.name, "GrabValidationError", reply.message);
+      assertStringIncludes(reply.message!, "more than 10000 values");
+      assertEquals(server.requests.length, 0);
+    },
+  );
+
+  await t.step(
+    "a query of 10,000 values is written, one more is refused",
+    () => {
+      const ids = (n: number) => ({
+        ids: Array.from({ length: n }, (_, i) => i),
+      });
+      // The array and its items: 10,000 values.
+      const params = serialiseQuery(ids(9_999), new URLSearchParams(), {
+        format: "json",
+      });
+      assertEquals(params.getAll("ids").length, 9_999);
+      const error = assertThrows(
+        () =>
+          serialiseQuery(ids(10_000), new URLSearchParams(), {
+            format: "json",
+          }),
+        GrabValidationError,
+      );
+      assertEquals(error.issues, [{
+        path: "",
+        message: "Cannot serialise the query: it has more than 10000 values",
+      }]);
+    },
+  );
 
   await t.step(
     "a 10,000 levels deep query is a GrabValidationError",
