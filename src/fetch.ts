@@ -101,7 +101,7 @@ export function networkErrorCause(): TypeError {
 }
 
 /** Response-like, also from another realm or a `fetch` polyfill. */
-function isResponse(value: unknown): value is Response {
+export function isResponse(value: unknown): value is Response {
   return Number.isInteger((value as Response | null)?.status) &&
     typeof (value as Response).headers?.get === "function";
 }

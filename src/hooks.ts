@@ -6,12 +6,15 @@
 
 import { type BodySource, cancelBody, discardBody } from "./body.ts";
 import type { GrabTransportError } from "./errors.ts";
+import { isResponse } from "./fetch.ts";
 
 /**
  * Functions called around each attempt. Factory hooks run first, then the
  * call's. A hook that throws is a bug in the caller's code, not a transport
  * failure: the grab's promise rejects with that error unchanged, after the
- * response body is cancelled and the timer cleared.
+ * response body is cancelled and the timer cleared. A hook that returns
+ * anything but nothing or a `Request` (`beforeRequest`) or a `Response`
+ * (`afterResponse`) rejects it with a `TypeError`.
  *
  * @example Refreshing a token and repeating the request
  * ```ts
@@ -184,6 +187,13 @@ export async function runAfterResponse(
     if (response.bodyUsed) throw usedBody();
     return response;
   }
+  if (!isResponse(replaced)) {
+    // The hook's bug: no response to read, and nothing the network did.
+    source.cloned = streamOf(response) !== body;
+    await discardBody(response, source);
+    void cancelBody(replaced);
+    throw notA("Response", "afterResponse");
+  }
   // A replacement is new to grab: the hook may have cloned it too.
   source.cloned = true;
   release(response, replaced);
@@ -213,6 +223,20 @@ function streamOf(response: Response): ReadableStream | null {
   } catch {
     return null;
   }
+}
+
+/** Request-like, also from another realm. */
+export function isRequest(value: unknown): value is Request {
+  return typeof (value as Request | null)?.url === "string" &&
+    typeof (value as Request).method === "string" &&
+    typeof (value as Request).headers?.get === "function";
+}
+
+/** What a hook returned instead of a `Request` or a `Response`. */
+export function notA(what: string, hook: string): TypeError {
+  return new TypeError(
+    `Cannot use what the ${hook} hook returned: it is not a ${what}`,
+  );
 }
 
 function usedBody(): TypeError {

@@ -17,6 +17,7 @@ import {
   isPlatformResponse,
   sendRequest,
 } from "./fetch.ts";
+import { isRequest, notA } from "./hooks.ts";
 import { lazy } from "./lazy.ts";
 import type { Upload } from "./upload.ts";
 
@@ -188,7 +189,11 @@ export async function buildHookedRequest(
   const hooks = exchange.hooks!;
   if (hooks.beforeRequest === undefined) return request;
   // Called as a method: a hooks object may be a class instance.
-  return (await attempt.race(hooks.beforeRequest(request))) ?? request;
+  const replaced = await attempt.race(hooks.beforeRequest(request));
+  if (!replaced) return request;
+  // The hook's bug, not a request to send and retry as the network failing.
+  if (!isRequest(replaced)) throw notA("Request", "beforeRequest");
+  return replaced;
 }
 
 /**

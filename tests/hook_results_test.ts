@@ -1,0 +1,81 @@
+/**
+ * What a hook returns that is neither nothing nor the documented
+ * replacement: a bug in the caller's code, which rejects the grab like a
+ * hook that throws, is never taken for a response, and is never retried
+ * as a network failure.
+ *
+ * @module
+ */
+
+import { assertEquals, assertRejects } from "@std/assert";
+import createGrab from "../mod.ts";
+import { json, startServer } from "./_server.ts";
+
+const NOT_REQUESTS: [string, unknown][] = [
+  ["a string", "http://127.0.0.1:1/elsewhere"],
+  ["a number", 42],
+  ["a plain object", { url: "http://127.0.0.1:1/" }],
+  ["a Response", new Response("x")],
+];
+
+const NOT_RESPONSES: [string, unknown][] = [
+  ["a string", "x"],
+  ["true", true],
+  [
+    "a Request with a JSON body",
+    new Request("http://x.test/", {
+      method: "POST",
+      body: '{"forged":true}',
+    }),
+  ],
+  ["an object with a status that is not a number", {
+    status: "200",
+    headers: new Headers(),
+    body: null,
+  }],
+];
+
+Deno.test("a beforeRequest hook that returns something else than a Request", async (t) => {
+  await using server = startServer(() => json({ ok: true }));
+  const grab = createGrab(server.url, {
+    retry: { limit: 2, backoff: () => 0 },
+  });
+  for (const [name, value] of NOT_REQUESTS) {
+    await t.step(`${name}: the grab rejects, nothing is sent`, async () => {
+      await assertRejects(
+        () => grab("GET /", { hooks: { beforeRequest: () => value as void } }),
+        TypeError,
+        "beforeRequest",
+      );
+      assertEquals(server.requests.length, 0);
+    });
+  }
+});
+
+Deno.test("an afterResponse hook that returns something else than a Response", async (t) => {
+  await using server = startServer(() => json({ ok: true }));
+  const grab = createGrab(server.url, {
+    retry: { limit: 2, backoff: () => 0 },
+  });
+  for (const [name, value] of NOT_RESPONSES) {
+    await t.step(`${name}: the grab rejects after one attempt`, async () => {
+      const before = server.requests.length;
+      await assertRejects(
+        () =>
+          grab("GET /", {
+            hooks: { afterResponse: () => value as Response },
+          }),
+        TypeError,
+        "afterResponse",
+      );
+      assertEquals(server.requests.length - before, 1);
+    });
+  }
+  await t.step("a factory hook's result is checked too", async () => {
+    const hooked = createGrab(server.url, {
+      retry: { limit: 2, backoff: () => 0 },
+      hooks: { afterResponse: () => "x" as unknown as Response },
+    });
+    await assertRejects(() => hooked("GET /"), TypeError, "afterResponse");
+  });
+});
