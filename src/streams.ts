@@ -3,8 +3,7 @@
  * types. The grab settles at the head; from then on the body is the
  * caller's, read only as fast as the caller reads, ended by the caller's
  * signal or `attemptTimeout` and released at its end, on cancel and on
- * failure. Loaded on first use, so a program that never streams never loads
- * it.
+ * failure. Loaded on first use: a program that never streams never loads it.
  *
  * @module
  */
@@ -196,6 +195,7 @@ class Items<Raw extends ServerSentEvent | string> {
   #queue: Raw[] = [];
   #at = 0;
   #ended = false;
+  #cancelled = false;
   #failure: GrabTransportError | undefined;
 
   constructor(type: "sse" | "ndjson", chunks: Chunks, live: LiveBody) {
@@ -215,6 +215,8 @@ class Items<Raw extends ServerSentEvent | string> {
 
   async next(): Promise<ItemStep<unknown>> {
     for (;;) {
+      // Cancelled during a read: a line the cancel cut off is not served.
+      if (this.#cancelled) return null;
       // Items parsed before the caller's signal or the attempt's time ended
       // the body are not served after it.
       if (this.#at < this.#queue.length && this.#endIfPassed()) continue;
@@ -266,7 +268,7 @@ class Items<Raw extends ServerSentEvent | string> {
   cancel(): Promise<void> {
     this.#queue.length = 0;
     this.#at = 0;
-    this.#ended = true;
+    this.#cancelled = true;
     return this.#chunks.cancel();
   }
 }

@@ -1,0 +1,88 @@
+/**
+ * A live stream cancelled while a read of it is pending: the pending step
+ * ends the loop, with no error, and what the body held then (a line not yet
+ * ended, cut off by the cancel) is never served as an item.
+ *
+ * @module
+ */
+
+import { assertEquals } from "@std/assert";
+import createGrab, { type GrabStream } from "../mod.ts";
+import { startServer } from "./_server.ts";
+import { type Tap, tap } from "./_streams.ts";
+
+/** A server whose every body is the next tap the test writes to. */
+function tapServer(type: string) {
+  const taps: Tap[] = [];
+  const server = startServer(() => {
+    const next = tap();
+    taps.push(next);
+    return new Response(next.body, { headers: { "content-type": type } });
+  });
+  return Object.assign(server, { taps });
+}
+
+/** Lets the client take in what was written. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+const ENDS: [
+  string,
+  (stream: GrabStream<unknown>, it: AsyncIterator<unknown>) => Promise<unknown>,
+][] = [
+  ["cancel()", (stream) => stream.cancel()],
+  ["the iterator's return()", (_stream, it) => it.return!()],
+];
+
+Deno.test("an NDJSON stream cancelled while a read is pending", async (t) => {
+  await using server = tapServer("application/x-ndjson");
+  const grab = createGrab(server.url);
+  for (const [how, end] of ENDS) {
+    for (
+      const [what, partial] of [["not JSON yet", '{"n":2'], [
+        "JSON so far",
+        "12",
+      ]]
+    ) {
+      await t.step(
+        `${how}, the last line ${what}: no item, no error`,
+        async () => {
+          const [stream] = await grab("GET /", { responseType: "ndjson" });
+          const body = server.taps.at(-1)!;
+          body.write(`{"n":1}\n${partial}`);
+          const it = stream![Symbol.asyncIterator]();
+          assertEquals(await it.next(), { done: false, value: { n: 1 } });
+          const pending = it.next();
+          await settle();
+          await end(stream!, it);
+          assertEquals(await pending, { done: true, value: undefined });
+          assertEquals(stream!.error, null);
+          await body.cancelled;
+        },
+      );
+    }
+  }
+});
+
+Deno.test("an SSE stream cancelled while a read is pending", async (t) => {
+  await using server = tapServer("text/event-stream");
+  const grab = createGrab(server.url);
+  for (const [how, end] of ENDS) {
+    await t.step(`${how}: no event, no error`, async () => {
+      const [stream] = await grab("GET /", { responseType: "sse" });
+      const body = server.taps.at(-1)!;
+      body.write("data: 1\n\ndata: 2\n");
+      const it = stream![Symbol.asyncIterator]();
+      assertEquals((await it.next()).value, {
+        event: "message",
+        data: "1",
+        id: "",
+      });
+      const pending = it.next();
+      await settle();
+      await end(stream!, it);
+      assertEquals(await pending, { done: true, value: undefined });
+      assertEquals(stream!.error, null);
+      await body.cancelled;
+    });
+  }
+});
