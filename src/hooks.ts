@@ -61,6 +61,9 @@ export interface Hooks {
    * then cancelled unless the hook read it or the replacement carries it.
    * A hook that reads the body must return a replacement (or read a
    * `clone()`): leaving a used body rejects the grab with a `TypeError`.
+   * The request is unsent, its body there to send again, unless the body
+   * was a stream: grab keeps no copy of a stream upload, so that request's
+   * body is used.
    * @default {undefined}
    *
    * @example Warning about deprecated endpoints

@@ -201,14 +201,17 @@ export async function buildHookedRequest(
  * `afterResponse` can build a repeat of it (a token refresh) even when it
  * has a body. A replayable body that no `beforeRequest` hook could change
  * is made again from the exchange: a clone would tee it, and hold every
- * byte sent until the hook is done.
+ * byte sent until the hook is done. A stream body is not kept at all: the
+ * hook sees the request as sent, its body used, as no retry could send it
+ * again either.
  */
 export function pairForHooks(
   exchange: Exchange,
   attempt: Deadline,
   request: Request,
 ): [sent: Request, unsent: Request] {
-  if (!exchange.replayable || exchange.hooks?.beforeRequest !== undefined) {
+  if (!exchange.replayable) return [request, request];
+  if (exchange.hooks?.beforeRequest !== undefined) {
     return [request.clone(), request];
   }
   const plain = attemptInit(exchange, attempt, undefined);

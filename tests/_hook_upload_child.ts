@@ -1,9 +1,10 @@
 /**
  * Child process of bounds_size_test.ts: uploads a 128 MiB blob twice, first
  * with no hooks, then with an `afterResponse` hook, which gets the request
- * unsent. It reports the peak resident set size after each: the hook's copy
- * of a replayable body must not hold what was sent (a tee would keep all of
- * it until the hook is done).
+ * unsent, and then a 128 MiB stream with the hook. It reports the peak
+ * resident set size after each: the hook's copy of a replayable body must
+ * not hold what was sent (a tee would keep all of it until the hook is
+ * done), and a stream body is not copied for the hook at all.
  *
  * @module
  */
@@ -44,5 +45,34 @@ const withHook = createGrab(base, {
 received.push((await withHook("POST /upload", { body: blob }))[0]);
 const after = await peakRss();
 
+// A stream body is not kept for the hook at all: it sees the body used.
+let pieces = 0;
+const stream = new ReadableStream<Uint8Array>({
+  pull(controller) {
+    if (pieces++ < BODY_BYTES / CHUNK) controller.enqueue(piece.slice());
+    else controller.close();
+  },
+});
+let streamBodyUsed: boolean | undefined;
+const withStreamHook = createGrab(base, {
+  retry: 0,
+  timeout: 60_000,
+  hooks: {
+    afterResponse(request) {
+      streamBodyUsed = request.bodyUsed;
+    },
+  },
+});
+received.push((await withStreamHook("POST /upload", { body: stream }))[0]);
+const afterStream = await peakRss();
+
 await server.shutdown();
-await report({ received, hooked, bodyBytes: BODY_BYTES, before, after });
+await report({
+  received,
+  hooked,
+  streamBodyUsed,
+  bodyBytes: BODY_BYTES,
+  before,
+  after,
+  afterStream,
+});

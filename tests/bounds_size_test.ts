@@ -8,7 +8,7 @@
  * @module
  */
 
-import { assert, assertEquals } from "@std/assert";
+import { assert, assertEquals, assertStrictEquals } from "@std/assert";
 import { runInNewContext } from "node:vm";
 import createGrab, { Call } from "../mod.ts";
 import { type Fault, head, startFaultServer, write } from "./_faults.ts";
@@ -194,20 +194,38 @@ Deno.test("a 128 MiB chunked body with Content-Length: 10 is never held in memor
   );
 });
 
-Deno.test("an afterResponse hook's unsent copy of a 128 MiB blob upload holds none of it", async (t) => {
+Deno.test("an afterResponse hook holds none of a 128 MiB upload: a blob made again, a stream not kept", async (t) => {
   // --allow-all: Deno lets no narrower permission read /proc/self/status.
   const report = await runChild<{
     received: unknown[];
     hooked: number;
     bodyBytes: number;
+    streamBodyUsed: boolean | undefined;
     before: number | null;
     after: number | null;
+    afterStream: number | null;
   }>("./_hook_upload_child.ts", ["--allow-all"]);
   const sent = { received: report.bodyBytes };
 
-  await t.step("both uploads arrived whole; the hook saw a body", () => {
-    assertEquals(report.received, [sent, sent]);
+  await t.step("every upload arrived whole; the hook saw a body", () => {
+    assertEquals(report.received, [sent, sent, sent]);
     assertEquals(report.hooked, 1);
+  });
+
+  await t.step("a stream body is not kept for the hook: it is used", () => {
+    assertStrictEquals(report.streamBodyUsed, true);
+  });
+
+  await t.step({
+    name: "the stream upload with the hook raised the peak RSS by under 64 MiB",
+    ignore: report.after === null || report.afterStream === null,
+    fn: () => {
+      const grew = report.afterStream! - report.after!;
+      assert(
+        grew < 64 * MIB,
+        `peak RSS grew ${(grew / MIB).toFixed(1)} MiB with a stream body`,
+      );
+    },
   });
 
   await t.step({
