@@ -15,7 +15,10 @@ export function httpErrorMessage(
   method: string,
   url: string,
 ): string {
-  const head = statusText === "" ? `${status}` : `${status} ${statusText}`;
+  // A reason phrase is the server's, or a hook's: it may quote a URL too.
+  const head = statusText === ""
+    ? `${status}`
+    : `${status} ${redactUrls(statusText)}`;
   return `${head}: ${method} ${url}`;
 }
 

@@ -24,20 +24,23 @@ export function safeUrl(url: URL | string): string {
 }
 
 /**
- * What follows a URL's `scheme://` in free text: an optional `user:pass@`,
- * then the rest of the authority (brackets for IPv6) and path, then
- * `?query`. The query runs to white space, a quote, an angle bracket or a
- * fragment: brackets and parentheses are left unencoded by the URL
- * serialiser, so they may be part of it (`?page[size]=10&key=…`).
+ * What follows a URL's `://` in free text: an optional `user:pass@` (to the
+ * last `@` before the path, as a password may hold a raw `@`), then the rest
+ * of the authority (brackets for IPv6) and path, then `?query` and
+ * `#fragment`. Each runs to white space, a quote or an angle bracket:
+ * brackets and parentheses are left unencoded by the URL serialiser, so they
+ * may be part of it (`?page[size]=10&key=…`).
  */
-const AFTER_SCHEME = /(?:[^\s/?#@"'<>]*@)?([^\s?#"'<>]*)(\?[^\s#"'<>]*)?/y;
+const AFTER_SCHEME =
+  /(?:[^\s/?#"'<>]*@)?([^\s?#"'<>]*)(\?[^\s#"'<>]*)?(#[^\s"'<>]*)?/y;
 
 /**
- * `text` with every URL's userinfo removed and its query replaced by `?…`.
- * A URL is found by its `://`, its scheme read backwards from there: the
- * text may be a server's (an error's detail), and a pattern that tried a
- * scheme at every word would take time in the square of a long run of
- * `a.a.a…`, blocking the event loop and every timeout with it.
+ * `text` with every URL's userinfo removed and its query and fragment (an
+ * OAuth redirect's `#access_token=…`) each replaced by `?…` and `#…`.
+ * Whatever comes before a `://` is taken for a scheme, so a scheme glued
+ * to other text (`%22https://`, `x_https://`) hides nothing. Linear in the
+ * text: it may be a server's (an error's detail), and time in the square of
+ * its length would block the event loop and every timeout with it.
  */
 export function redactUrls(text: string): string {
   let at = text.indexOf("://");
@@ -45,42 +48,20 @@ export function redactUrls(text: string): string {
   let out = "";
   let done = 0;
   while (at !== -1) {
-    const start = schemeStart(text, at, done);
-    if (start === -1) {
-      at = text.indexOf("://", at + 3);
-      continue;
-    }
     AFTER_SCHEME.lastIndex = at + 3;
-    const [, rest, query] = AFTER_SCHEME.exec(text)!;
-    out += text.slice(done, at + 3) + rest;
-    if (query !== undefined) {
-      out += query === "?" ? query : "?…" + unbalancedTail(query);
-    }
+    const [, rest, query, fragment] = AFTER_SCHEME.exec(text)!;
+    out += text.slice(done, at + 3) + rest + hidden(query) + hidden(fragment);
     done = AFTER_SCHEME.lastIndex;
     at = text.indexOf("://", done);
   }
-  return done === 0 ? text : out + text.slice(done);
+  return out + text.slice(done);
 }
 
-/**
- * Where the scheme ending at `colon` starts (a letter at a word's start,
- * then letters, digits, `+`, `.` or `-`), not before `from`; -1 for none.
- * It never looks back past the last `://`, so every scheme costs its own
- * length.
- */
-function schemeStart(text: string, colon: number, from: number): number {
-  let start = colon;
-  while (start > from && SCHEME.test(text[start - 1]!)) start--;
-  for (; start < colon; start++) {
-    const before = start === 0 ? "" : text[start - 1]!;
-    if (LETTER.test(text[start]!) && !WORD.test(before)) return start;
-  }
-  return -1;
+/** A query or fragment as `?…` or `#…`; a bare `?` or `#` as it is. */
+function hidden(part: string | undefined): string {
+  if (part === undefined) return "";
+  return part.length === 1 ? part : part[0] + "…" + unbalancedTail(part);
 }
-
-const SCHEME = /[a-z\d+.-]/i;
-const LETTER = /[a-z]/i;
-const WORD = /\w/;
 
 /**
  * What ends a query but belongs to the text around the URL: trailing

@@ -233,6 +233,30 @@ Deno.test("a JSON:API error detail that quotes a URL shows no query in the messa
   }
 });
 
+Deno.test("a status text that quotes a URL shows no userinfo, query or fragment in the message", async () => {
+  await using server = startServer(() => new Response("no", { status: 502 }));
+  const statusText =
+    `Bad gateway to %22https://user:${SECRET}@up.test/x?token=${SECRET}#k=${SECRET}`;
+  const grab = createGrab(server.url, {
+    retry: 0,
+    hooks: {
+      // A hook's replacement (or another runtime's server) may carry any
+      // reason phrase.
+      async afterResponse(_request, response) {
+        await response.body?.cancel();
+        return new Response("no", { status: 502, statusText });
+      },
+    },
+  });
+  const [, error] = await settles(grab("GET /x"));
+  assert(error !== null);
+  assertStringIncludes(
+    error.message,
+    "502 Bad gateway to %22https://up.test/x?…#…: GET",
+  );
+  assertNoSecret(error);
+});
+
 Deno.test("a URL the server sends back shows no query in a logged error, and stays as sent on it", async (t) => {
   await using server = startServer({
     "/moved": () =>

@@ -72,9 +72,29 @@ Deno.test("redactUrls()", async (t) => {
       `'https://a.test/?…' "https://b.test/?…" <https://c.test/?…> [https://d.test/?…]`,
     ],
     [
-      "the query ends at a fragment",
+      "the query ends at a fragment, which is hidden too",
       "https://api.test/a?token=s3cret#section",
-      "https://api.test/a?…#section",
+      "https://api.test/a?…#…",
+    ],
+    [
+      "a fragment alone (an OAuth redirect's token)",
+      "to https://app.test/cb#access_token=s3cret&state=1.",
+      "to https://app.test/cb#….",
+    ],
+    [
+      "a bare # is left as is",
+      "see https://api.test/a# and https://api.test/b?#",
+      "see https://api.test/a# and https://api.test/b?#",
+    ],
+    [
+      "a password with a raw @",
+      "https://user:p@ss@api.test/a and http://a@b@c@d.test/",
+      "https://api.test/a and http://d.test/",
+    ],
+    [
+      "a scheme glued to the text before it",
+      "%22https://user:pw@api.test/?token=s3cret x_http://b.test/?q=1 9ws://c.test/#k=1",
+      "%22https://api.test/?… x_http://b.test/?… 9ws://c.test/#…",
     ],
     [
       "the scheme in any case",
