@@ -115,7 +115,11 @@ export function combineHooks(
     out.beforeRequest = async (request) => {
       let current = request;
       for (const hook of beforeRequest) {
-        current = (await hook(current)) ?? current;
+        const next = await hook(current);
+        if (!next) continue;
+        // Checked before the next hook gets it, as a lone hook's is.
+        if (!isRequest(next)) throw notA("Request", "beforeRequest");
+        current = next;
       }
       return current;
     };
@@ -129,7 +133,11 @@ export function combineHooks(
       let current = response;
       try {
         for (const hook of afterResponse) {
-          const next = (await hook(request, current)) ?? current;
+          const next = (await hook(request, current)) || current;
+          if (!isResponse(next)) {
+            void cancelBody(next as Response);
+            throw notA("Response", "afterResponse");
+          }
           if (next !== current && current !== response) {
             release(current, next);
           }

@@ -78,4 +78,72 @@ Deno.test("an afterResponse hook that returns something else than a Response", a
     });
     await assertRejects(() => hooked("GET /"), TypeError, "afterResponse");
   });
+  await t.step(
+    "in a chain of factory and call hooks, each result is checked before the next hook gets it",
+    async () => {
+      const before = server.requests.length;
+      const seen: unknown[] = [];
+      const chained = createGrab(server.url, {
+        retry: { limit: 2, backoff: () => 0 },
+        hooks: { afterResponse: () => "x" as unknown as Response },
+      });
+      await assertRejects(
+        () =>
+          chained("GET /", {
+            hooks: {
+              afterResponse: (_request, response) => void seen.push(response),
+            },
+          }),
+        TypeError,
+        "afterResponse",
+      );
+      assertEquals(seen, []);
+      assertEquals(server.requests.length - before, 1);
+    },
+  );
+  await t.step(
+    "a falsy result means no replacement, alone or in a chain",
+    async () => {
+      const falsy = () => false as unknown as Response;
+      const alone = createGrab(server.url, { hooks: { afterResponse: falsy } });
+      assertEquals((await alone("GET /"))[0], { ok: true });
+      assertEquals(
+        (await alone("GET /", { hooks: { afterResponse: falsy } }))[0],
+        { ok: true },
+      );
+    },
+  );
+});
+
+Deno.test("beforeRequest hooks in a chain: each result is checked before the next hook gets it", async (t) => {
+  await using server = startServer(() => json({ ok: true }));
+  const seen: unknown[] = [];
+  const grab = createGrab(server.url, {
+    hooks: { beforeRequest: () => 7 as unknown as Request },
+  });
+  await t.step(
+    "junk from the factory's hook rejects; the call's never runs",
+    async () => {
+      await assertRejects(
+        () =>
+          grab("GET /", { hooks: { beforeRequest: (r) => void seen.push(r) } }),
+        TypeError,
+        "beforeRequest",
+      );
+      assertEquals(seen, []);
+      assertEquals(server.requests.length, 0);
+    },
+  );
+  await t.step(
+    "a falsy result means no replacement in a chain too",
+    async () => {
+      const quiet = createGrab(server.url, {
+        hooks: { beforeRequest: () => 0 as unknown as Request },
+      });
+      const [data] = await quiet("GET /", {
+        hooks: { beforeRequest: () => "" as unknown as Request },
+      });
+      assertEquals(data, { ok: true });
+    },
+  );
 });
