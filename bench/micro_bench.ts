@@ -5,7 +5,7 @@
  * @module
  */
 
-import { convertKeys } from "../src/casing.ts";
+import { convertKeys } from "../src/convert_keys.ts";
 import { parseEndpoint } from "../src/endpoint.ts";
 import { denormalise } from "../src/jsonapi/denormalise.ts";
 import { serialiseQuery } from "../src/query.ts";

@@ -7,12 +7,12 @@
  * @module
  */
 
-import { convertKeys, KeyClash } from "./casing.ts";
+import { convertKeys, KeyClash } from "./convert_keys.ts";
 import type { HttpMethod } from "./endpoint.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { transportError } from "./transport_error.ts";
 import { httpError } from "./http_error.ts";
-import { toJson } from "./json_value.ts";
+import { toJson } from "./json_text.ts";
 import {
   errorDocumentMessage,
   parseErrorDocument,

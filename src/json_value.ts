@@ -1,15 +1,15 @@
 /**
- * Writing a value as JSON text ({@linkcode toJson}), and finding the values
- * JSON cannot carry, each named by a JSON pointer in a
- * {@linkcode ValidationIssue}, with the value descriptions its messages use.
+ * Finding the values JSON cannot carry, each named by a JSON pointer in a
+ * {@linkcode ValidationIssue}, and the value descriptions its messages use.
  *
  * @module
  */
 
-import { type Casing, convertKey, KeyClash, keyClashCheck } from "./casing.ts";
+import type { Casing } from "./casing.ts";
+import { clashIn } from "./convert_keys.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { reasonOf } from "./redact.ts";
-import { isPlainObject, joinPointer, setOwn } from "./object.ts";
+import { isPlainObject, joinPointer } from "./object.ts";
 
 /** Options of {@linkcode findNonJsonValues}. */
 export interface FindNonJsonValuesOptions {
@@ -26,6 +26,12 @@ export interface FindNonJsonValuesOptions {
   callToJSON?: boolean;
   /** Objects that already contain `value`, so a reference back to one is circular. */
   within?: readonly object[];
+  /**
+   * The casing keys are sent in: two keys of one plain object (with values;
+   * JSON leaves `undefined` out) that it makes one are an issue at the
+   * second key's path.
+   */
+  casing?: Casing;
 }
 
 /** A short description of a value for messages: `missing`, `"x"`, `5`, `an array`. */
@@ -79,6 +85,7 @@ export function findNonJsonValues(
 ): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const ancestors = new Set<unknown>(options.within);
+  const casing = options.casing ?? "none";
   // The member key is undefined for the root and array items.
   const stack: Step[] = [
     [value, path, undefined, false],
@@ -122,7 +129,9 @@ export function findNonJsonValues(
       }
       ancestors.add(current);
       stack.push([current, at, undefined, true]);
-      pushMembers(stack, current, at, report);
+      const keys = pushMembers(stack, current, at, report, casing !== "none");
+      const clash = keys && clashIn(at, keys, casing);
+      if (clash) issues.push(clash.issue(joinPointer(at, clash.keys[1])));
     } else if (
       typeof current === "number" ? !Number.isFinite(current) : (
         typeof current === "bigint" || typeof current === "function" ||
@@ -138,27 +147,35 @@ export function findNonJsonValues(
 /** One value on the walk: [value, path, member key, leaving]. */
 type Step = [unknown, string, string | undefined, boolean];
 
-/** Pushes the items or members of `current`, reading each getter once. */
+/**
+ * Pushes the items or members of `current`, reading each getter once. With
+ * `keyed`, returns the keys of a plain object whose values are not
+ * `undefined`, in order: the keys JSON writes, and a casing renames.
+ */
 function pushMembers(
   stack: Step[],
   current: object,
   at: string,
   report: (at: string, what: string) => void,
-): void {
+  keyed: boolean,
+): string[] | undefined {
   if (Array.isArray(current)) {
     for (let i = current.length - 1; i >= 0; i--) {
       stack.push([current[i], joinPointer(at, i), undefined, false]);
     }
-    return;
+    return undefined;
   }
   const record = current as Record<string, unknown>;
   const keys = Object.keys(record);
+  const written = keyed && isPlainObject(record) ? [] as string[] : undefined;
   for (let i = keys.length - 1; i >= 0; i--) {
     const k = keys[i]!;
     const [ok, member] = attempt(() => record[k]);
     if (ok) stack.push([member, joinPointer(at, k), k, false]);
     else report(joinPointer(at, k), `a getter that threw (${member})`);
+    if (ok && member !== undefined) written?.push(k);
   }
+  return written?.reverse();
 }
 
 /** What JSON would make of an object that loses its data, if it would. */
@@ -196,88 +213,4 @@ function attempt(read: () => unknown): [true, unknown] | [false, string] {
   } catch (error) {
     return [false, reasonOf(error)];
   }
-}
-
-/**
- * `JSON.stringify` in one pass that also notices what it would silently drop
- * or turn into `null` (a function, a symbol, `NaN`, `Infinity`), and renames
- * the keys of plain objects to `casing` on the way: each `toJSON` and getter
- * runs once. Only when something is wrong does a second walk find where, for
- * the issues.
- *
- * @example
- * ```ts ignore
- * toJson({ userId: 1 }, "snake_case"); // '{"user_id":1}'
- * toJson({ n: NaN }, "none"); // [{ path: "/n", message: "… value is NaN" }]
- * ```
- */
-export function toJson(
-  value: unknown,
-  casing: Casing,
-): string | ValidationIssue[] {
-  let lossy = false;
-  let text: string | undefined;
-  let failure: unknown;
-  try {
-    text = JSON.stringify(
-      value,
-      function (this: Record<string, unknown>, key: string, item: unknown) {
-        if (
-          typeof item === "number" ? !Number.isFinite(item) : notJson(item) ||
-            // An invalid Date's toJSON gives null. Its data property is
-            // looked at, not read again: a getter runs once.
-            (item === null &&
-              isInvalidDate(Object.getOwnPropertyDescriptor(this, key)?.value))
-        ) {
-          lossy = true;
-        } else if (casing !== "none" && isPlainObject(item)) {
-          return renamed(item, casing);
-        }
-        return item;
-      },
-    );
-  } catch (error) {
-    // A circular value, a BigInt, a throwing toJSON or getter; with casing,
-    // a circular value overflows the stack instead (each level is a copy).
-    failure = error;
-  }
-  if (!lossy && failure === undefined && text !== undefined) return text;
-  const issues = findNonJsonValues(
-    value,
-    "",
-    casing === "none"
-      ? { callToJSON: true }
-      : { callToJSON: true, check: keyClashCheck(casing) },
-  );
-  if (issues.length > 0) return issues;
-  const why = failure instanceof Error
-    ? failure.message
-    : "it has no JSON form";
-  return [{ path: "", message: `Cannot serialise the body as JSON: ${why}` }];
-}
-
-function notJson(item: unknown): boolean {
-  const type = typeof item;
-  return type === "bigint" || type === "function" || type === "symbol" ||
-    isCollection(item);
-}
-
-/**
- * A shallow copy with the keys in `casing`; `__proto__` stays a data key.
- * Two keys that become one stop the serialisation: the walk that follows
- * names them.
- */
-function renamed(
-  item: Record<string, unknown>,
-  casing: Casing,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(item)) {
-    const converted = convertKey(key, casing);
-    if (Object.hasOwn(out, converted)) {
-      throw new KeyClash("", converted, key, casing);
-    }
-    setOwn(out, converted, item[key]);
-  }
-  return out;
 }

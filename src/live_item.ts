@@ -6,7 +6,7 @@
  * @module
  */
 
-import { convertKeys, KeyClash } from "./casing.ts";
+import { convertKeys, KeyClash } from "./convert_keys.ts";
 import type { ItemStep } from "./grab_stream.ts";
 import type { ServerSentEvent } from "./response_type.ts";
 import { validateWithin } from "./schema.ts";

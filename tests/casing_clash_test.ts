@@ -1,3 +1,4 @@
+// deno-lint-ignore-file camelcase -- these tests are about snake_case keys
 import {
   assert,
   assertEquals,
@@ -12,12 +13,14 @@ import createGrab, {
   GrabValidationError,
   isGrabTransportError,
 } from "../mod.ts";
+import { convertKey } from "../src/casing.ts";
 import {
-  convertKey,
+  clashIn,
   convertKeys,
+  findClash,
   KeyClash,
-  keyClashCheck,
-} from "../src/casing.ts";
+} from "../src/convert_keys.ts";
+import { denormalise } from "../src/jsonapi/denormalise.ts";
 import { json, startServer } from "./_server.ts";
 
 const NDJSON = { "content-type": "application/x-ndjson" };
@@ -70,19 +73,83 @@ Deno.test("convertKeys() refuses two keys of one object that become one", async 
   });
 });
 
-Deno.test("keyClashCheck() finds a key that one met before in the same object makes", () => {
-  const check = keyClashCheck("snake_case");
-  assertStrictEquals(check("first_name", "/user/first_name"), undefined);
-  assertStrictEquals(check("firstName", "/other/firstName"), undefined);
-  assertStrictEquals(
-    check("firstName", "/user/firstName"),
-    'Cannot send keys "first_name" and "firstName" of /user: both become "first_name" in snake_case',
+Deno.test("convertKeys() finds a clash whatever the conversions met before", async (t) => {
+  await t.step("the same clash twice, and keys that clash only apart", () => {
+    const value = { c_d: 1, cD: 2 };
+    assertThrows(() => convertKeys(value, "camelCase"), KeyClash);
+    assertThrows(() => convertKeys(value, "camelCase"), KeyClash);
+    // In two objects the keys lose nothing: no clash, before or after.
+    assertEquals(convertKeys([{ c_d: 1 }, { cD: 2 }], "camelCase"), [
+      { cD: 1 },
+      { cD: 2 },
+    ]);
+    assertEquals(convertKeys({ c_d: 1 }, "camelCase"), { cD: 1 });
+  });
+
+  await t.step("with the cache cleared between the two keys", () => {
+    // More keys than the cache holds come between the two.
+    const value: Record<string, number> = { e_f: 0 };
+    for (let i = 0; i < 10_050; i++) value[`k${i}_x`] = i;
+    value["eF"] = 1;
+    const clash = assertThrows(
+      () => convertKeys({ outer: value }, "camelCase"),
+      KeyClash,
+    );
+    assertEquals(clash.at, "/outer");
+    assertEquals(clash.keys, ["e_f", "eF"]);
+  });
+});
+
+Deno.test("denormalise() passes over a repeat's fields, clash or not, whatever it met before", () => {
+  const document = () => ({
+    data: { type: "a", id: "1", attributes: { g_h: 1 } },
+    // The second occurrence's fields are not used: the first's win.
+    included: [{ type: "a", id: "1", attributes: { g_h: 2, gH: 3 } }],
+  });
+  const first = denormalise(document(), { casing: "camelCase" });
+  assertEquals(first, { ok: true, data: { type: "a", id: "1", gH: 1 } });
+  // Now "gH" is a key that two keys became: the same answer.
+  assertThrows(() => convertKeys({ g_h: 1, gH: 2 }, "camelCase"), KeyClash);
+  assertEquals(denormalise(document(), { casing: "camelCase" }), first);
+  const clashing = denormalise(
+    { data: { type: "a", id: "1", attributes: { g_h: 2, gH: 3 } } },
+    { casing: "camelCase" },
   );
+  assertEquals(clashing.ok, false);
+});
+
+Deno.test("findClash() and clashIn() find the first two keys that become one", () => {
+  assertEquals(findClash(["id", "first_name", "firstName"], "camelCase"), [
+    1,
+    2,
+  ]);
+  // The same key twice (an attribute and a relationship) is no clash.
+  assertEquals(findClash(["a_b", "a_b", "x"], "camelCase"), undefined);
+  assertEquals(findClash(["a_b", "a_b", "aB"], "camelCase"), [0, 2]);
+  assertEquals(findClash(["userID", "user_id"], "snake_case"), undefined);
+  const clash = clashIn("/user", ["first_name", "firstName"], "snake_case")!;
+  assertEquals(clash.issue("/user/firstName"), {
+    path: "/user/firstName",
+    message:
+      'Cannot send keys "first_name" and "firstName" of /user: both become "first_name" in snake_case',
+  });
+  assertStrictEquals(clashIn("", ["a"], "camelCase"), undefined);
+});
+
+Deno.test("a clipped key in a clash's message never ends in half a character", () => {
+  const key = "a".repeat(59) + "\u{1F600}_x";
+  const clash = new KeyClash(
+    "",
+    [key, convertKey(key, "camelCase")],
+    "camelCase",
+  );
+  assert(clash.message.isWellFormed(), clash.message);
 });
 
 Deno.test("casing: a JSON body with two keys that become one", async (t) => {
   await using server = startServer({
     "/echo": (_request, seen) => json(JSON.parse(seen.body)),
+    "/ok": () => json({}),
     "/user": () => json({ user: { first_name: "Ada", firstName: "Grace" } }),
     "/rows": () =>
       new Response('{"row_id":1}\n{"row_id":2,"rowId":3}\n{"row_id":4}\n', {
@@ -121,6 +188,46 @@ Deno.test("casing: a JSON body with two keys that become one", async (t) => {
     assertEquals(error.issues.map((issue) => issue.path), ["/when/a_b"]);
     assertStrictEquals(server.requests.length, 0);
   });
+
+  await t.step(
+    "no clash: a key without a value, and a class instance's keys",
+    async () => {
+      class Point {
+        a_b = 1;
+        aB = 2;
+      }
+      for (
+        const [body, sent] of [
+          [{ first_name: undefined, firstName: "x" }, '{"first_name":"x"}'],
+          [{ firstName: "x", first_name: undefined }, '{"first_name":"x"}'],
+          // Only plain objects are renamed: nothing of it is lost.
+          [{ at: new Point() }, '{"at":{"a_b":1,"aB":2}}'],
+        ] as const
+      ) {
+        const [, error] = await grab("POST /ok", { body });
+        assertStrictEquals(error, null);
+        assertStrictEquals(server.requests.at(-1)!.body, sent);
+      }
+    },
+  );
+
+  await t.step(
+    "a real clash beside a class instance: only the clash",
+    async () => {
+      class Point {
+        a_b = 1;
+        aB = 2;
+      }
+      const error = await assertRejects(
+        () =>
+          grab("POST /echo", {
+            body: { at: new Point(), n: NaN, cD: 1, c_d: 2 },
+          }),
+        GrabValidationError,
+      );
+      assertEquals(error.issues.map((issue) => issue.path), ["/c_d", "/n"]);
+    },
+  );
 
   await t.step("control: one of the two is sent and read back", async () => {
     const [data, error] = await grab("POST /echo", {
@@ -196,6 +303,22 @@ Deno.test("casing: JSON:API fields with two names that become one", async (t) =>
         attributes: { author_ref: "x" },
         relationships: { authorRef: { data: { type: "people", id: "9" } } },
       }, [person]),
+    "/data-less": () =>
+      document({
+        type: "a",
+        id: "1",
+        relationships: {
+          author_info: { links: { self: "/a" } },
+          authorInfo: { meta: { m: 1 } },
+        },
+      }),
+    "/same-name": () =>
+      document({
+        type: "a",
+        id: "1",
+        attributes: { author_ref: "x" },
+        relationships: { author_ref: { data: { type: "people", id: "9" } } },
+      }, [person]),
     "/nested": () =>
       document({ type: "a", id: "1" }, [{
         type: "people",
@@ -218,6 +341,16 @@ Deno.test("casing: JSON:API fields with two names that become one", async (t) =>
       [
         { type: "a", home: { zipCode: "1", zip_code: "2" } },
         "/home/zip_code",
+      ],
+      [
+        {
+          data: {
+            type: "a",
+            attributes: { authorRef: 1 },
+            relationships: { author_ref: { data: null } },
+          },
+        },
+        "/data/relationships/author_ref",
       ],
     ] as const;
     for (const [body, path] of bodies) {
@@ -245,6 +378,10 @@ Deno.test("casing: JSON:API fields with two names that become one", async (t) =>
         "/nested",
         'keys "zip_code" and "zipCode" of /included/0/attributes/home both become "zipCode" in camelCase',
       ],
+      [
+        "/data-less",
+        'keys "author_info" and "authorInfo" of /data both become "authorInfo" in camelCase',
+      ],
     ] as const;
     for (const [path, why] of cases) {
       const [data, error] = await api(`GET ${path}`);
@@ -256,5 +393,27 @@ Deno.test("casing: JSON:API fields with two names that become one", async (t) =>
       assertStrictEquals(none, null);
       assert(kept !== null);
     }
+  });
+
+  await t.step(
+    "an attribute and a relationship of the same name: the relationship, as without casing",
+    async () => {
+      const [data, error] = await api<Record<string, unknown>>(
+        "GET /same-name",
+      );
+      assertStrictEquals(error, null);
+      assertEquals(data!.authorRef, { type: "people", id: "9", name: "Ada" });
+    },
+  );
+
+  await t.step("writes: no clash for a key without a value", async () => {
+    const [, error] = await api("POST /echo", {
+      body: { type: "a", firstName: "x", first_name: undefined },
+    });
+    assertStrictEquals(error, null);
+    assertEquals(
+      JSON.parse(server.requests.at(-1)!.body).data.attributes,
+      { first_name: "x" },
+    );
   });
 });

@@ -1,6 +1,7 @@
 // deno-lint-ignore-file camelcase -- these tests are about snake_case keys
 import { assert, assertEquals, assertStrictEquals } from "@std/assert";
-import { type Casing, convertKey, convertKeys } from "../src/casing.ts";
+import { type Casing, convertKey } from "../src/casing.ts";
+import { convertKeys } from "../src/convert_keys.ts";
 
 Deno.test("convertKey()", async (t) => {
   const cases: [string, Casing, string][] = [

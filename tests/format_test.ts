@@ -17,7 +17,7 @@ import {
   JSON_CODEC,
   NO_BODY,
 } from "../src/format.ts";
-import { toJson } from "../src/json_value.ts";
+import { toJson } from "../src/json_text.ts";
 import { JSON_API_CODEC } from "../src/jsonapi/format.ts";
 import {
   type CallOptions,

@@ -19,12 +19,8 @@ import {
 } from "@std/assert";
 import { fc } from "./_npm.ts";
 import createGrab, { Call, GrabValidationError } from "../mod.ts";
-import {
-  type Casing,
-  convertKey,
-  convertKeys,
-  KeyClash,
-} from "../src/casing.ts";
+import { type Casing, convertKey } from "../src/casing.ts";
+import { convertKeys, KeyClash } from "../src/convert_keys.ts";
 import { HTTP_METHODS, parseEndpoint } from "../src/endpoint.ts";
 import type { HttpMethod } from "../src/endpoint.ts";
 import { denormalise } from "../src/jsonapi/denormalise.ts";

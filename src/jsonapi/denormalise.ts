@@ -6,13 +6,17 @@
  * @module
  */
 
-import { type Casing, KeyClash } from "../casing.ts";
+import type { Casing } from "../casing.ts";
+import { KeyClash } from "../convert_keys.ts";
 import { isPlainObject } from "../object.ts";
+import { FIELDS_CLASHED, locateClash } from "./field_clash.ts";
 import {
   indexResources,
   linkResources,
+  pointerOf,
   primaryData,
   startPass,
+  wireAt,
 } from "./passes.ts";
 import type { Wire } from "./resource_index.ts";
 
@@ -119,10 +123,7 @@ export function denormalise(
 ): DenormaliseResult {
   try {
     return denormaliseDocument(document, options?.casing ?? "none");
-  } catch (error) {
-    if (error instanceof KeyClash) {
-      return { ok: false, reason: error.message, clash: true };
-    }
+  } catch {
     // Only a hostile object (a throwing getter or proxy) gets here: a parsed
     // JSON text never does.
     return fail("the document could not be read");
@@ -144,7 +145,21 @@ function denormaliseDocument(
   const top = readTopLevel(document);
   if (typeof top === "string") return fail(top);
   const pass = startPass(top.primary, top.included, casing);
-  const reason = indexResources(pass) ?? linkResources(pass);
+  let reason: string | undefined;
+  try {
+    reason = indexResources(pass) ?? linkResources(pass);
+  } catch (error) {
+    // Two fields, or two keys of an attribute value's object, that became
+    // one: found again to say which and where.
+    if (error !== FIELDS_CLASHED && !(error instanceof KeyClash)) throw error;
+    const clash = locateClash(
+      pass,
+      (i) => wireAt(pass, i) as Wire,
+      (i) => pointerOf(pass, i),
+    );
+    if (clash === undefined) throw error;
+    return { ok: false, reason: clash.message, clash: true };
+  }
   if (reason !== undefined) return fail(reason);
   const result: DenormaliseResult = { ok: true, data: primaryData(pass) };
   if (top.meta !== undefined) result.meta = top.meta;

@@ -8,7 +8,8 @@
 
 import type { ValidationIssue } from "../errors.ts";
 import { type Codec, isPassThrough, NO_BODY } from "../format.ts";
-import { findNonJsonValues, toJson } from "../json_value.ts";
+import { findNonJsonValues } from "../json_value.ts";
+import { toJson } from "../json_text.ts";
 import { denormalise } from "./denormalise.ts";
 import { mediaType } from "./media_type.ts";
 import { serialise } from "./serialise.ts";

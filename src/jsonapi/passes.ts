@@ -5,7 +5,13 @@
  * @module
  */
 
-import { type Casing, convertKey, convertKeys, KeyClash } from "../casing.ts";
+import {
+  type Casing,
+  clashMark,
+  convertKey,
+  mayHaveClashed,
+} from "../casing.ts";
+import { convertKeys } from "../convert_keys.ts";
 import {
   escapeToken,
   hasEnumerableInheritedKeys,
@@ -23,6 +29,7 @@ import {
   type ResourceIndex,
   type Wire,
 } from "./resource_index.ts";
+import { fieldCount, FIELDS_CLASHED, fieldsClash } from "./field_clash.ts";
 import { WireLink } from "./wire_link.ts";
 
 /**
@@ -38,6 +45,8 @@ export interface Pass {
   readonly many: boolean;
   readonly casing: Casing;
   readonly convert: boolean;
+  /** The casing's clash mark when the pass started (see `clashMark`). */
+  readonly mark: number;
   /** Whether for...in needs an own-key check (see hasEnumerableInheritedKeys). */
   readonly inherited: boolean;
   readonly index: ResourceIndex;
@@ -72,6 +81,7 @@ export function startPass(
     many,
     casing,
     convert: casing !== "none",
+    mark: casing === "none" ? 0 : clashMark(casing),
     inherited: hasEnumerableInheritedKeys(),
     index: createIndex(casing),
     targets: new Array(total),
@@ -87,37 +97,31 @@ export function startPass(
  */
 export function indexResources(pass: Pass): string | undefined {
   const { data, primaryCount } = pass;
-  let i = 0;
-  try {
-    for (; i < pass.total; i++) {
-      const wire = wireAt(pass, i);
-      if (!isPlainObject(wire)) return `${pointerOf(pass, i)} is not an object`;
-      const type = wire.type;
-      if (typeof type !== "string" || type === "") {
-        return `${pointerOf(pass, i)}/type is not a non-empty string`;
-      }
-      const id = wire.id;
-      if (id !== undefined && typeof id !== "string") {
-        return `${pointerOf(pass, i)}/id is not a string`;
-      }
-      const lid = wire.lid;
-      if (lid !== undefined && typeof lid !== "string") {
-        return `${pointerOf(pass, i)}/lid is not a string`;
-      }
-      const attributes = wire.attributes;
-      if (attributes !== undefined && !isPlainObject(attributes)) {
-        return `${pointerOf(pass, i)}/attributes is not an object`;
-      }
-      const relationships = wire.relationships;
-      if (relationships !== undefined && !isPlainObject(relationships)) {
-        return `${pointerOf(pass, i)}/relationships is not an object`;
-      }
-      const flat = placeResource(pass, i, wire, type, id, lid, attributes);
-      if (i < primaryCount) data[i] = flat;
+  for (let i = 0; i < pass.total; i++) {
+    const wire = wireAt(pass, i);
+    if (!isPlainObject(wire)) return `${pointerOf(pass, i)} is not an object`;
+    const type = wire.type;
+    if (typeof type !== "string" || type === "") {
+      return `${pointerOf(pass, i)}/type is not a non-empty string`;
     }
-  } catch (error) {
-    // Two keys of the resource's attributes that the casing makes one.
-    throw error instanceof KeyClash ? error.under(pointerOf(pass, i)) : error;
+    const id = wire.id;
+    if (id !== undefined && typeof id !== "string") {
+      return `${pointerOf(pass, i)}/id is not a string`;
+    }
+    const lid = wire.lid;
+    if (lid !== undefined && typeof lid !== "string") {
+      return `${pointerOf(pass, i)}/lid is not a string`;
+    }
+    const attributes = wire.attributes;
+    if (attributes !== undefined && !isPlainObject(attributes)) {
+      return `${pointerOf(pass, i)}/attributes is not an object`;
+    }
+    const relationships = wire.relationships;
+    if (relationships !== undefined && !isPlainObject(relationships)) {
+      return `${pointerOf(pass, i)}/relationships is not an object`;
+    }
+    const flat = placeResource(pass, i, wire, type, id, lid, attributes);
+    if (i < primaryCount) data[i] = flat;
   }
   return undefined;
 }
@@ -159,6 +163,7 @@ function placeResource(
 
 function copyAttributes(pass: Pass, attributes: Wire, flat: Flat): void {
   const { casing, convert, inherited } = pass;
+  let copied = 0;
   for (const name in attributes) {
     if (inherited && !Object.hasOwn(attributes, name)) continue;
     // An @-member (`@context`) belongs to an extension, not to the resource
@@ -169,25 +174,22 @@ function copyAttributes(pass: Pass, attributes: Wire, flat: Flat): void {
     if (convert) {
       key = convertKey(name, casing);
       if (typeof value === "object" && value !== null) {
-        try {
-          value = convertKeys(value, casing);
-        } catch (error) {
-          if (!(error instanceof KeyClash)) throw error;
-          throw error.under(`/attributes/${escapeToken(name)}`);
-        }
+        value = convertKeys(value, casing);
       }
     }
     // isIdentityKey and setOwn spelled out: this loop runs most, and the
     // calls measured a few per cent slower.
     if (key === "type" || key === "id" || key === "lid") continue;
     if (name === "type" || name === "id" || name === "lid") continue;
-    if (convert && Object.hasOwn(flat, key)) {
-      const clash = clashOf("/attributes", [attributes], name, casing);
-      if (clash !== undefined) throw clash;
-    }
+    copied++;
     if (key === "__proto__") setOwn(flat, key, value);
     else flat[key] = value;
   }
+  // Counted only once a suspect was met (see `clashMark`): a field lost
+  // leaves the resource short.
+  if (
+    convert && mayHaveClashed(casing, pass.mark) && fieldCount(flat) !== copied
+  ) throw FIELDS_CLASHED;
 }
 
 /**
@@ -211,6 +213,8 @@ export function linkResources(pass: Pass): string | undefined {
       if (!isPlainObject(relationship)) {
         return relationshipProblem(pass, i, name, " is not an object");
       }
+      const key = convert ? convertKey(name, casing) : name;
+
       const linkage = relationship.data;
       if (linkage === undefined) continue;
       const value = resolveLinkage(index, linkage);
@@ -218,39 +222,15 @@ export function linkResources(pass: Pass): string | undefined {
         return relationshipProblem(pass, i, name, `/data${value}`);
       }
       if (flat === null) continue;
-      const key = convert ? convertKey(name, casing) : name;
       // isIdentityKey and setOwn spelled out, as in copyAttributes.
       if (key === "type" || key === "id" || key === "lid") continue;
-      if (convert && Object.hasOwn(flat, key)) {
-        const fields = [wire.attributes as Wire | undefined, relationships];
-        const clash = clashOf("", fields, name, casing);
-        // A field of the same name in both stays as without casing: the
-        // relationship wins.
-        if (clash !== undefined) throw clash.under(pointerOf(pass, i));
-      }
       if (key === "__proto__") setOwn(flat, key, value);
       else flat[key] = value;
     }
-  }
-  return undefined;
-}
-
-// The clash of field `name` with another of `fields` that the casing makes
-// the same key (attributes and relationships share one namespace), if a
-// field of another name does.
-function clashOf(
-  at: string,
-  fields: (Wire | undefined)[],
-  name: string,
-  casing: Casing,
-): KeyClash | undefined {
-  const key = convertKey(name, casing);
-  for (const source of fields) {
-    for (const other in source) {
-      if (other !== name && convertKey(other, casing) === key) {
-        return new KeyClash(at, other, name, casing);
-      }
-    }
+    if (
+      convert && flat !== null && mayHaveClashed(casing, pass.mark) &&
+      fieldsClash(pass, [wire.attributes as Wire | undefined, relationships])
+    ) throw FIELDS_CLASHED;
   }
   return undefined;
 }
@@ -260,13 +240,15 @@ export function primaryData(pass: Pass): unknown {
   return pass.many ? pass.data : pass.data[0] ?? null;
 }
 
-function wireAt(pass: Pass, i: number): unknown {
+/** Resource i of the document: primary data, then included. */
+export function wireAt(pass: Pass, i: number): unknown {
   return i < pass.primaryCount
     ? pass.primary[i]
     : pass.included[i - pass.primaryCount];
 }
 
-function pointerOf(pass: Pass, i: number): string {
+/** The JSON pointer of resource i in the document. */
+export function pointerOf(pass: Pass, i: number): string {
   if (i >= pass.primaryCount) return `/included/${i - pass.primaryCount}`;
   return pass.many ? `/data/${i}` : "/data";
 }

@@ -4,7 +4,8 @@
  * @module
  */
 
-import { type Casing, convertKey, convertKeys } from "../casing.ts";
+import { type Casing, convertKey } from "../casing.ts";
+import { convertKeys } from "../convert_keys.ts";
 import { isIdentityKey, isPlainObject, setOwn } from "../object.ts";
 
 type Item = Record<string, unknown>;

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { Casing } from "../casing.ts";
+import { type Casing, clashMark, mayHaveClashed } from "../casing.ts";
 import type { HttpMethod } from "../endpoint.ts";
 import type { ValidationIssue } from "../errors.ts";
 import { describeValue } from "../json_value.ts";
@@ -19,11 +19,11 @@ import {
   type Check,
   checkAttribute,
   checkField,
+  checkFieldClash,
   checkIdentifier,
   checkJson,
   checkLinkage,
   checkTypeAndId,
-  newCheck,
 } from "./write_checks.ts";
 
 type Item = Record<string, unknown>;
@@ -72,10 +72,21 @@ export function validateWrite(
   body: unknown,
   options: ValidateWriteOptions,
 ): ValidationIssue[] {
-  const check = newCheck(
-    options.method,
-    options.casing === "none" ? "none" : options.wireCasing,
-  );
+  const to = options.casing === "none" ? "none" : options.wireCasing;
+  const mark = to === "none" ? 0 : clashMark(to);
+  const issues = checkBody(body, { issues: [], method: options.method, to });
+  // Looked for only when the names converted may hold a clash: the walk
+  // again, with a look at each object's names.
+  if (to === "none" || !mayHaveClashed(to, mark)) return issues;
+  return checkBody(body, {
+    issues: [],
+    method: options.method,
+    to,
+    clashes: true,
+  });
+}
+
+function checkBody(body: unknown, check: Check): ValidationIssue[] {
   if (!isPlainObject(body)) {
     add(
       check,
@@ -121,11 +132,13 @@ function checkDocument(check: Check, body: Item): void {
 
 function checkFlatResource(check: Check, body: Item): void {
   const root = [body];
+  const fields: [string, string][] = [];
   checkResourceHead(check, body, "");
   for (const key of Object.keys(body)) {
     const value = body[key];
     if (isIdentityKey(key)) continue;
     const at = joinPointer("", key);
+    if (value !== undefined) fields.push([key, at]);
     checkField(check, key, at, true);
     if (!isFlatRelationship(value)) checkAttribute(check, value, at, root);
     else if (Array.isArray(value)) {
@@ -134,6 +147,7 @@ function checkFlatResource(check: Check, body: Item): void {
       );
     } else checkTypeAndId(check, value as Item, at, "linkage");
   }
+  checkFieldClash(check, "", fields);
 }
 
 function checkWireResource(
@@ -144,14 +158,19 @@ function checkWireResource(
 ): void {
   checkResourceHead(check, item, at);
   const inside = [...within, item];
+  const fields: (readonly [string, string])[] = [];
   for (const key of Object.keys(item)) {
     const value = item[key];
     const p = joinPointer(at, key);
     if (value === undefined || isIdentityKey(key)) continue;
     if (key === "attributes") {
-      checkMembers(check, key, value, p, inside, checkAttributeMember);
+      fields.push(
+        ...checkMembers(check, key, value, p, inside, checkAttributeMember),
+      );
     } else if (key === "relationships") {
-      checkMembers(check, key, value, p, inside, checkRelationshipMember);
+      fields.push(
+        ...checkMembers(check, key, value, p, inside, checkRelationshipMember),
+      );
     } else if (key === "meta" || key === "links" || /^@|:/.test(key)) {
       checkJson(check, value, p, inside);
     } else {
@@ -162,6 +181,7 @@ function checkWireResource(
       );
     }
   }
+  checkFieldClash(check, at, fields);
 }
 
 type MemberCheck = (
@@ -172,7 +192,8 @@ type MemberCheck = (
   within: object[],
 ) => void;
 
-// Checks each member of a wire resource's `attributes` or `relationships`.
+// Checks each member of a wire resource's `attributes` or `relationships`;
+// returns the names of those with values, each with its path.
 function checkMembers(
   check: Check,
   name: string,
@@ -180,7 +201,7 @@ function checkMembers(
   at: string,
   within: object[],
   each: MemberCheck,
-): void {
+): [string, string][] {
   if (!isPlainObject(value)) {
     add(
       check,
@@ -189,11 +210,16 @@ function checkMembers(
         describeValue(value)
       }`,
     );
-    return;
+    return [];
   }
+  const fields: [string, string][] = [];
   for (const key of Object.keys(value)) {
-    each(check, key, value[key], joinPointer(at, key), [...within, value]);
+    const member = value[key];
+    const p = joinPointer(at, key);
+    if (member !== undefined) fields.push([key, p]);
+    each(check, key, member, p, [...within, value]);
   }
+  return fields;
 }
 
 const checkAttributeMember: MemberCheck = (check, key, value, at, within) => {

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { type Casing, convertKey, keyClashCheck } from "../casing.ts";
+import { type Casing, convertKey } from "../casing.ts";
+import { clashIn } from "../convert_keys.ts";
 import type { HttpMethod } from "../endpoint.ts";
 import type { ValidationIssue } from "../errors.ts";
 import { describeValue, findNonJsonValues } from "../json_value.ts";
@@ -26,14 +27,8 @@ export interface Check {
   readonly method: HttpMethod;
   /** The casing names are sent in. */
   readonly to: Casing;
-  /** Finds two keys of one object that `to` makes one. */
-  readonly clash: (key: string, path: string) => string | undefined;
-}
-
-/** A new check of a body sent with `method`, its names in `to`. */
-export function newCheck(method: HttpMethod, to: Casing): Check {
-  const clash = to === "none" ? () => undefined : keyClashCheck(to);
-  return { issues: [], method, to, clash };
+  /** True to look for two names of one object that `to` makes one. */
+  readonly clashes?: boolean;
 }
 
 /** Adds an issue. */
@@ -144,7 +139,7 @@ export function checkField(
     (wire) =>
       RESERVED.has(wire) ||
       (flat && (RESERVED.has(raw) || raw === "attributes")),
-  ) ?? check.clash(raw, at);
+  );
   if (problem !== undefined) add(check, at, problem);
 }
 
@@ -160,9 +155,27 @@ export function checkAttribute(
 ): void {
   check.issues.push(...findNonJsonValues(value, at, {
     within,
-    check: (key, path) =>
-      nameProblem(check.to, key, isNestedReserved) ?? check.clash(key, path),
+    check: (key) => nameProblem(check.to, key, isNestedReserved),
+    casing: check.clashes ? check.to : "none",
   }));
+}
+
+/**
+ * Adds an issue for two fields of the resource at `at` that the casing
+ * makes one (attributes and relationships share one namespace): `fields`
+ * are the names sent, those with values, each with its path.
+ */
+export function checkFieldClash(
+  check: Check,
+  at: string,
+  fields: readonly (readonly [name: string, path: string])[],
+): void {
+  if (!check.clashes || check.to === "none" || fields.length < 2) return;
+  const names = fields.map(([name]) => name);
+  const clash = clashIn(at, names, check.to);
+  if (clash === undefined) return;
+  const second = fields.findLast(([name]) => name === clash.keys[1])!;
+  check.issues.push(clash.issue(second[1]));
 }
 
 function isNestedReserved(wire: string): boolean {

@@ -1,0 +1,219 @@
+/**
+ * Converting every key of a value to a casing ({@linkcode convertKeys}), and
+ * the clashes that would lose a value: two keys of one object that the
+ * casing makes one key ({@linkcode KeyClash}), never merged.
+ *
+ * @module
+ */
+
+import {
+  type Casing,
+  clashMark,
+  convertKey,
+  mayHaveClashed,
+} from "./casing.ts";
+import type { ValidationIssue } from "./errors.ts";
+import { escapeToken, isPlainObject, setOwn } from "./object.ts";
+
+type Container = Record<string, unknown> | unknown[];
+
+/**
+ * Two keys of one object that a casing makes one key, so that converting
+ * them would keep one value and silently drop the other.
+ */
+export class KeyClash extends Error {
+  override readonly name = "KeyClash";
+  /** The JSON pointer of the object that holds both keys. */
+  readonly at: string;
+  /** The two keys, in the object's own order. */
+  readonly keys: readonly [string, string];
+  /** The casing that makes them one. */
+  readonly to: Casing;
+  /** The keys and where they are, for messages: `keys "a_b" and "aB" of /x`. */
+  readonly what: string;
+  /** What the casing makes of them: `both become "aB" in camelCase`. */
+  readonly outcome: string;
+
+  /** A clash of `keys`, both of the object at `at`. */
+  constructor(at: string, keys: readonly [string, string], to: Casing) {
+    const of = at === "" ? "" : ` of ${clip(at)}`;
+    const what = `keys "${clip(keys[0])}" and "${clip(keys[1])}"${of}`;
+    const outcome = `both become "${clip(convertKey(keys[1], to))}" in ${to}`;
+    super(`${what} ${outcome}`);
+    this.at = at;
+    this.keys = keys;
+    this.to = to;
+    this.what = what;
+    this.outcome = outcome;
+  }
+
+  /** The same clash, with `base` before its pointer. */
+  under(base: string): KeyClash {
+    return new KeyClash(base + this.at, this.keys, this.to);
+  }
+
+  /** The issue of a request body that holds it, at the second key's path. */
+  issue(path: string): ValidationIssue {
+    return { path, message: `Cannot send ${this.what}: ${this.outcome}` };
+  }
+}
+
+function clip(text: string): string {
+  if (text.length <= 60) return text;
+  // Never half of a surrogate pair: the message stays well-formed.
+  const end = /[\uD800-\uDBFF]/.test(text[59]!) ? 59 : 60;
+  return `${text.slice(0, end)}…`;
+}
+
+/**
+ * Where in `keys` the first two are that `to` makes one key (the same key
+ * twice does not count): their indices, in order; none when each stays its
+ * own.
+ *
+ * @example
+ * ```ts ignore
+ * findClash(["id", "first_name", "firstName"], "camelCase"); // [1, 2]
+ * ```
+ */
+export function findClash(
+  keys: readonly string[],
+  to: Casing,
+): [number, number] | undefined {
+  const converted = keys.map((key) => convertKey(key, to));
+  if (keys.length <= SMALL) {
+    // A few keys: compared in place, cheaper than a map.
+    for (let i = 1; i < keys.length; i++) {
+      for (let j = 0; j < i; j++) {
+        if (converted[j] === converted[i] && keys[j] !== keys[i]) return [j, i];
+      }
+    }
+    return undefined;
+  }
+  const firstOf = new Map<string, number>();
+  for (let i = 0; i < keys.length; i++) {
+    const first = firstOf.get(converted[i]!);
+    if (first === undefined) firstOf.set(converted[i]!, i);
+    else if (keys[first] !== keys[i]) return [first, i];
+  }
+  return undefined;
+}
+
+/** Up to this many keys, each is compared with those before it. */
+const SMALL = 12;
+
+/** The clash of the first two of `keys`, of the object at `at`, if any. */
+export function clashIn(
+  at: string,
+  keys: readonly string[],
+  to: Casing,
+): KeyClash | undefined {
+  const pair = findClash(keys, to);
+  if (pair === undefined) return undefined;
+  return new KeyClash(at, [keys[pair[0]]!, keys[pair[1]]!], to);
+}
+
+/**
+ * Returns a deep copy of `value` with every object key converted to `to`.
+ * Only arrays and plain objects are walked; other objects (`Date`, `Blob`, …)
+ * are kept as they are. Iterative, so deep nesting cannot overflow the stack.
+ * The input is never mutated.
+ *
+ * @throws {KeyClash} when two keys of one object become the same key.
+ *
+ * @example
+ * ```ts ignore
+ * convertKeys({ user_name: "ada", tags: [{ tag_id: 1 }] }, "camelCase");
+ * // { userName: "ada", tags: [{ tagId: 1 }] }
+ * ```
+ */
+export function convertKeys(value: unknown, to: Casing): unknown {
+  if (to === "none" || !isContainer(value)) return value;
+  const mark = clashMark(to);
+  const root = emptyLike(value);
+  const stack: [Container, Container][] = [[value, root]];
+  while (stack.length > 0) {
+    const [source, target] = stack.pop()!;
+    if (Array.isArray(source)) {
+      const out = target as unknown[];
+      for (let i = 0; i < source.length; i++) {
+        out[i] = copySlot(source[i], stack);
+      }
+    } else {
+      const out = target as Record<string, unknown>;
+      const keys = Object.keys(source);
+      for (const key of keys) {
+        setOwn(out, convertKey(key, to), copySlot(source[key], stack));
+      }
+      // Counted only once a suspect was met (see clashMark): a key lost
+      // leaves the copy short.
+      if (
+        mayHaveClashed(to, mark) && Object.keys(out).length !== keys.length
+      ) {
+        const clash = findKeyClash(value, to);
+        if (clash !== undefined) throw clash;
+      }
+    }
+  }
+  return root;
+}
+
+/**
+ * The first clash in `value`, in document order: two keys of one plain
+ * object (walked as {@linkcode convertKeys} walks) that `to` makes one.
+ */
+export function findKeyClash(value: unknown, to: Casing): KeyClash | undefined {
+  if (!isContainer(value)) return undefined;
+  const stack: Place[] = [{ value, up: null, key: "" }];
+  while (stack.length > 0) {
+    const place = stack.pop()!;
+    const current = place.value;
+    const keys = Object.keys(current);
+    if (!Array.isArray(current)) {
+      const pair = findClash(keys, to);
+      if (pair !== undefined) {
+        const clashing = [keys[pair[0]]!, keys[pair[1]]!] as const;
+        return new KeyClash(pointerOf(place), clashing, to);
+      }
+    }
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const item = (current as Record<string, unknown>)[keys[i]!];
+      if (isContainer(item)) {
+        stack.push({ value: item, up: place, key: keys[i]! });
+      }
+    }
+  }
+  return undefined;
+}
+
+/** A container on the walk, with the way back up for a clash's pointer. */
+interface Place {
+  value: Container;
+  up: Place | null;
+  key: string;
+}
+
+function pointerOf(place: Place): string {
+  let at = "";
+  for (let p: Place | null = place; p.up !== null; p = p.up) {
+    at = `/${escapeToken(p.key)}${at}`;
+  }
+  return at;
+}
+
+function isContainer(value: unknown): value is Container {
+  // An object with a toJSON method is sent as what that returns, not as its
+  // own keys, so its keys are not renamed either.
+  return Array.isArray(value) ||
+    (isPlainObject(value) && typeof value["toJSON"] !== "function");
+}
+
+function emptyLike(value: Container): Container {
+  return Array.isArray(value) ? new Array(value.length) : {};
+}
+
+function copySlot(value: unknown, stack: [Container, Container][]): unknown {
+  if (!isContainer(value)) return value;
+  const copy = emptyLike(value);
+  stack.push([value, copy]);
+  return copy;
+}
