@@ -6,7 +6,7 @@
  */
 
 import { type Casing, convertKey } from "../casing.ts";
-import { clashIn } from "../convert_keys.ts";
+import { findClash, KeyClash } from "../convert_keys.ts";
 import type { HttpMethod } from "../endpoint.ts";
 import type { ValidationIssue } from "../errors.ts";
 import { describeValue, findNonJsonValues } from "../json_value.ts";
@@ -171,11 +171,10 @@ export function checkFieldClash(
   fields: readonly (readonly [name: string, path: string])[],
 ): void {
   if (!check.clashes || check.to === "none" || fields.length < 2) return;
-  const names = fields.map(([name]) => name);
-  const clash = clashIn(at, names, check.to);
-  if (clash === undefined) return;
-  const second = fields.findLast(([name]) => name === clash.keys[1])!;
-  check.issues.push(clash.issue(second[1]));
+  const pair = findClash(fields.map(([name]) => name), check.to);
+  if (pair === undefined) return;
+  const [[first], [second, path]] = [fields[pair[0]]!, fields[pair[1]]!];
+  check.issues.push(new KeyClash(at, [first, second], check.to).issue(path));
 }
 
 function isNestedReserved(wire: string): boolean {
