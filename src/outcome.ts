@@ -17,7 +17,13 @@ import {
 } from "./body.ts";
 import { CallbackError } from "./progress.ts";
 import type { Casing } from "./casing.ts";
-import { bodyTaken } from "./platform_response.ts";
+import {
+  bodyTaken,
+  headersOf,
+  statusTextOf,
+  urlOf,
+  wasRedirected,
+} from "./platform_response.ts";
 import { type Deadline, PASSED } from "./deadline.ts";
 import type { TransportErrorKind } from "./errors.ts";
 import { transportError } from "./transport_error.ts";
@@ -82,7 +88,7 @@ export function readOutcome(reading: Reading): Promise<
   if (
     read.streams !== undefined && isLive(type) && !hasNoBody(method, status)
   ) {
-    return handOver(reading, type);
+    return handOver(reading, type, status);
   }
   const collect = type === "bytes" || type === "blob" ? "bytes" : "text";
   let body: Promise<ReadResult>;
@@ -96,7 +102,9 @@ export function readOutcome(reading: Reading): Promise<
       read.onDownloadProgress,
     );
   } catch (cause) {
-    body = Promise.reject(cause);
+    // A response-like whose head cannot be read again: its body let go.
+    const failed = () => Promise.reject(cause);
+    body = discardBody(response, source).then(failed, failed);
   }
   // Not an async function: the read's own promise carries the outcome.
   return body.then(
@@ -109,6 +117,7 @@ export function readOutcome(reading: Reading): Promise<
 async function handOver(
   reading: Reading,
   type: StreamType,
+  status: number,
 ): Promise<SendOutcome | Broken> {
   const { response, source } = reading;
   // A body someone else read or holds cannot be handed over.
@@ -120,7 +129,7 @@ async function handOver(
     await discardBody(response, source);
     throw PASSED;
   }
-  return openLive(reading, type);
+  return openLive(reading, type, status);
 }
 
 /** The outcome of a body that could not be read. */
@@ -155,13 +164,13 @@ function settle(
     : hasNoBody(reading.method, status);
   let body: unknown = null;
   if (!empty) {
-    const decoded = decodeBody(type, ok, result, reading.response);
+    const decoded = decodeBody(type, ok, result, reading);
     if (decoded instanceof SyntaxError) {
       return failure(reading, "parse", decoded);
     }
     body = decoded;
   }
-  return respond(reading, body, empty);
+  return respond(reading, status, body, empty);
 }
 
 /** True for the response types whose body is opened, not read. */
@@ -178,13 +187,12 @@ function decodeBody(
   type: ResponseType,
   ok: boolean,
   result: string | Uint8Array | null,
-  response: Response,
+  { response, source: { platform } }: Reading,
 ): unknown {
   if (type === "bytes") return result ?? new Uint8Array(0);
   if (type === "blob") {
     const parts = result === null ? [] : [result as Uint8Array<ArrayBuffer>];
-    const mediaType = response.headers.get("content-type") ?? "";
-    return new Blob(parts, { type: mediaType });
+    return new Blob(parts, { type: mediaTypeOf(response, platform) });
   }
   if (type === "text") return result ?? "";
   const text = result as string;
@@ -195,12 +203,26 @@ function decodeBody(
   }
 }
 
+// A blob's type: the response's Content-Type, or none when its headers
+// cannot be read (a response-like's getter that throws).
+function mediaTypeOf(response: Response, platform: boolean): string {
+  try {
+    return headersOf(response, platform).get("content-type") ?? "";
+  } catch {
+    return "";
+  }
+}
+
 /**
  * Opens a live body: the grab settles now, so its timeout stops counting,
  * and the body keeps the deadlines (the caller's signal, `attemptTimeout`)
  * until it is done with.
  */
-function openLive(reading: Reading, type: StreamType): SendOutcome {
+function openLive(
+  reading: Reading,
+  type: StreamType,
+  status: number,
+): SendOutcome {
   const { whole, source, read, method, href } = reading;
   const attempt = source.deadline;
   const releaseWhole = whole.keepFor(true);
@@ -220,22 +242,34 @@ function openLive(reading: Reading, type: StreamType): SendOutcome {
     schema: read.schema,
     fail: (kind, extra) => transportError(kind, method, href, extra),
   });
-  return respond(reading, body, false);
+  return respond(reading, status, body, false);
 }
 
-function respond(reading: Reading, body: unknown, empty: boolean): SendOutcome {
-  const { response } = reading;
+function respond(
+  reading: Reading,
+  status: number,
+  body: unknown,
+  empty: boolean,
+): SendOutcome {
+  const { response, source } = reading;
+  const platform = source.platform;
+  let headers: Headers;
+  try {
+    headers = headersOf(response, platform);
+  } catch (cause) {
+    // A response-like whose head cannot be read again is no response.
+    return failure(reading, "network", cause);
+  }
   return {
     ok: true,
-    status: response.status,
-    statusText: response.statusText,
+    status,
+    statusText: statusTextOf(response, platform),
     // The platform's own response, not redirected, is at the request's URL;
-    // reading `response.url` would parse it again.
-    url: reading.source.platform && reading.source.direct === true &&
-        !response.redirected
+    // reading its `url` would parse it again.
+    url: platform && source.direct === true && !wasRedirected(response)
       ? reading.href
-      : response.url || reading.href,
-    headers: response.headers,
+      : urlOf(response, platform) || reading.href,
+    headers,
     body,
     empty,
   };

@@ -16,7 +16,16 @@ const PROTOTYPE = Response.prototype;
  * around a response passes it on Deno and Node (the getter reads through
  * the traps), so only the platform's own `fetch` is trusted fully.
  */
-function getterOf<K extends "type" | "url" | "headers" | "body" | "bodyUsed">(
+function getterOf<
+  K extends
+    | "type"
+    | "url"
+    | "headers"
+    | "body"
+    | "bodyUsed"
+    | "statusText"
+    | "redirected",
+>(
   name: K,
 ): (this: Response) => Response[K] {
   const own = Object.getOwnPropertyDescriptor(PROTOTYPE, name)?.get;
@@ -33,6 +42,8 @@ export const RESPONSE_TYPE: (this: Response) => ResponseType = getterOf(
 export const RESPONSE_URL: (this: Response) => string = getterOf("url");
 
 const HEADERS = getterOf("headers");
+const STATUS_TEXT = getterOf("statusText");
+const REDIRECTED = getterOf("redirected");
 const BODY = getterOf("body");
 const BODY_USED = getterOf("bodyUsed");
 const TEXT = PROTOTYPE.text;
@@ -44,6 +55,35 @@ const BYTES = (PROTOTYPE as { bytes?: (this: Response) => Promise<Uint8Array> })
 /** The response's headers: the platform's own for a platform response. */
 export function headersOf(response: Response, platform: boolean): Headers {
   return platform ? HEADERS.call(response) : response.headers;
+}
+
+/**
+ * The status text of a response: the platform's own for a platform
+ * response; for any other, what it reads as when that is a string, else "".
+ */
+export function statusTextOf(response: Response, platform: boolean): string {
+  return platform ? STATUS_TEXT.call(response) : textOf(response, "statusText");
+}
+
+/** The URL a response says it came from; `""` when it says none. */
+export function urlOf(response: Response, platform: boolean): string {
+  return platform ? RESPONSE_URL.call(response) : textOf(response, "url");
+}
+
+/** True when a platform response was redirected, read by its own getter. */
+export function wasRedirected(response: Response): boolean {
+  return REDIRECTED.call(response);
+}
+
+// A response-like from a custom fetch may have any getters: one that throws
+// or gives no string gives "", as the head it belongs to is still usable.
+function textOf(response: Response, name: "statusText" | "url"): string {
+  try {
+    const text = response[name];
+    return typeof text === "string" ? text : "";
+  } catch {
+    return "";
+  }
 }
 
 /** The response's body: the platform's own for a platform response. */
