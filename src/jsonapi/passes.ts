@@ -21,9 +21,9 @@ import {
 import {
   addLid,
   createIndex,
+  findByLid,
   type Flat,
   idsOf,
-  keysOf,
   newResource,
   resolveLinkage,
   type ResourceIndex,
@@ -145,7 +145,7 @@ function placeResource(
     flat = ids.get(id);
   }
   if (flat === undefined && lid !== undefined) {
-    flat = index.byLid.get(type)?.get(lid);
+    flat = findByLid(index, type, lid, id);
   }
   if (flat !== undefined) {
     pass.targets[i] = null;
@@ -154,7 +154,7 @@ function placeResource(
   }
   flat = newResource(type, id, lid);
   if (id !== undefined) ids!.set(id, flat);
-  if (lid !== undefined) keysOf(index.byLid, type).set(lid, flat);
+  if (lid !== undefined) addLid(index, type, lid, flat);
   if (attributes !== undefined) copyAttributes(pass, attributes, flat);
   pass.targets[i] = flat;
   new WireLink(flat, wire, pass.casing);

@@ -89,6 +89,22 @@ export function addLid(
 }
 
 /**
+ * The flat object of `type` + `lid`, unless it has an `id` other than `id`:
+ * a lid names a resource within one document, an id names the resource
+ * itself, so two resources with different ids are never one.
+ */
+export function findByLid(
+  index: ResourceIndex,
+  type: string,
+  lid: string,
+  id: string | undefined,
+): Flat | undefined {
+  const found = index.byLid.get(type)?.get(lid);
+  if (found === undefined || id === undefined) return found;
+  return found.id === undefined || found.id === id ? found : undefined;
+}
+
+/**
  * What a relationship's `data` becomes: `null`, the flat object of a
  * resource identifier or a list of them. A string instead is why `linkage`
  * is not linkage, to follow its `…/data` pointer (no value is a string).
@@ -128,7 +144,7 @@ function resolveIdentifier(
   if (id === undefined && lid === undefined) return undefined;
   let found = id === undefined ? undefined : idsOf(index, type).get(id);
   if (found === undefined && lid !== undefined) {
-    found = index.byLid.get(type)?.get(lid);
+    found = findByLid(index, type, lid, id);
   }
   return found ?? addIdentifier(index, linkage, type, id, lid);
 }
@@ -152,7 +168,7 @@ function addIdentifier(
   } else {
     flat = { type, lid };
   }
-  if (lid !== undefined) keysOf(index.byLid, type).set(lid, flat);
+  if (lid !== undefined) addLid(index, type, lid, flat);
   if (isPlainObject(linkage.meta)) new WireLink(flat, linkage, index.casing);
   return flat;
 }

@@ -38,11 +38,18 @@ function isIdentifierLike(value: unknown): value is Item {
     (value.id !== undefined || value.lid !== undefined);
 }
 
-/** A flat field value taken for a relationship: `{ type, id }` or a non-empty array of them. */
+/**
+ * A flat field value taken for a relationship: `{ type, id }` or a non-empty
+ * array of them. A hole in the array is not one (`every` would skip it, and
+ * JSON write it as a `null` in the linkage).
+ */
 export function isFlatRelationship(value: unknown): boolean {
-  return isIdentifierLike(value) ||
-    (Array.isArray(value) && value.length > 0 &&
-      value.every(isIdentifierLike));
+  if (!Array.isArray(value)) return isIdentifierLike(value);
+  if (value.length === 0) return false;
+  for (let i = 0; i < value.length; i++) {
+    if (!isIdentifierLike(value[i])) return false;
+  }
+  return true;
 }
 
 /** A wire relationship object `{ data?, links?, meta? }` rather than bare linkage. */

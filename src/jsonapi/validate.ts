@@ -108,14 +108,16 @@ function checkDocument(check: Check, body: Item): void {
     const value = body[key];
     if (key !== "data") checkJson(check, value, joinPointer("", key), root);
     else if (Array.isArray(value)) {
-      value.forEach((item, i) => {
+      // By index: a hole is not an identifier (forEach would skip it).
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
         const at = joinPointer("/data", i);
         if (
           isPlainObject(item) &&
           (item.attributes !== undefined || item.relationships !== undefined)
         ) checkWireResource(check, item, at, [body, value]);
         else checkIdentifier(check, item, at, [body, value]);
-      });
+      }
     } else if (isPlainObject(value)) {
       checkWireResource(check, value, "/data", root);
     } else if (value !== null) {

@@ -80,9 +80,10 @@ export function checkLinkage(
   within: object[],
 ): void {
   if (Array.isArray(value)) {
-    value.forEach((item, i) =>
-      checkIdentifier(check, item, joinPointer(at, i), [...within, value])
-    );
+    // By index: a hole is not an identifier (forEach would skip it).
+    for (let i = 0; i < value.length; i++) {
+      checkIdentifier(check, value[i], joinPointer(at, i), [...within, value]);
+    }
   } else if (value !== null && value !== undefined) {
     checkIdentifier(check, value, at, within);
   }

@@ -1,0 +1,98 @@
+/**
+ * JSON:API mode against a real server where write validation and read
+ * identity were found to disagree with the contract: a hole in a to-many
+ * linkage array, and two resources that share a `lid` but not an `id`.
+ *
+ * @module
+ */
+
+import { assert, assertEquals, assertRejects } from "@std/assert";
+import createGrab, { GrabValidationError } from "../mod.ts";
+import { json, startServer } from "./_server.ts";
+
+const JSON_API = { "content-type": "application/vnd.api+json" };
+
+Deno.test("a hole in a linkage array is never sent as a null identifier", async (t) => {
+  await using server = startServer((_request, seen) =>
+    json({ meta: { got: JSON.parse(seen.body) } }, { headers: JSON_API })
+  );
+  const grab = createGrab(server.url, { format: "json-api", retry: 0 });
+  const tag = { type: "tags", id: "1" };
+
+  await t.step("wire shape: refused, with the hole's path", async () => {
+    // deno-lint-ignore no-sparse-arrays
+    const body = { type: "posts", relationships: { tags: [, tag] } };
+    const error = await assertRejects(
+      () => grab("POST /posts", { body }),
+      GrabValidationError,
+    );
+    assertEquals(error.issues.map((issue) => issue.path), [
+      "/relationships/tags/0",
+    ]);
+  });
+
+  await t.step(
+    "relationship object: refused, with the hole's path",
+    async () => {
+      // deno-lint-ignore no-sparse-arrays
+      const tags = { data: [tag, , tag] };
+      const body = { type: "posts", relationships: { tags } };
+      const error = await assertRejects(
+        () => grab("POST /posts", { body }),
+        GrabValidationError,
+      );
+      assertEquals(error.issues.map((issue) => issue.path), [
+        "/relationships/tags/data/1",
+      ]);
+    },
+  );
+
+  await t.step("whole document: refused, with the hole's path", async () => {
+    // deno-lint-ignore no-sparse-arrays
+    const body = { data: [, tag] };
+    const error = await assertRejects(
+      () => grab("PATCH /posts/1/relationships/tags", { body }),
+      GrabValidationError,
+    );
+    assertEquals(error.issues.map((issue) => issue.path), ["/data/0"]);
+  });
+
+  await t.step("flat shape: an attribute, as [undefined, tag] is", async () => {
+    // deno-lint-ignore no-sparse-arrays
+    const body = { type: "posts", tags: [, tag] };
+    const [sent, error] = await grab("POST /posts", { body });
+    assertEquals(error, null);
+    assertEquals(sent, null);
+    const got = JSON.parse(server.requests.at(-1)!.body);
+    assertEquals(got, {
+      data: { type: "posts", attributes: { tags: [null, tag] } },
+    });
+  });
+
+  assertEquals(server.requests.length, 1);
+});
+
+Deno.test("two resources that share a lid but not an id stay two", async () => {
+  const document = {
+    data: [
+      { type: "posts", id: "1", lid: "new", attributes: { title: "one" } },
+      { type: "posts", id: "2", lid: "new", attributes: { title: "two" } },
+    ],
+    included: [{
+      type: "notes",
+      id: "9",
+      relationships: {
+        post: { data: { type: "posts", id: "2", lid: "new" } },
+      },
+    }],
+  };
+  await using server = startServer(() => json(document, { headers: JSON_API }));
+  const grab = createGrab(server.url, { format: "json-api", retry: 0 });
+  const [posts, error] = await grab<Record<string, unknown>[]>("GET /posts");
+  assertEquals(error, null);
+  assert(posts !== null);
+  assertEquals(posts.map((post) => [post.id, post.title]), [
+    ["1", "one"],
+    ["2", "two"],
+  ]);
+});
