@@ -67,14 +67,14 @@ export class Call {
   constructor(endpoint: Endpoint | string, baseURL?: string | URL) {
     const { method, target, absolute } = parseEndpoint(endpoint);
     const template = joinUrl(baseURL, target, absolute);
-    if (Array.isArray(template)) throw invalid(method, undefined, template);
+    const issues = Array.isArray(template) ? template : [];
     if (method === "CONNECT" || method === "TRACE") {
-      throw invalid(method, template.url, [{
-        path: "",
-        message:
-          `Cannot use the method "${method}": fetch does not allow it on any runtime`,
-      }]);
+      const message =
+        `Cannot use the method "${method}": fetch does not allow it on any runtime`;
+      issues.push({ path: "", message });
     }
+    if (Array.isArray(template)) throw invalid(method, undefined, issues);
+    if (issues.length > 0) throw invalid(method, template.url, issues);
     this.method = method;
     this.url = template.url;
     this.#template = template;
