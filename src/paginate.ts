@@ -88,9 +88,9 @@ export async function* paginate<Data = unknown>(
     yield [data as Data, meta];
     if (responseUrl === "") return;
     origin ??= new URL(requestUrl).origin;
-    seen.add(withoutFragment(responseUrl));
+    seen.add(samePage(responseUrl));
     const next = nextLink(meta.links, meta.headers, responseUrl);
-    if (next === undefined || seen.has(next.href)) return;
+    if (next === undefined || seen.has(samePage(next.href))) return;
     const refused = unfollowable(next);
     if (refused !== undefined) {
       // The server's data, not the caller's input: a failure of the page.
@@ -98,7 +98,7 @@ export async function* paginate<Data = unknown>(
         message: `Cannot follow the next link: ${refused}`,
       });
     }
-    seen.add(next.href);
+    seen.add(samePage(next.href));
     current = `${method} ${next.href}` as Endpoint;
     callOptions = next.origin === origin
       ? withTracking(rest)
@@ -156,9 +156,20 @@ function unfollowable(next: URL): string | undefined {
   return undefined;
 }
 
-function withoutFragment(href: string): string {
-  const at = href.indexOf("#");
-  return at === -1 ? href : href.slice(0, at);
+/**
+ * A page's URL as one spelling of the page: no fragment, and the query
+ * written as `URLSearchParams` writes it, so that `page[size]=10` and
+ * `page%5Bsize%5D=10` (as grab writes a `query`) are the same page.
+ */
+function samePage(href: string): string {
+  try {
+    const url = new URL(href);
+    url.hash = "";
+    url.search = new URLSearchParams(url.search).toString();
+    return url.href;
+  } catch {
+    return href;
+  }
 }
 
 /**

@@ -59,6 +59,15 @@ function pagingServer() {
       const n = page(url);
       return articlePage(n, `/jsonapi/cycle?page=${n === 3 ? 1 : n + 1}`);
     },
+    // Links in bracket form: page 2 back to page 1, which grab's query
+    // sent as page%5Bnumber%5D=1.
+    "/jsonapi/brackets": (_request, { url }) => {
+      const n = Number(url.searchParams.get("page[number]") ?? "1");
+      return articlePage(
+        n,
+        `/jsonapi/brackets?page[number]=${n === 2 ? 1 : 2}`,
+      );
+    },
     // Page 2 fails.
     "/jsonapi/broken": (_request, { url }) => {
       const n = page(url);
@@ -253,6 +262,23 @@ Deno.test("paginate()", async (t) => {
     assertEquals(count, 1);
     assertEquals(requested("/jsonapi/self").length, 1);
   });
+
+  await t.step(
+    "a link back to the first page in another spelling of its query is that page",
+    async () => {
+      const pages: unknown[] = [];
+      for await (
+        const [data] of paginate(jsonApi, "GET /jsonapi/brackets", {
+          query: { page: { number: 1 } },
+        })
+      ) pages.push((data as { id: string }[])[0]!.id);
+      assertEquals(pages, ["1", "2"]);
+      assertEquals(requested("/jsonapi/brackets"), [
+        "?page%5Bnumber%5D=1",
+        "?page[number]=2",
+      ]);
+    },
+  );
 
   await t.step("stops at a link back to the first page", async () => {
     let count = 0;
