@@ -241,11 +241,23 @@ const checkRelationshipMember: MemberCheck = (
     checkLinkage(check, value, at, within);
     return;
   }
+  let members = 0;
   for (const member of Object.keys(value)) {
     const p = joinPointer(at, member);
-    if (member === "data") {
-      checkLinkage(check, value.data, p, [...within, value]);
-    } else checkJson(check, value[member], p, [...within, value]);
+    const item = value[member];
+    // JSON leaves out what is undefined: it is no member.
+    if (item !== undefined && ["data", "links", "meta"].includes(member)) {
+      members++;
+    }
+    if (member === "data") checkLinkage(check, item, p, [...within, value]);
+    else checkJson(check, item, p, [...within, value]);
+  }
+  if (members === 0) {
+    add(
+      check,
+      at,
+      `Cannot send relationship "${key}": it needs "data", "links" or "meta"`,
+    );
   }
 };
 

@@ -329,6 +329,20 @@ Deno.test("validateWrite()", async (t) => {
       nonJson("/attributes/self", "a circular reference"),
     ]]],
     [
+      "a relationship object with nothing but undefined members",
+      {
+        data: {
+          type: "a",
+          relationships: { author: { data: undefined, meta: undefined } },
+        },
+      },
+      POST,
+      [[
+        "/data/relationships/author",
+        'Cannot send relationship "author": it needs "data", "links" or "meta"',
+      ]],
+    ],
+    [
       "a JSON pointer with ~ and /",
       { type: "a", "a/b": { "c~d": () => 1 } },
       POST,
