@@ -16,13 +16,17 @@ export type BodyShape = "flat" | "wire" | "document";
 const WIRE_MEMBERS = new Set(["type", "id", "lid", "meta", "links"]);
 
 /**
- * The shape of a plain-object write body: `"document"` when it has `data`
- * and no `type`; `"wire"` when `attributes` or `relationships` is an object
- * and every other member is `type`, `id`, `lid`, `meta` or `links`;
- * otherwise `"flat"`.
+ * The shape of a plain-object write body: `"document"` when it has no
+ * `type` but `data` or a member of an applied extension (a name with a
+ * colon, `atomic:operations`); `"wire"` when `attributes` or
+ * `relationships` is an object and every other member is `type`, `id`,
+ * `lid`, `meta` or `links`; otherwise `"flat"`.
  */
 export function shapeOf(body: Item): BodyShape {
-  if (Object.hasOwn(body, "data") && body.type === undefined) return "document";
+  if (
+    body.type === undefined &&
+    (Object.hasOwn(body, "data") || Object.keys(body).some(isExtensionMember))
+  ) return "document";
   let wire = false;
   for (const key of Object.keys(body)) {
     if (key === "attributes" || key === "relationships") {
@@ -30,6 +34,11 @@ export function shapeOf(body: Item): BodyShape {
     } else if (!WIRE_MEMBERS.has(key)) return "flat";
   }
   return wire ? "wire" : "flat";
+}
+
+/** A member an extension defines: `namespace:name` (JSON:API 1.1). */
+function isExtensionMember(name: string): boolean {
+  return name.includes(":");
 }
 
 /** A plain object with `type` and `id` or `lid`: a flat relationship target. */

@@ -109,6 +109,25 @@ Deno.test("createGrab() in json-api format", async (t) => {
     assertStrictEquals(meta?.meta?.["contentType"], expected);
   });
 
+  await t.step(
+    "sends an extension's document (Atomic Operations) as it is",
+    async () => {
+      const operations = [{
+        op: "add",
+        data: { type: "articles", lid: "a1", attributes: { title: "x" } },
+      }];
+      const [, meta] = await orThrow(api("POST /echo", {
+        body: { "atomic:operations": operations },
+        jsonApi: { ext: ["https://jsonapi.org/ext/atomic"] },
+      }));
+      assertEquals(meta?.meta?.["body"], { "atomic:operations": operations });
+      assertStrictEquals(
+        meta?.meta?.["contentType"],
+        `${MEDIA}; ext="https://jsonapi.org/ext/atomic"`,
+      );
+    },
+  );
+
   await t.step("caller headers win, and headers: false opts out", async () => {
     const [, own] = await orThrow(api("GET /echo", {
       headers: { Accept: "application/json" },
