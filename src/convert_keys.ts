@@ -36,7 +36,7 @@ export class KeyClash extends Error {
 
   /** A clash of `keys`, both of the object at `at`. */
   constructor(at: string, keys: readonly [string, string], to: Casing) {
-    const of = at === "" ? "" : ` of ${clip(at)}`;
+    const of = at === "" ? "" : ` of ${clipFront(at)}`;
     const what = `keys "${clip(keys[0])}" and "${clip(keys[1])}"${of}`;
     const outcome = `both become "${clip(convertKey(keys[1], to))}" in ${to}`;
     super(`${what} ${outcome}`);
@@ -63,6 +63,15 @@ function clip(text: string): string {
   // Never half of a surrogate pair: the message stays well-formed.
   const end = /[\uD800-\uDBFF]/.test(text[59]!) ? 59 : 60;
   return `${text.slice(0, end)}…`;
+}
+
+// A long pointer keeps its end, which names the object itself.
+function clipFront(text: string): string {
+  if (text.length <= 60) return text;
+  const start = text.length - 59;
+  return `…${
+    text.slice(/[\uDC00-\uDFFF]/.test(text[start]!) ? start + 1 : start)
+  }`;
 }
 
 /**

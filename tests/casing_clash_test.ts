@@ -64,6 +64,14 @@ Deno.test("convertKeys() refuses two keys of one object that become one", async 
     assertEquals(convertKeys({ a_b: 1, aB: 2 }, "none"), { a_b: 1, aB: 2 });
   });
 
+  await t.step("a long pointer keeps its end in the message", () => {
+    let value: Record<string, unknown> = { a_b: 1, aB: 2 };
+    for (let i = 0; i < 30; i++) value = { [`level${i}`]: value };
+    const clash = assertThrows(() => convertKeys(value, "camelCase"), KeyClash);
+    assertStringIncludes(clash.message, " of …el8/level7/level6/");
+    assertStringIncludes(clash.message, '/level1/level0 both become "aB"');
+  });
+
   await t.step("a very long key is shortened in the message", () => {
     const long = "a_b".repeat(1000);
     const value = { [long]: 1, [convertKey(long, "camelCase")]: 2 };
