@@ -124,7 +124,8 @@ export function clashIn(
 /**
  * Returns a deep copy of `value` with every object key converted to `to`.
  * Only arrays and plain objects are walked; other objects (`Date`, `Blob`, …)
- * are kept as they are. Iterative, so deep nesting cannot overflow the stack.
+ * are kept as they are. A key whose value is `undefined` is left out, as
+ * JSON leaves it out. Iterative, so deep nesting cannot overflow the stack.
  * The input is never mutated.
  *
  * @throws {KeyClash} when two keys of one object become the same key.
@@ -149,15 +150,17 @@ export function convertKeys(value: unknown, to: Casing): unknown {
       }
     } else {
       const out = target as Record<string, unknown>;
-      const keys = Object.keys(source);
-      for (const key of keys) {
-        setOwn(out, convertKey(key, to), copySlot(source[key], stack));
+      let written = 0;
+      for (const key of Object.keys(source)) {
+        const item = source[key];
+        // Left out, as JSON leaves it out: it clashes with no key.
+        if (item === undefined) continue;
+        written++;
+        setOwn(out, convertKey(key, to), copySlot(item, stack));
       }
       // Counted only once a suspect was met (see clashMark): a key lost
       // leaves the copy short.
-      if (
-        mayHaveClashed(to, mark) && Object.keys(out).length !== keys.length
-      ) {
+      if (mayHaveClashed(to, mark) && Object.keys(out).length !== written) {
         const clash = findKeyClash(value, to);
         if (clash !== undefined) throw clash;
       }
@@ -176,8 +179,10 @@ export function findKeyClash(value: unknown, to: Casing): KeyClash | undefined {
   while (stack.length > 0) {
     const place = stack.pop()!;
     const current = place.value;
-    const keys = Object.keys(current);
+    let keys = Object.keys(current);
     if (!Array.isArray(current)) {
+      const record = current as Record<string, unknown>;
+      keys = keys.filter((key) => record[key] !== undefined);
       const pair = findClash(keys, to);
       if (pair !== undefined) {
         const clashing = [keys[pair[0]]!, keys[pair[1]]!] as const;

@@ -425,3 +425,51 @@ Deno.test("casing: JSON:API fields with two names that become one", async (t) =>
     );
   });
 });
+
+Deno.test("casing: JSON:API values with a key that has no value or is not read", async (t) => {
+  await t.step(
+    "writes: no clash for a nested key without a value, flat or wire",
+    async () => {
+      await using server = startServer({
+        "/echo": () =>
+          new Response(JSON.stringify({ data: { type: "a", id: "1" } }), {
+            headers: JSON_API,
+          }),
+      });
+      const api = createGrab(server.url, {
+        format: "json-api",
+        casing: "camelCase",
+      });
+      const bodies = [
+        { type: "a", id: "1", metaData: { aB: 1, a_b: undefined } },
+        { type: "a", id: "1", metaData: { a_b: undefined, aB: 1 } },
+        { type: "a", id: "1", attributes: { aB: 1, a_b: undefined } },
+      ];
+      for (const body of bodies) {
+        const [, error] = await api("POST /echo", { body });
+        assertStrictEquals(error, null);
+        const sent = JSON.parse(server.requests.at(-1)!.body).data.attributes;
+        assertEquals(
+          sent,
+          "metaData" in body ? { meta_data: { a_b: 1 } } : {
+            a_b: 1,
+          },
+        );
+      }
+    },
+  );
+
+  await t.step("reads: an attribute that is skipped is not looked into", () => {
+    for (const name of ["id", "Type"]) {
+      const result = denormalise({
+        data: {
+          type: "a",
+          id: "1",
+          attributes: { [name]: { a_b: 1, aB: 2 }, name: "x" },
+        },
+      }, { casing: "camelCase" });
+      assert(result.ok);
+      assertEquals(result.data, { type: "a", id: "1", name: "x" });
+    }
+  });
+});
