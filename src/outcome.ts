@@ -20,6 +20,7 @@ import type { Casing } from "./casing.ts";
 import {
   bodyTaken,
   headersOf,
+  headersOrNone,
   statusTextOf,
   urlOf,
   wasRedirected,
@@ -120,16 +121,22 @@ async function handOver(
   status: number,
 ): Promise<SendOutcome | Broken> {
   const { response, source } = reading;
-  // A body someone else read or holds cannot be handed over.
-  if (bodyTaken(response, source.platform)) {
-    return { broken: new TypeError("The response body is already used") };
-  }
-  // Ended between the head and now (a hook, a progress callback).
-  if (source.deadline.reason !== undefined) {
+  try {
+    // A body someone else read or holds cannot be handed over.
+    if (bodyTaken(response, source.platform)) {
+      return { broken: new TypeError("The response body is already used") };
+    }
+    // Ended between the head and now (a hook, a progress callback).
+    if (source.deadline.reason === undefined) {
+      return openLive(reading, type, status);
+    }
+  } catch (cause) {
+    // A response-like whose body cannot be read: no body to hand over.
     await discardBody(response, source);
-    throw PASSED;
+    return { broken: cause };
   }
-  return openLive(reading, type, status);
+  await discardBody(response, source);
+  throw PASSED;
 }
 
 /** The outcome of a body that could not be read. */
@@ -223,26 +230,42 @@ function openLive(
   type: StreamType,
   status: number,
 ): SendOutcome {
-  const { whole, source, read, method, href } = reading;
+  const { whole, source } = reading;
   const attempt = source.deadline;
   const releaseWhole = whole.keepFor(true);
   const releaseAttempt = attempt === whole ? undefined : attempt.keepFor(false);
-  const body = read.streams!.openStream(type, {
+  const release = () => {
+    releaseAttempt?.();
+    releaseWhole();
+  };
+  let body: unknown;
+  try {
+    body = openStream(reading, type, release);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  return respond(reading, status, body, false);
+}
+
+function openStream(
+  reading: Reading,
+  type: StreamType,
+  release: () => void,
+): unknown {
+  const { source, read, method, href } = reading;
+  return read.streams!.openStream(type, {
     response: reading.response,
     platform: source.platform,
     waitForCancel: cancelSettles(source),
-    deadline: attempt,
-    release() {
-      releaseAttempt?.();
-      releaseWhole();
-    },
+    deadline: source.deadline,
+    release,
     maxBodyBytes: reading.maxBodyBytes,
     progress: read.onDownloadProgress,
     casing: read.casing,
     schema: read.schema,
     fail: (kind, extra) => transportError(kind, method, href, extra),
   });
-  return respond(reading, status, body, false);
 }
 
 function respond(
@@ -253,13 +276,6 @@ function respond(
 ): SendOutcome {
   const { response, source } = reading;
   const platform = source.platform;
-  let headers: Headers;
-  try {
-    headers = headersOf(response, platform);
-  } catch (cause) {
-    // A response-like whose head cannot be read again is no response.
-    return failure(reading, "network", cause);
-  }
   return {
     ok: true,
     status,
@@ -269,7 +285,7 @@ function respond(
     url: platform && source.direct === true && !wasRedirected(response)
       ? reading.href
       : urlOf(response, platform) || reading.href,
-    headers,
+    headers: headersOrNone(response, platform),
     body,
     empty,
   };

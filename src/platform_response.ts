@@ -58,28 +58,47 @@ export function headersOf(response: Response, platform: boolean): Headers {
 }
 
 /**
- * The status text of a response: the platform's own for a platform
- * response; for any other, what it reads as when that is a string, else "".
+ * The headers of a response whose head was read once already; none when
+ * they cannot be read again (a response-like's getter that throws, or a
+ * Proxy's trap), as what is left of the head is still a response.
  */
+export function headersOrNone(response: Response, platform: boolean): Headers {
+  try {
+    const headers = headersOf(response, platform);
+    if (typeof headers?.get === "function") return headers;
+  } catch {
+    // Below.
+  }
+  return new Headers();
+}
+
+/** The status text of a response; `""` when it has none it can give. */
 export function statusTextOf(response: Response, platform: boolean): string {
-  return platform ? STATUS_TEXT.call(response) : textOf(response, "statusText");
+  return textOf(() =>
+    platform ? STATUS_TEXT.call(response) : response.statusText
+  );
 }
 
 /** The URL a response says it came from; `""` when it says none. */
 export function urlOf(response: Response, platform: boolean): string {
-  return platform ? RESPONSE_URL.call(response) : textOf(response, "url");
+  return textOf(() => platform ? RESPONSE_URL.call(response) : response.url);
 }
 
-/** True when a platform response was redirected, read by its own getter. */
+/** True when a platform response was redirected (or cannot tell). */
 export function wasRedirected(response: Response): boolean {
-  return REDIRECTED.call(response);
+  try {
+    return REDIRECTED.call(response);
+  } catch {
+    return true;
+  }
 }
 
-// A response-like from a custom fetch may have any getters: one that throws
-// or gives no string gives "", as the head it belongs to is still usable.
-function textOf(response: Response, name: "statusText" | "url"): string {
+// A response-like from a custom fetch (or a Proxy around a platform
+// response) may have any getters: one that throws or gives no string gives
+// "", as the head it belongs to is still usable.
+function textOf(read: () => unknown): string {
   try {
-    const text = response[name];
+    const text = read();
     return typeof text === "string" ? text : "";
   } catch {
     return "";

@@ -29,10 +29,16 @@ export class CallbackError {
  * then drops the total once the bytes pass it.
  */
 export function totalOf(response: Response): number | undefined {
-  const headers = response.headers;
-  const declared = headers.get("content-length");
+  let declared: string | null;
+  try {
+    const headers = response.headers;
+    if (headers.get("content-encoding") !== null) return undefined;
+    declared = headers.get("content-length");
+  } catch {
+    // A response-like whose headers cannot be read again: no total.
+    return undefined;
+  }
   if (declared === null || !DIGITS.test(declared)) return undefined;
-  if (headers.get("content-encoding") !== null) return undefined;
   return Number(declared);
 }
 

@@ -96,6 +96,36 @@ Deno.test("a response-like whose status text or URL cannot be read", async (t) =
     }
   }
 
+  for (const responseType of ["stream", "ndjson", "sse"] as const) {
+    await t.step(
+      `headers that cannot be read again, ${responseType}: the body is read, or let go`,
+      async () => {
+        let reads = 0;
+        const grab = createGrab(server.url, {
+          retry: 0,
+          fetch: async (input, init) =>
+            wrapped(await fetch(input, init), "headers", (response) => {
+              if (++reads > 1) throw new Error("no headers now");
+              return response.headers;
+            }),
+        });
+        const [data, error, meta] = await grab("GET /ok", { responseType });
+        assertStrictEquals(error, null);
+        assertStrictEquals(meta.statusCode, 200);
+        // No headers are left to show, and the body is still the caller's.
+        assertEquals([...meta.headers], []);
+        if (responseType === "stream") {
+          const text = await new Response(data as ReadableStream).text();
+          assertEquals(text, '{"a":1}');
+        } else {
+          for await (const _ of data as AsyncIterable<unknown>) {
+            // Read to the end.
+          }
+        }
+      },
+    );
+  }
+
   await t.step(
     "headers that cannot be read the second time: a network failure",
     async () => {
