@@ -210,8 +210,7 @@ function decodeBody(
   }
 }
 
-// A blob's type: the response's Content-Type, or none when its headers
-// cannot be read (a response-like's getter that throws).
+// A blob's type: Content-Type, or none when a response-like's cannot be read.
 function mediaTypeOf(response: Response, platform: boolean): string {
   try {
     return headersOf(response, platform).get("content-type") ?? "";
