@@ -62,15 +62,20 @@ export function serialiseQuery(
     parent: undefined,
     depth: 0,
   };
+  // Each value is counted before it is walked or written: shared objects
+  // can make a small query a huge walk, and a sparse array a long one.
+  let left = MAX_QUERY_VALUES;
+  const spend = (count: number) => {
+    if ((left -= count) < 0) tooMany();
+  };
+  spend(keys.length);
   for (let i = keys.length - 1; i >= 0; i--) {
     const key = keys[i]!;
     stack.push(
       entry(query[key], convertKey(key, casing), key === "fields", root),
     );
   }
-  for (let walked = 0; stack.length > 0; walked++) {
-    // Shared objects can make a small value a huge walk.
-    if (walked === MAX_QUERY_VALUES) tooMany();
+  while (stack.length > 0) {
     const current = stack.pop()!;
     const { value, name } = current;
     if (value === undefined || value === null) continue;
@@ -78,13 +83,9 @@ export function serialiseQuery(
       checkNesting(current, name);
     }
     if (Array.isArray(value)) {
+      spend(value.length);
       if (joinArrays && value.every(isScalar)) {
-        const kept = value.filter((item) =>
-          item !== undefined && item !== null
-        );
-        if (kept.length > 0) {
-          params.append(name, kept.map((item) => scalar(item, name)).join(","));
-        }
+        appendJoined(params, name, value);
         continue;
       }
       for (let i = value.length - 1; i >= 0; i--) {
@@ -95,6 +96,7 @@ export function serialiseQuery(
       }
     } else if (isPlainObject(value)) {
       const inner = Object.keys(value);
+      spend(inner.length);
       for (let i = inner.length - 1; i >= 0; i--) {
         const key = inner[i]!;
         const written = current.typeNames ? key : convertKey(key, casing);
@@ -107,9 +109,20 @@ export function serialiseQuery(
   return params;
 }
 
+/** `name=a,b,c` (JSON:API): the items that are there, comma-joined. */
+function appendJoined(
+  params: URLSearchParams,
+  name: string,
+  items: unknown[],
+): void {
+  const kept = items.filter((item) => item !== undefined && item !== null);
+  if (kept.length === 0) return;
+  params.append(name, kept.map((item) => scalar(item, name)).join(","));
+}
+
 /** The deepest nesting a query may have: `a[b][c]…` with this many brackets. */
 const MAX_QUERY_DEPTH = 32;
-/** The most values and containers a query may have, far past any URL limit. */
+/** The most values a query may hold (containers and items alike), far past any URL limit. */
 const MAX_QUERY_VALUES = 10_000;
 
 function tooMany(): never {

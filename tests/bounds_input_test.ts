@@ -184,6 +184,34 @@ Deno.test("a query that cannot be written is refused", async (t) => {
   );
 
   await t.step(
+    "a comma-joined array counts its items, and a sparse array its length",
+    () => {
+      const row = Array.from({ length: 20_000 }, (_, i) => i);
+      const queries = [
+        // JSON:API joins arrays of values: shared, 40 million of them.
+        [{ f: Array(2_000).fill(row) }, "json-api"],
+        [{ ids: row }, "json-api"],
+        // A billion empty slots, refused before any is looked at.
+        [{ ids: new Array(1e9) }, "json"],
+        [{ ids: new Array(1e9) }, "json-api"],
+      ] as const;
+      for (const [query, format] of queries) {
+        assertThrows(
+          () => serialiseQuery(query, new URLSearchParams(), { format }),
+          GrabValidationError,
+          "more than 10000 values",
+        );
+      }
+      const params = serialiseQuery(
+        { ids: row.slice(0, 9_999) },
+        new URLSearchParams(),
+        { format: "json-api" },
+      );
+      assertEquals(params.get("ids")!.split(",").length, 9_999);
+    },
+  );
+
+  await t.step(
     "a 10,000 levels deep query is a GrabValidationError",
     async () => {
       let query: Record<string, unknown> = { leaf: "x" };
