@@ -22,7 +22,7 @@ type Container = Record<string, unknown> | unknown[];
  * them would keep one value and silently drop the other.
  */
 export class KeyClash extends Error {
-  override readonly name = "KeyClash";
+  override readonly name = "KeyClash" as const;
   /** The JSON pointer of the object that holds both keys. */
   readonly at: string;
   /** The two keys, in the object's own order. */

@@ -134,10 +134,8 @@ export function combineHooks(
       try {
         for (const hook of afterResponse) {
           const next = (await hook(request, current)) || current;
-          if (!isResponse(next)) {
-            void cancelBody(next as Response);
-            throw notA("Response", "afterResponse");
-          }
+          // Not a response: what it holds is the hook's, not grab's.
+          if (!isResponse(next)) throw notA("Response", "afterResponse");
           if (next !== current && current !== response) {
             release(current, next);
           }
@@ -202,7 +200,6 @@ export async function runAfterResponse(
     // The hook's bug: no response to read, and nothing the network did.
     source.cloned = streamOf(response) !== body;
     await discardBody(response, source);
-    void cancelBody(replaced);
     throw notA("Response", "afterResponse");
   }
   // A replacement is new to grab: the hook may have cloned it too.

@@ -223,7 +223,9 @@ class Items<Raw extends ServerSentEvent | string> {
       if (this.#at < this.#queue.length) {
         const raw = this.#queue[this.#at]!;
         this.#queue[this.#at++] = undefined as unknown as Raw;
-        return await decodeItem(raw, this.#live);
+        const step = await decodeItem(raw, this.#live);
+        // Cancelled while a schema checked the item: it is not served.
+        return this.#cancelled ? null : step;
       }
       if (this.#failure !== undefined) return { error: this.#failure };
       if (this.#ended) return null;

@@ -86,3 +86,40 @@ Deno.test("an SSE stream cancelled while a read is pending", async (t) => {
     });
   }
 });
+
+Deno.test("an NDJSON stream cancelled while its schema checks an item", async (t) => {
+  await using server = tapServer("application/x-ndjson");
+  const grab = createGrab(server.url);
+  for (const [how, end] of ENDS) {
+    await t.step(`${how}: that item is not served`, async () => {
+      const checking = Promise.withResolvers<void>();
+      let release = () => {};
+      const schema = {
+        "~standard": {
+          version: 1 as const,
+          vendor: "test",
+          validate: (value: unknown) => {
+            if ((value as { n: number }).n === 1) return { value };
+            checking.resolve();
+            // Held until the test lets it go, after the cancel.
+            return new Promise<{ value: unknown }>((resolve) => {
+              release = () => resolve({ value });
+            });
+          },
+        },
+      };
+      const [stream] = await grab("GET /", { responseType: "ndjson", schema });
+      const body = server.taps.at(-1)!;
+      body.write('{"n":1}\n{"n":2}\n');
+      const it = stream![Symbol.asyncIterator]();
+      assertEquals(await it.next(), { done: false, value: { n: 1 } });
+      const pending = it.next();
+      await checking.promise;
+      await end(stream!, it);
+      release();
+      assertEquals(await pending, { done: true, value: undefined });
+      assertEquals(stream!.error, null);
+      await body.cancelled;
+    });
+  }
+});
