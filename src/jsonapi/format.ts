@@ -12,6 +12,7 @@ import { findNonJsonValues } from "../json_value.ts";
 import { toJson } from "../json_text.ts";
 import { denormalise } from "./denormalise.ts";
 import { mediaType } from "./media_type.ts";
+import { jsonForm, UNREADABLE } from "./json_form.ts";
 import { serialise } from "./serialise.ts";
 import { validateWrite } from "./validate.ts";
 
@@ -28,10 +29,13 @@ export const JSON_API_CODEC: Codec = {
     if (body === undefined || body === null) return NO_BODY;
     if (isPassThrough(body)) return { body, encoded: false };
     let json: string | ValidationIssue[];
+    // What is checked is what is sent: each getter and toJSON read once.
+    const form = jsonForm(body);
+    const written = form === UNREADABLE ? body : form;
     try {
-      const issues = validateWrite(body, { method, casing, wireCasing });
+      const issues = validateWrite(written, { method, casing, wireCasing });
       if (issues.length > 0) return issues;
-      json = toJson(serialise(body, { casing, wireCasing }), "none");
+      json = toJson(serialise(written, { casing, wireCasing }), "none");
     } catch (error) {
       // A getter that threw while the body was checked or the document
       // built: found again, with its path, in the caller's body.
