@@ -1,4 +1,3 @@
-// deno-lint-ignore-file camelcase -- these tests are about snake_case keys
 import {
   assert,
   assertEquals,
