@@ -413,3 +413,22 @@ Deno.test("paginate()", async (t) => {
     assertStrictEquals(requested("/jsonapi/endless").length, before + 1);
   });
 });
+
+Deno.test("paginate() keeps cursors of bytes that are no UTF-8 apart", async () => {
+  // Opaque cursors, percent-encoded bytes: %80A and %81A are two pages,
+  // though both decode to U+FFFD followed by A.
+  const cursors = ["", "%80A", "%81A", "%2BA", "+A"];
+  await using server = startServer((request) => {
+    const raw = /cursor=([^&]*)/.exec(new URL(request.url).search)?.[1] ?? "";
+    const n = cursors.indexOf(raw);
+    const next = cursors[n + 1];
+    const headers: Record<string, string> = next === undefined
+      ? {}
+      : { link: `</items?cursor=${next}>; rel="next"` };
+    return json([n], { headers });
+  });
+  const grab = createGrab(server.url);
+  const pages: unknown[] = [];
+  for await (const [data] of paginate(grab, "GET /items")) pages.push(data);
+  assertEquals(pages, [[0], [1], [2], [3], [4]]);
+});
