@@ -14,9 +14,10 @@ import { transportError } from "./transport_error.ts";
 import {
   type Fetch,
   isNetworkError,
-  isPlatformResponse,
   networkErrorCause,
+  statusOf,
 } from "./fetch.ts";
+import { headersOrNone } from "./platform_response.ts";
 import { type Hooks, runAfterResponse } from "./hooks.ts";
 import { READ_JSON, readOutcome, type ReadSettings } from "./outcome.ts";
 import type { Progress } from "./response_type.ts";
@@ -172,23 +173,23 @@ async function attemptWithin(
   const source = sourceOf(exchange.fetch, response, attempt);
   if (upload !== undefined) await uploaded(upload, response, source);
   if (hooks?.afterResponse) {
-    const replaced = await runAfterResponse(
+    response = await runAfterResponse(
       hooks.afterResponse,
       request!,
       response,
       source,
     );
-    if (replaced !== response) {
-      source.platform = isPlatformResponse(replaced);
-      source.direct = false;
-    }
-    response = replaced;
     if (isNetworkError(response)) {
       const cause = networkErrorCause();
       return networkFailure(exchange, attempt, retry, request, cause);
     }
   }
-  const status = response.status;
+  const status = statusOf(response);
+  if (status === undefined) {
+    await discardBody(response, source);
+    const cause = new TypeError("Cannot read the response: it has no status");
+    return networkFailure(exchange, attempt, retry, request, cause);
+  }
   if (retry !== 0 && exchange.policy.statusCodes.has(status)) {
     const delay = await retryWait(exchange, retry, response, source);
     if (delay !== undefined) {
@@ -208,6 +209,7 @@ async function attemptWithin(
     maxBodyBytes: exchange.maxBodyBytes,
     read: exchange.read ?? READ_JSON,
     response,
+    status,
     source,
     whole: exchange.deadline,
   });
@@ -227,10 +229,16 @@ async function retryWait(
   source: BodySource,
 ): Promise<number | undefined> {
   let delay: number | undefined;
+  let retryAfter: string | null = null;
+  try {
+    retryAfter = headersOrNone(response, source.platform).get("retry-after");
+  } catch {
+    // A response-like's headers that cannot be read: no Retry-After.
+  }
   try {
     delay = statusRetryDelay(
       retry,
-      response.headers.get("retry-after"),
+      retryAfter,
       exchange.policy,
       exchange.deadline.end,
     );

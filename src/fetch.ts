@@ -92,7 +92,25 @@ export function sendRequest(
  * network failure it did not reject with. It has status 0 and no body.
  */
 export function isNetworkError(response: Response): boolean {
-  return response.type === "error";
+  try {
+    return response.type === "error";
+  } catch {
+    // A response-like whose type cannot be read: its status says the rest.
+    return false;
+  }
+}
+
+/**
+ * A response's status, or `undefined` when it has none to give: a
+ * response-like's getter that throws, or gives no integer, on a later read.
+ */
+export function statusOf(response: Response): number | undefined {
+  try {
+    const status = response.status;
+    return Number.isInteger(status) ? status : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The failure a network error response stands for. */

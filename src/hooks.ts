@@ -6,7 +6,7 @@
 
 import { type BodySource, cancelBody, discardBody } from "./body.ts";
 import type { GrabTransportError } from "./errors.ts";
-import { isResponse } from "./fetch.ts";
+import { isPlatformResponse, isResponse } from "./fetch.ts";
 
 /**
  * Functions called around each attempt. Factory hooks run first, then the
@@ -202,8 +202,11 @@ export async function runAfterResponse(
     await discardBody(response, source);
     throw notA("Response", "afterResponse");
   }
-  // A replacement is new to grab: the hook may have cloned it too.
+  // A replacement is new to grab: the hook may have cloned it too, and it
+  // is the platform's only if the platform's fetch made it.
   source.cloned = true;
+  source.platform = isPlatformResponse(replaced);
+  source.direct = false;
   release(response, replaced);
   if (replaced.bodyUsed) throw usedBody();
   return replaced;
@@ -233,11 +236,14 @@ function streamOf(response: Response): ReadableStream | null {
   }
 }
 
-/** Request-like, also from another realm. */
+/**
+ * Request-like, also from another realm: what `fetch` takes for a request
+ * (a plain object with a `url` it would take for a URL to parse).
+ */
 export function isRequest(value: unknown): value is Request {
-  return typeof (value as Request | null)?.url === "string" &&
-    typeof (value as Request).method === "string" &&
-    typeof (value as Request).headers?.get === "function";
+  return Object.prototype.toString.call(value) === "[object Request]" &&
+    typeof (value as Request).url === "string" &&
+    typeof (value as Request).clone === "function";
 }
 
 /** What a hook returned instead of a `Request` or a `Response`. */

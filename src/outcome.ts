@@ -62,6 +62,7 @@ export interface Reading {
   maxBodyBytes: number;
   read: ReadSettings;
   response: Response;
+  status: number;
   source: BodySource & { deadline: Deadline };
   /** The grab's own deadline, which a live body takes over. */
   whole: Deadline;
@@ -82,8 +83,7 @@ export interface Broken {
 export function readOutcome(reading: Reading): Promise<
   SendOutcome | Broken
 > {
-  const { response, method, read, source } = reading;
-  const status = response.status;
+  const { response, method, read, source, status } = reading;
   const ok = status >= 200 && status < 300;
   const type = ok ? read.responseType : "json";
   if (

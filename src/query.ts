@@ -62,13 +62,8 @@ export function serialiseQuery(
     parent: undefined,
     depth: 0,
   };
-  // Each value is counted before it is walked or written: shared objects
-  // can make a small query a huge walk, and a sparse array a long one.
-  let left = MAX_QUERY_VALUES;
-  const spend = (count: number) => {
-    if ((left -= count) < 0) tooMany();
-  };
-  spend(keys.length);
+  const budget = new Budget();
+  budget.spend(keys.length);
   for (let i = keys.length - 1; i >= 0; i--) {
     const key = keys[i]!;
     stack.push(
@@ -83,9 +78,15 @@ export function serialiseQuery(
       checkNesting(current, name);
     }
     if (Array.isArray(value)) {
-      spend(value.length);
+      budget.spend(value.length);
       if (joinArrays && value.every(isScalar)) {
-        appendJoined(params, name, value);
+        const kept = value.filter((item) =>
+          item !== undefined && item !== null
+        );
+        // name=a,b,c (JSON:API): the items that are there, comma-joined.
+        if (kept.length > 0) {
+          budget.write(params, name, kept.map((item) => scalar(item, name)));
+        }
         continue;
       }
       for (let i = value.length - 1; i >= 0; i--) {
@@ -96,38 +97,54 @@ export function serialiseQuery(
       }
     } else if (isPlainObject(value)) {
       const inner = Object.keys(value);
-      spend(inner.length);
+      budget.spend(inner.length);
       for (let i = inner.length - 1; i >= 0; i--) {
         const key = inner[i]!;
         const written = current.typeNames ? key : convertKey(key, casing);
         stack.push(entry(value[key], `${name}[${written}]`, false, current));
       }
     } else {
-      params.append(name, scalar(value, name));
+      budget.write(params, name, [scalar(value, name)]);
     }
   }
   return params;
 }
 
-/** `name=a,b,c` (JSON:API): the items that are there, comma-joined. */
-function appendJoined(
-  params: URLSearchParams,
-  name: string,
-  items: unknown[],
-): void {
-  const kept = items.filter((item) => item !== undefined && item !== null);
-  if (kept.length === 0) return;
-  params.append(name, kept.map((item) => scalar(item, name)).join(","));
-}
-
 /** The deepest nesting a query may have: `a[b][c]…` with this many brackets. */
 const MAX_QUERY_DEPTH = 32;
-/** The most values a query may hold (containers and items alike), far past any URL limit. */
+/** The most values a query may hold (containers and items alike). */
 const MAX_QUERY_VALUES = 10_000;
+/** The longest a query may be, in characters, far past any URL limit. */
+const MAX_QUERY_CHARS = 2_000_000;
 
-function tooMany(): never {
-  const message =
-    `Cannot serialise the query: it has more than ${MAX_QUERY_VALUES} values`;
+/**
+ * What a query may still hold. Each value is counted before it is walked
+ * and each text before it is written: shared objects can make a small
+ * query a huge walk, a sparse array a long one, a shared string a huge text.
+ */
+class Budget {
+  #values = MAX_QUERY_VALUES;
+  #chars = MAX_QUERY_CHARS;
+
+  spend(count: number): void {
+    if ((this.#values -= count) < 0) {
+      refuse(`it has more than ${MAX_QUERY_VALUES} values`);
+    }
+  }
+
+  /** Appends `name` = the `texts`, comma-joined. */
+  write(params: URLSearchParams, name: string, texts: string[]): void {
+    let length = name.length + texts.length;
+    for (const text of texts) length += text.length;
+    if ((this.#chars -= length) < 0) {
+      refuse(`it is longer than ${MAX_QUERY_CHARS} characters`);
+    }
+    params.append(name, texts.length === 1 ? texts[0]! : texts.join(","));
+  }
+}
+
+function refuse(problem: string): never {
+  const message = `Cannot serialise the query: ${problem}`;
   throw validationError([{ path: "", message }]);
 }
 

@@ -212,6 +212,30 @@ Deno.test("a query that cannot be written is refused", async (t) => {
   );
 
   await t.step(
+    "a query longer than 2,000,000 characters is refused before it is written",
+    () => {
+      const megabyte = "x".repeat(1_000_000);
+      for (const format of ["json", "json-api"] as const) {
+        // One string, shared: a thousand values would make a gigabyte.
+        assertThrows(
+          () =>
+            serialiseQuery(
+              { a: Array(1_000).fill(megabyte) },
+              new URLSearchParams(),
+              { format },
+            ),
+          GrabValidationError,
+          "longer than 2000000 characters",
+        );
+      }
+      const params = serialiseQuery({ a: megabyte }, new URLSearchParams(), {
+        format: "json",
+      });
+      assertEquals(params.get("a")!.length, 1_000_000);
+    },
+  );
+
+  await t.step(
     "a 10,000 levels deep query is a GrabValidationError",
     async () => {
       let query: Record<string, unknown> = { leaf: "x" };

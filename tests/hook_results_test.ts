@@ -15,6 +15,11 @@ const NOT_REQUESTS: [string, unknown][] = [
   ["a string", "http://127.0.0.1:1/elsewhere"],
   ["a number", 42],
   ["a plain object", { url: "http://127.0.0.1:1/" }],
+  ["a plain object shaped like a Request", {
+    url: "http://127.0.0.1:1/",
+    method: "GET",
+    headers: new Headers(),
+  }],
   ["a Response", new Response("x")],
 ];
 

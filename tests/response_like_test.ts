@@ -45,6 +45,7 @@ Deno.test("a response-like whose status text or URL cannot be read", async (t) =
   await using server = startServer({
     "/ok": () => json({ a: 1 }),
     "/missing": () => json({ error: "gone" }, { status: 404 }),
+    "/busy": () => json({ error: "busy" }, { status: 503 }),
   });
   for (const name of ["statusText", "url"]) {
     for (
@@ -144,6 +145,59 @@ Deno.test("a response-like whose status text or URL cannot be read", async (t) =
       assertStrictEquals(data, null);
       assert(isGrabTransportError(error));
       assertStrictEquals(error.kind, "network");
+    },
+  );
+
+  await t.step(
+    "a status that cannot be read again: a network failure, the body let go",
+    async () => {
+      let reads = 0;
+      const grab = createGrab(server.url, {
+        retry: 0,
+        fetch: async (input, init) =>
+          wrapped(await fetch(input, init), "status", (response) => {
+            if (++reads > 1) throw new Error("no status now");
+            return response.status;
+          }),
+      });
+      const [data, error] = await grab("GET /ok");
+      assertStrictEquals(data, null);
+      assert(isGrabTransportError(error));
+      assertStrictEquals(error.kind, "network");
+    },
+  );
+
+  await t.step(
+    "a type getter that throws: read as any other response",
+    async () => {
+      const grab = createGrab(server.url, {
+        retry: 0,
+        fetch: async (input, init) =>
+          wrapped(await fetch(input, init), "type", THROWS),
+      });
+      const [data, error] = await grab("GET /ok");
+      assertStrictEquals(error, null);
+      assertEquals(data, { a: 1 });
+    },
+  );
+
+  await t.step(
+    "a 503 whose headers cannot be read again: no Retry-After, no rejection",
+    async () => {
+      let reads = 0;
+      const grab = createGrab(server.url, {
+        retry: { limit: 1, backoff: () => 0 },
+        fetch: async (input, init) =>
+          wrapped(await fetch(input, init), "headers", (response) => {
+            // The first read of each response checks it; the next throws.
+            if (++reads % 2 === 0) throw new Error("no headers now");
+            return response.headers;
+          }),
+      });
+      const [data, error] = await grab("GET /busy");
+      assertStrictEquals(data, null);
+      assert(isGrabHttpError(error));
+      assertStrictEquals(error.statusCode, 503);
     },
   );
 });

@@ -17,15 +17,14 @@ const WIRE_MEMBERS = new Set(["type", "id", "lid", "meta", "links"]);
 
 /**
  * The shape of a plain-object write body: `"document"` when it has no
- * `type` but `data` or a member of an applied extension (a name with a
- * colon, `atomic:operations`); `"wire"` when `attributes` or
- * `relationships` is an object and every other member is `type`, `id`,
- * `lid`, `meta` or `links`; otherwise `"flat"`.
+ * `type` but `data`, or is a document of an extension (`atomic:operations`);
+ * `"wire"` when `attributes` or `relationships` is an object and every other
+ * member is `type`, `id`, `lid`, `meta` or `links`; otherwise `"flat"`.
  */
 export function shapeOf(body: Item): BodyShape {
   if (
     body.type === undefined &&
-    (Object.hasOwn(body, "data") || Object.keys(body).some(isExtensionMember))
+    (Object.hasOwn(body, "data") || isExtensionDocument(Object.keys(body)))
   ) return "document";
   let wire = false;
   for (const key of Object.keys(body)) {
@@ -36,9 +35,16 @@ export function shapeOf(body: Item): BodyShape {
   return wire ? "wire" : "flat";
 }
 
-/** A member an extension defines: `namespace:name` (JSON:API 1.1). */
-function isExtensionMember(name: string): boolean {
-  return name.includes(":");
+const DOCUMENT_MEMBERS = new Set(["meta", "links", "jsonapi", "included"]);
+
+/**
+ * The members of a document of an extension: at least one it defines
+ * (`namespace:name`, JSON:API 1.1), and only those and document members. A
+ * flat resource that lacks its `type` stays one, to be refused for it.
+ */
+function isExtensionDocument(names: string[]): boolean {
+  return names.some((name) => name.includes(":")) &&
+    names.every((name) => name.includes(":") || DOCUMENT_MEMBERS.has(name));
 }
 
 /** A plain object with `type` and `id` or `lid`: a flat relationship target. */

@@ -128,6 +128,21 @@ Deno.test("createGrab() in json-api format", async (t) => {
     },
   );
 
+  await t.step(
+    "a typeless body with a namespaced key among its fields is still refused",
+    async () => {
+      for (
+        const body of [{ title: "x", "ns:x": 1 }, { attributes: {}, "ns:x": 1 }]
+      ) {
+        const error = await assertRejects(
+          () => api("POST /echo", { body }),
+          GrabValidationError,
+        );
+        assert(error.issues.some((issue) => issue.path === "/type"));
+      }
+    },
+  );
+
   await t.step("caller headers win, and headers: false opts out", async () => {
     const [, own] = await orThrow(api("GET /echo", {
       headers: { Accept: "application/json" },
