@@ -74,14 +74,12 @@ export function headersOrNone(response: Response, platform: boolean): Headers {
 
 /** The status text of a response; `""` when it has none it can give. */
 export function statusTextOf(response: Response, platform: boolean): string {
-  return textOf(() =>
-    platform ? STATUS_TEXT.call(response) : response.statusText
-  );
+  return textOf(response, platform ? STATUS_TEXT : undefined, "statusText");
 }
 
 /** The URL a response says it came from; `""` when it says none. */
 export function urlOf(response: Response, platform: boolean): string {
-  return textOf(() => platform ? RESPONSE_URL.call(response) : response.url);
+  return textOf(response, platform ? RESPONSE_URL : undefined, "url");
 }
 
 /** True when a platform response was redirected (or cannot tell). */
@@ -95,10 +93,17 @@ export function wasRedirected(response: Response): boolean {
 
 // A response-like from a custom fetch (or a Proxy around a platform
 // response) may have any getters: one that throws or gives no string gives
-// "", as the head it belongs to is still usable.
-function textOf(read: () => unknown): string {
+// "", as the head it belongs to is still usable. No closure: this runs for
+// every grab.
+function textOf(
+  response: Response,
+  getter: ((this: Response) => string) | undefined,
+  name: "statusText" | "url",
+): string {
   try {
-    const text = read();
+    const text: unknown = getter === undefined
+      ? response[name]
+      : getter.call(response);
     return typeof text === "string" ? text : "";
   } catch {
     return "";
