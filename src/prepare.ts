@@ -47,16 +47,26 @@ export function readSettings(
   });
 }
 
+const NOT_HEADERS: ValidationIssue = {
+  path: "",
+  message:
+    "Cannot use what the header function returned: it must be a Headers, a record or a list of pairs",
+};
+
 /** The factory's header function's headers, checked, within the deadline. */
 export async function headersFrom(
   resolved: Resolved,
   deadline: Deadline,
 ): Promise<HeaderRecord> {
-  const fresh = await deadline.race(resolved.headerFunction!());
+  const fresh: unknown = await deadline.race(resolved.headerFunction!());
   const headers: HeaderRecord = {};
   let issues: ValidationIssue[];
   try {
-    issues = mergeHeaders(headers, fresh);
+    // As the option itself is checked: a string is not read character by
+    // character, a number is not taken for no headers.
+    issues = typeof fresh === "object" || fresh === undefined
+      ? mergeHeaders(headers, fresh as HeadersInit | null | undefined)
+      : [NOT_HEADERS];
   } catch (error) {
     // A value whose `toString` throws, as with the factory's own headers.
     issues = [unreadable("the headers", error)];
