@@ -11,9 +11,20 @@ import type {
   GrabValidationError,
 } from "./errors.ts";
 
-function named(value: unknown, name: string): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null &&
-    (value as { name?: unknown }).name === name;
+/**
+ * True when `value` is an object named `name` (and, when `numeric` is
+ * given, with a number in that member). A value that cannot be read (a revoked
+ * Proxy, a getter that throws) is none: a guard never throws.
+ */
+function named(value: unknown, name: string, numeric?: string): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  try {
+    const record = value as Record<string, unknown>;
+    return record.name === name &&
+      (numeric === undefined || typeof record[numeric] === "number");
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -32,7 +43,7 @@ function named(value: unknown, name: string): value is Record<string, unknown> {
  * ```
  */
 export function isGrabHttpError(value: unknown): value is GrabError {
-  return named(value, "GrabError") && typeof value.statusCode === "number";
+  return named(value, "GrabError", "statusCode");
 }
 
 /**

@@ -1,5 +1,9 @@
-import { assert, assertEquals } from "@std/assert";
-import createGrab from "../mod.ts";
+import { assert, assertEquals, assertFalse } from "@std/assert";
+import createGrab, {
+  isGrabHttpError,
+  isGrabTransportError,
+  isGrabValidationError,
+} from "../mod.ts";
 import { assertValidation, settles } from "./_bounds.ts";
 import { json, startServer } from "./_server.ts";
 
@@ -32,4 +36,30 @@ Deno.test("a header function's result is held to what the headers option takes",
       assertEquals(error, null);
     }
   });
+});
+
+Deno.test("the guards answer false, never throw, for a value that cannot be read", () => {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  const throwing = new Proxy({}, {
+    get() {
+      throw new Error("trap");
+    },
+  });
+  const getters = {
+    get name(): string {
+      throw new Error("name");
+    },
+  };
+  const statusGetter = {
+    name: "GrabError",
+    get statusCode(): number {
+      throw new Error("statusCode");
+    },
+  };
+  for (const value of [proxy, throwing, getters, statusGetter]) {
+    assertFalse(isGrabHttpError(value));
+    assertFalse(isGrabTransportError(value));
+    assertFalse(isGrabValidationError(value));
+  }
 });
