@@ -30,6 +30,8 @@ export interface HttpErrorInit {
   url: string;
   headers: Headers;
   body: unknown;
+  /** Why `body` is `null` when it could not be read: the error's `cause`. */
+  bodyError?: unknown;
 }
 
 /**
@@ -55,6 +57,7 @@ export function httpError(
       method,
       url,
       errors,
+      cause: response.bodyError,
     },
   );
 }

@@ -19,14 +19,14 @@ import { CallbackError } from "./progress.ts";
 import type { Casing } from "./casing.ts";
 import {
   bodyTaken,
-  headersOf,
+  contentTypeOf,
   headersOrNone,
   statusTextOf,
   urlOf,
   wasRedirected,
 } from "./platform_response.ts";
 import { type Deadline, PASSED } from "./deadline.ts";
-import type { TransportErrorKind } from "./errors.ts";
+import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
 import { transportError } from "./transport_error.ts";
 import type { Progress, ResponseType, StreamType } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
@@ -89,7 +89,7 @@ export function readOutcome(reading: Reading): Promise<
   if (
     read.streams !== undefined && isLive(type) && !hasNoBody(method, status)
   ) {
-    return handOver(reading, type, status);
+    return handOver(reading, type);
   }
   const collect = type === "bytes" || type === "blob" ? "bytes" : "text";
   let body: Promise<ReadResult>;
@@ -109,8 +109,8 @@ export function readOutcome(reading: Reading): Promise<
   }
   // Not an async function: the read's own promise carries the outcome.
   return body.then(
-    (result) => settle(reading, status, type, result),
-    (cause) => readFailed(reading, status, type, cause),
+    (result) => settle(reading, type, result),
+    (cause) => readFailed(reading, type, cause),
   );
 }
 
@@ -118,7 +118,6 @@ export function readOutcome(reading: Reading): Promise<
 async function handOver(
   reading: Reading,
   type: StreamType,
-  status: number,
 ): Promise<SendOutcome | Broken> {
   const { response, source } = reading;
   try {
@@ -128,7 +127,7 @@ async function handOver(
     }
     // Ended between the head and now (a hook, a progress callback).
     if (source.deadline.reason === undefined) {
-      return openLive(reading, type, status);
+      return openLive(reading, type);
     }
   } catch (cause) {
     // A response-like whose body cannot be read: no body to hand over.
@@ -139,31 +138,41 @@ async function handOver(
   throw PASSED;
 }
 
-/** The outcome of a body that could not be read. */
+/**
+ * The outcome of a body that could not be read: a non-2xx response still,
+ * with why its body is `null`.
+ */
 function readFailed(
   reading: Reading,
-  status: number,
   type: ResponseType,
   cause: unknown,
 ): SendOutcome | Broken {
   if (cause instanceof CallbackError) throw cause.error;
-  if (status < 200 || status > 299) return settle(reading, status, type, null);
-  if (cause === PASSED || reading.source.deadline.reason !== undefined) {
-    throw PASSED;
+  // The time ran out (or the caller aborted) if the deadline says so.
+  const passed = reading.source.deadline.reason;
+  if (reading.status < 200 || reading.status > 299) {
+    const why = cause === PASSED
+      ? reading.source.deadline.signal?.reason
+      : cause;
+    const error = failure(reading, passed ?? "network", why).error;
+    return settle(reading, type, null, error);
   }
+  if (cause === PASSED || passed !== undefined) throw PASSED;
   return { broken: cause };
 }
 
 /** The outcome of a body read to its end (or over the cap). */
 function settle(
   reading: Reading,
-  status: number,
   type: ResponseType,
   result: ReadResult,
+  bodyError?: GrabTransportError,
 ): SendOutcome {
+  const { status } = reading;
   const ok = status >= 200 && status < 300;
   if (result === TOO_LARGE) {
     if (ok) return failure(reading, "too-large");
+    bodyError = failure(reading, "too-large").error;
     result = null;
   }
   const empty = type === "json"
@@ -177,7 +186,9 @@ function settle(
     }
     body = decoded;
   }
-  return respond(reading, status, body, empty);
+  const outcome = respond(reading, body, empty);
+  if (bodyError !== undefined) outcome.bodyError = bodyError;
+  return outcome;
 }
 
 /** True for the response types whose body is opened, not read. */
@@ -199,7 +210,7 @@ function decodeBody(
   if (type === "bytes") return result ?? new Uint8Array(0);
   if (type === "blob") {
     const parts = result === null ? [] : [result as Uint8Array<ArrayBuffer>];
-    return new Blob(parts, { type: mediaTypeOf(response, platform) });
+    return new Blob(parts, { type: contentTypeOf(response, platform) });
   }
   if (type === "text") return result ?? "";
   const text = result as string;
@@ -210,25 +221,12 @@ function decodeBody(
   }
 }
 
-// A blob's type: Content-Type, or none when a response-like's cannot be read.
-function mediaTypeOf(response: Response, platform: boolean): string {
-  try {
-    return headersOf(response, platform).get("content-type") ?? "";
-  } catch {
-    return "";
-  }
-}
-
 /**
  * Opens a live body: the grab settles now, so its timeout stops counting,
  * and the body keeps the deadlines (the caller's signal, `attemptTimeout`)
  * until it is done with.
  */
-function openLive(
-  reading: Reading,
-  type: StreamType,
-  status: number,
-): SendOutcome {
+function openLive(reading: Reading, type: StreamType): SendOutcome {
   const { whole, source } = reading;
   const attempt = source.deadline;
   const releaseWhole = whole.keepFor(true);
@@ -244,7 +242,7 @@ function openLive(
     release();
     throw error;
   }
-  return respond(reading, status, body, false);
+  return respond(reading, body, false);
 }
 
 function openStream(
@@ -269,11 +267,10 @@ function openStream(
 
 function respond(
   reading: Reading,
-  status: number,
   body: unknown,
   empty: boolean,
-): SendOutcome {
-  const { response, source } = reading;
+): SendOutcome & { ok: true } {
+  const { response, source, status } = reading;
   const platform = source.platform;
   return {
     ok: true,
@@ -294,7 +291,7 @@ function failure(
   reading: Reading,
   kind: TransportErrorKind,
   cause?: unknown,
-): SendOutcome {
+): SendOutcome & { ok: false } {
   const error = transportError(kind, reading.method, reading.href, { cause });
   return { ok: false, error };
 }

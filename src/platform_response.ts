@@ -72,6 +72,15 @@ export function headersOrNone(response: Response, platform: boolean): Headers {
   return new Headers();
 }
 
+/** A response's Content-Type; `""` for none, or headers that cannot be read. */
+export function contentTypeOf(response: Response, platform: boolean): string {
+  try {
+    return headersOf(response, platform).get("content-type") ?? "";
+  } catch {
+    return "";
+  }
+}
+
 /** The status text of a response; `""` when it has none it can give. */
 export function statusTextOf(response: Response, platform: boolean): string {
   return textOf(response, platform ? STATUS_TEXT : undefined, "statusText");

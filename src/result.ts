@@ -103,6 +103,12 @@ export type SendOutcome<Body = unknown> =
     headers: Headers;
     body: Body;
     empty: boolean;
+    /**
+     * Why the body of a non-2xx response is `null` when it could not be
+     * read (over `maxBodyBytes`, broken off, out of time): the `cause` of
+     * its `GrabError`.
+     */
+    bodyError?: GrabTransportError;
   }
   | { ok: false; error: GrabTransportError };
 
