@@ -148,12 +148,13 @@ function readFailed(
   cause: unknown,
 ): SendOutcome | Broken {
   if (cause instanceof CallbackError) throw cause.error;
-  // The time ran out (or the caller aborted) if the deadline says so.
-  const passed = reading.source.deadline.reason;
+  // The time ran out (or the caller aborted) if a deadline says so: the
+  // grab's own first, as an attempt's deadline takes its end for an abort.
+  const { whole, source } = reading;
+  const ended = whole.reason !== undefined ? whole : source.deadline;
+  const passed = ended.reason;
   if (reading.status < 200 || reading.status > 299) {
-    const why = cause === PASSED
-      ? reading.source.deadline.signal?.reason
-      : cause;
+    const why = cause === PASSED ? ended.signal?.reason : cause;
     const error = failure(reading, passed ?? "network", why).error;
     return settle(reading, type, null, error);
   }

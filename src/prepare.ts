@@ -47,11 +47,11 @@ export function readSettings(
   });
 }
 
-const NOT_HEADERS: ValidationIssue = {
+const NOT_HEADERS: ValidationIssue = Object.freeze({
   path: "",
   message:
     "Cannot use what the header function returned: it must be a Headers, a record or a list of pairs",
-};
+});
 
 /** The factory's header function's headers, checked, within the deadline. */
 export async function headersFrom(

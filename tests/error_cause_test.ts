@@ -54,6 +54,25 @@ Deno.test("a GrabError's cause is why its body could not be read", async (t) => 
     assertStrictEquals(error.cause.kind, "timeout");
   });
 
+  await t.step("timeout with attemptTimeout: kind timeout", async () => {
+    await using server = startFaultServer(async (conn) => {
+      await write(
+        conn,
+        head("503 Service Unavailable", { "content-length": "100" }),
+      );
+      await untilClosed(conn);
+    });
+    const grab = createGrab(server.url, {
+      retry: 0,
+      timeout: 200,
+      attemptTimeout: 10_000,
+    });
+    const error = assertHttp(await settles(grab("GET /x")), 503);
+    assertStrictEquals(error.body, null);
+    assert(isGrabTransportError(error.cause));
+    assertStrictEquals(error.cause.kind, "timeout");
+  });
+
   await t.step("a body read whole: no cause", async () => {
     await using server = startServer(() =>
       json({ error: "no" }, { status: 404 })

@@ -30,6 +30,18 @@ Deno.test("a header function's result is held to what the headers option takes",
     },
   );
 
+  await t.step("one error's issue cannot be changed for the next", async () => {
+    const first = await assertValidation(() => grabWith("x")("GET /"));
+    const message = first.issues[0]!.message;
+    try {
+      first.issues[0]!.message = "changed";
+    } catch {
+      // Frozen: the issue is shared by every such error.
+    }
+    const second = await assertValidation(() => grabWith("x")("GET /"));
+    assertEquals(second.issues[0]!.message, message);
+  });
+
   await t.step("null and undefined still mean none", async () => {
     for (const result of [null, undefined]) {
       const [, error] = await settles(grabWith(result)("GET /"));
