@@ -12,7 +12,7 @@ import { findNonJsonValues } from "../json_value.ts";
 import { toJson } from "../json_text.ts";
 import { denormalise } from "./denormalise.ts";
 import { mediaType } from "./media_type.ts";
-import { jsonForm, UNREADABLE } from "./json_form.ts";
+import { jsonForm, TOO_LARGE, UNREADABLE } from "./json_form.ts";
 import { serialise } from "./serialise.ts";
 import { validateWrite } from "./validate.ts";
 
@@ -20,6 +20,12 @@ import { validateWrite } from "./validate.ts";
 function callerIssues(body: unknown): ValidationIssue[] {
   return findNonJsonValues(body, "", { callToJSON: true });
 }
+
+const TOO_DEEP: ValidationIssue = Object.freeze({
+  path: "",
+  message:
+    "Cannot serialise the body as JSON: it is nested deeper, or holds more, than JSON can write",
+});
 
 /** The JSON:API codec. */
 export const JSON_API_CODEC: Codec = {
@@ -31,6 +37,7 @@ export const JSON_API_CODEC: Codec = {
     let json: string | ValidationIssue[];
     // What is checked is what is sent: each getter and toJSON read once.
     const form = jsonForm(body);
+    if (form === TOO_LARGE) return [TOO_DEEP];
     const written = form === UNREADABLE ? body : form;
     try {
       const issues = validateWrite(written, { method, casing, wireCasing });

@@ -5,13 +5,25 @@
  * @module
  */
 
-import { isInvalidDate } from "../json_value.ts";
+import { isCollection, isInvalidDate } from "../json_value.ts";
 import { isPlainObject, setOwn } from "../object.ts";
 
 /** What {@linkcode jsonForm} gives for a body a getter or `toJSON` of throws. */
 export const UNREADABLE: unique symbol = Symbol("unreadable");
 
-type Copy = unknown[] | Record<string, unknown>;
+/**
+ * What {@linkcode jsonForm} gives for a body nested deeper than JSON could
+ * write (a `toJSON` that makes new objects leading back up, without end) or
+ * with more slots than it could hold.
+ */
+export const TOO_LARGE: unique symbol = Symbol("too large");
+
+/** Deeper than `JSON.stringify` itself can write, on any runtime. */
+const MAX_DEPTH = 10_000;
+/** The most members and items a body may have, past what JSON can hold. */
+const MAX_SLOTS = 10_000_000;
+
+type Copy = unknown[] | Record<string, unknown> | Written;
 
 /**
  * The body as `JSON.stringify` sees it: plain objects and arrays copied,
@@ -29,22 +41,30 @@ type Copy = unknown[] | Record<string, unknown>;
  * ```
  */
 export function jsonForm(value: unknown): unknown {
-  const copies = new Map<object, Copy>();
-  const stack: [object, Copy][] = [];
+  const walk: Walk = { copies: new Map(), stack: [], depth: 0 };
+  let slots = MAX_SLOTS;
   try {
-    const root = formOf(value, "", copies, stack);
-    while (stack.length > 0) {
-      const [source, copy] = stack.pop()!;
+    const root = formOf(value, "", walk);
+    while (walk.stack.length > 0) {
+      const [source, copy, depth] = walk.stack.pop()!;
+      if (depth > MAX_DEPTH) return TOO_LARGE;
+      walk.depth = depth + 1;
       if (Array.isArray(source)) {
+        if ((slots -= source.length) < 0) return TOO_LARGE;
         for (let i = 0; i < source.length; i++) {
-          (copy as unknown[])[i] = formOf(source[i], String(i), copies, stack);
+          (copy as unknown[])[i] = formOf(source[i], String(i), walk);
         }
         continue;
       }
       const record = source as Record<string, unknown>;
-      for (const key of Object.keys(record)) {
-        const item = formOf(record[key], key, copies, stack);
-        setOwn(copy as Record<string, unknown>, key, item);
+      const keys = Object.keys(record);
+      if ((slots -= keys.length) < 0) return TOO_LARGE;
+      for (const key of keys) {
+        setOwn(
+          copy as Record<string, unknown>,
+          key,
+          formOf(record[key], key, walk),
+        );
       }
     }
     return root;
@@ -53,23 +73,42 @@ export function jsonForm(value: unknown): unknown {
   }
 }
 
-function formOf(
-  value: unknown,
-  key: string,
-  copies: Map<object, Copy>,
-  stack: [object, Copy][],
-): unknown {
+/** The copies made so far, what is left to copy, and how deep it is. */
+interface Walk {
+  copies: Map<object, Copy>;
+  stack: [object, Copy, number][];
+  depth: number;
+}
+
+/**
+ * The keys of what a `toJSON` returned that has a `toJSON` of its own, as
+ * JSON writes them. Not a plain object, so its keys are not renamed, as
+ * JSON mode does not rename an object of a class.
+ */
+class Written {}
+
+// An object JSON asks for its JSON form (an invalid Date is kept for the
+// checks to name).
+function hasToJSON(value: object): value is { toJSON(key: string): unknown } {
+  return typeof (value as { toJSON?: unknown }).toJSON === "function" &&
+    !isInvalidDate(value);
+}
+
+function formOf(value: unknown, key: string, walk: Walk): unknown {
   if (typeof value !== "object" || value === null) return value;
-  const toJSON = (value as { toJSON?: unknown }).toJSON;
-  if (typeof toJSON === "function" && !isInvalidDate(value)) {
-    value = toJSON.call(value, key);
+  let written = false;
+  if (hasToJSON(value)) {
+    value = value.toJSON(key);
     if (typeof value !== "object" || value === null) return value;
+    // JSON writes what a toJSON returns by its own keys: its own toJSON,
+    // if it has one, is never called.
+    written = hasToJSON(value) && !isCollection(value);
   }
-  if (!Array.isArray(value) && !isPlainObject(value)) return value;
-  const known = copies.get(value);
+  if (!written && !Array.isArray(value) && !isPlainObject(value)) return value;
+  const known = walk.copies.get(value);
   if (known !== undefined) return known;
-  const copy: Copy = Array.isArray(value) ? new Array(value.length) : {};
-  copies.set(value, copy);
-  stack.push([value, copy]);
+  const copy: Copy = Array.isArray(value) ? [] : written ? new Written() : {};
+  walk.copies.set(value, copy);
+  walk.stack.push([value, copy, walk.depth]);
   return copy;
 }

@@ -5,7 +5,11 @@ import {
   assertStrictEquals,
 } from "@std/assert";
 import createGrab, { GrabValidationError } from "../../mod.ts";
-import { jsonForm, UNREADABLE } from "../../src/jsonapi/json_form.ts";
+import {
+  jsonForm,
+  TOO_LARGE,
+  UNREADABLE,
+} from "../../src/jsonapi/json_form.ts";
 import { startServer } from "../_server.ts";
 
 const JSON_API = { "content-type": "application/vnd.api+json" };
@@ -53,6 +57,38 @@ Deno.test("jsonForm() is the body as JSON writes it, read once", async (t) => {
     >;
     assertStrictEquals(form.a, form.b);
     assertStrictEquals(form.c!.self, form.c);
+  });
+
+  await t.step(
+    "what a toJSON returns is written by its own keys, its toJSON never called",
+    () => {
+      class K {
+        v = 1;
+        toJSON(): string {
+          return "K";
+        }
+      }
+      const body = {
+        a: { toJSON: () => new Date(0) },
+        b: { toJSON: () => new K() },
+      };
+      const form = jsonForm(body);
+      assertEquals(JSON.stringify(form), JSON.stringify(body));
+      assertEquals(JSON.stringify(form), '{"a":{},"b":{"v":1}}');
+    },
+  );
+
+  await t.step("without end or too large: TOO_LARGE", () => {
+    // Each toJSON makes a new object that leads back to a new one.
+    class Node {
+      toJSON(): unknown {
+        return { next: new Node() };
+      }
+    }
+    assertStrictEquals(jsonForm({ head: new Node() }), TOO_LARGE);
+    const sparse: unknown[] = [];
+    sparse.length = 20_000_000;
+    assertStrictEquals(jsonForm({ sparse }), TOO_LARGE);
   });
 
   await t.step("a getter or toJSON that throws: unreadable", () => {
@@ -142,5 +178,18 @@ Deno.test("JSON:API writes are checked as they are sent", async (t) => {
     );
     assert(error.issues.some((issue) => issue.path === "/when"));
     assertStrictEquals(server.requests.length, before);
+  });
+
+  await t.step("a body nested without end is refused, not a hang", async () => {
+    class Node {
+      toJSON(): unknown {
+        return { next: new Node() };
+      }
+    }
+    const error = await assertRejects(
+      () => api("POST /notes", { body: { type: "notes", head: new Node() } }),
+      GrabValidationError,
+    );
+    assertEquals(error.issues.map((issue) => issue.path), [""]);
   });
 });
