@@ -41,6 +41,20 @@ const NOT_TEXT = () => ({
   },
 });
 
+/**
+ * A `fetch` whose responses give `name` on its first read (the check that
+ * they are responses) and throw on every read after it.
+ */
+function readOnce(name: "headers" | "status") {
+  return async (input: Request | string, init?: RequestInit) => {
+    let reads = 0;
+    return wrapped(await fetch(input, init), name, (response) => {
+      if (++reads > 1) throw new Error(`no ${name} now`);
+      return response[name];
+    });
+  };
+}
+
 Deno.test("a response-like whose status text or URL cannot be read", async (t) => {
   await using server = startServer({
     "/ok": () => json({ a: 1 }),
@@ -101,14 +115,9 @@ Deno.test("a response-like whose status text or URL cannot be read", async (t) =
     await t.step(
       `headers that cannot be read again, ${responseType}: the body is read, or let go`,
       async () => {
-        let reads = 0;
         const grab = createGrab(server.url, {
           retry: 0,
-          fetch: async (input, init) =>
-            wrapped(await fetch(input, init), "headers", (response) => {
-              if (++reads > 1) throw new Error("no headers now");
-              return response.headers;
-            }),
+          fetch: readOnce("headers"),
         });
         const [data, error, meta] = await grab("GET /ok", { responseType });
         assertStrictEquals(error, null);
@@ -130,16 +139,9 @@ Deno.test("a response-like whose status text or URL cannot be read", async (t) =
   await t.step(
     "headers that cannot be read the second time: a network failure",
     async () => {
-      let reads = 0;
       const grab = createGrab(server.url, {
         retry: 0,
-        fetch: async (input, init) => {
-          const response = await fetch(input, init);
-          return wrapped(response, "headers", () => {
-            if (++reads > 1) throw new Error("no headers now");
-            return response.headers;
-          });
-        },
+        fetch: readOnce("headers"),
       });
       const [data, error] = await grab("GET /ok");
       assertStrictEquals(data, null);
@@ -151,14 +153,9 @@ Deno.test("a response-like whose status text or URL cannot be read", async (t) =
   await t.step(
     "a status that cannot be read again: a network failure, the body let go",
     async () => {
-      let reads = 0;
       const grab = createGrab(server.url, {
         retry: 0,
-        fetch: async (input, init) =>
-          wrapped(await fetch(input, init), "status", (response) => {
-            if (++reads > 1) throw new Error("no status now");
-            return response.status;
-          }),
+        fetch: readOnce("status"),
       });
       const [data, error] = await grab("GET /ok");
       assertStrictEquals(data, null);
@@ -184,15 +181,9 @@ Deno.test("a response-like whose status text or URL cannot be read", async (t) =
   await t.step(
     "a 503 whose headers cannot be read again: no Retry-After, no rejection",
     async () => {
-      let reads = 0;
       const grab = createGrab(server.url, {
         retry: { limit: 1, backoff: () => 0 },
-        fetch: async (input, init) =>
-          wrapped(await fetch(input, init), "headers", (response) => {
-            // The first read of each response checks it; the next throws.
-            if (++reads % 2 === 0) throw new Error("no headers now");
-            return response.headers;
-          }),
+        fetch: readOnce("headers"),
       });
       const [data, error] = await grab("GET /busy");
       assertStrictEquals(data, null);
