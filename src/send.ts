@@ -69,9 +69,8 @@ export function attemptInit(
 
 /**
  * Sends one attempt. A counted upload goes out as a stream, which `fetch`
- * cannot send twice, so it meets redirects itself: the first hop is
- * followed here as `fetch` would follow it, with the body as given, and
- * `fetch` follows any further hops.
+ * cannot send twice, so it meets redirects itself: each hop is followed
+ * here as `fetch` would follow it, with the body as given.
  */
 export function send(
   exchange: Exchange,
@@ -95,7 +94,14 @@ export function send(
   );
 }
 
-/** The first hop of a redirect met by a counted upload, followed here. */
+/** The redirects `fetch` follows before it fails (the Fetch standard's 20). */
+const MAX_REDIRECTS = 20;
+
+/**
+ * The redirects met by a counted upload, followed here hop by hop as `fetch`
+ * would follow them, and no more of them: each hop goes from where the last
+ * one led, with the method and headers that hop was sent with.
+ */
 async function followRedirect(
   exchange: Exchange,
   attempt: Deadline,
@@ -103,22 +109,28 @@ async function followRedirect(
   upload: Upload,
   response: Response,
 ): Promise<Response> {
-  const { fetch, href } = exchange;
-  // With no place to go, the redirect is the response, as from `fetch`.
-  const location = response.headers.get("location");
-  if (location === null) return response;
-  upload.rethrow();
-  await discardBody(response, {
-    platform: isPlatformResponse(response),
-    deadline: attempt,
-  });
-  const plain = attemptInit(exchange, attempt, undefined);
-  const hop = upload.follow(response.status, location, {
-    from: request?.url ?? href,
-    plain,
-    request,
-  });
-  return await sendRequest(fetch, hop.url, hop.init, undefined, attempt);
+  let from = request?.url ?? exchange.href;
+  let plain = attemptInit(exchange, attempt, undefined);
+  for (let hops = 1;; hops++) {
+    // With no place to go, the redirect is the response, as from `fetch`.
+    const location = response.headers.get("location");
+    if (location === null) return response;
+    upload.rethrow();
+    await discardBody(response, {
+      platform: isPlatformResponse(response),
+      deadline: attempt,
+    });
+    if (hops > MAX_REDIRECTS) throw new TypeError("Too many redirects");
+    const hop = upload.follow(response.status, location, {
+      from,
+      plain,
+      request: hops === 1 ? request : undefined,
+    });
+    const { fetch } = exchange;
+    response = await sendRequest(fetch, hop.url, hop.init, undefined, attempt);
+    if (!upload.redirected(response)) return response;
+    [from, plain] = [hop.url, hop.init];
+  }
 }
 
 /**

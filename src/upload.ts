@@ -118,7 +118,7 @@ export class Upload {
   }
 
   /**
-   * The first hop of the redirect this attempt met, to `location`, which it
+   * The next hop of the redirects this attempt met, to `location`, which it
    * follows itself, as `fetch` would: the body as given (or none), sent
    * whole, its progress then reported at the end. As from `fetch`, a
    * location that is not a URL, or not an http(s) one (`data:`, `file:`,
@@ -137,7 +137,7 @@ export class Upload {
     }
     const init = redirectInit(status, next, from, plain, request);
     this.#movedTo = next.href;
-    this.#whole = init.body !== undefined;
+    this.#whole ||= init.body !== undefined;
     return { url: next.href, init };
   }
 
@@ -257,7 +257,8 @@ function redirectInit(
   const headers = new Headers(request?.headers ?? plain.headers);
   const get = (status === 303 && method !== "HEAD") ||
     ((status === 301 || status === 302) && method === "POST");
-  const hop: RequestInit = { ...plain, headers, redirect: "follow" };
+  // The next redirect is met, and counted, by the caller of `follow`.
+  const hop: RequestInit = { ...plain, headers, redirect: "manual" };
   if (get) {
     hop.method = "GET";
     delete hop.body;

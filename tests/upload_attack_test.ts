@@ -1,0 +1,63 @@
+import { assertEquals, assertInstanceOf } from "@std/assert";
+import createGrab, { GrabTransportError } from "../mod.ts";
+import { startServer } from "./_server.ts";
+
+Deno.test("a counted upload follows no more redirects than fetch does", async () => {
+  await using fixture = startServer({
+    "/loop": () =>
+      new Response(null, { status: 307, headers: { location: "/loop" } }),
+  });
+  const grab = createGrab(fixture.url, { retry: 0 });
+  const hops = async (counted: boolean) => {
+    const before = fixture.requests.length;
+    const [data, error] = await grab(
+      "POST /loop",
+      counted ? { body: "hello", onUploadProgress: () => {} } : {
+        body: "hello",
+      },
+    );
+    assertEquals(data, null);
+    assertInstanceOf(error, GrabTransportError);
+    assertEquals(error.kind, "network");
+    return fixture.requests.length - before;
+  };
+  const plain = await hops(false);
+  assertEquals(await hops(true), plain);
+});
+
+Deno.test("a counted upload's later hops are sent as fetch sends them", async () => {
+  await using other = startServer(() => new Response(null, { status: 204 }));
+  await using fixture = startServer({
+    "/first": () =>
+      new Response(null, { status: 307, headers: { location: "/second" } }),
+    "/second": () =>
+      new Response(null, {
+        status: 308,
+        headers: { location: `${other.url}/third` },
+      }),
+  });
+  const grab = createGrab(fixture.url, {
+    headers: { authorization: "Bearer secret" },
+  });
+  const seen = async (counted: boolean) => {
+    const at = [fixture.requests.length, other.requests.length];
+    const body = "hello";
+    const [, error, meta] = await grab(
+      "PUT /first",
+      counted ? { body, onUploadProgress: () => {} } : { body },
+    );
+    assertEquals(error, null);
+    assertEquals(meta.statusCode, 204);
+    return [
+      ...fixture.requests.slice(at[0]),
+      ...other.requests.slice(at[1]),
+    ].map((r) =>
+      `${r.method} ${r.url.pathname} ${r.body} ${
+        r.headers.get("authorization")
+      }`
+    );
+  };
+  const plain = await seen(false);
+  assertEquals(plain.at(-1), "PUT /third hello null");
+  assertEquals(await seen(true), plain);
+});
