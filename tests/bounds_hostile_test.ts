@@ -1,6 +1,6 @@
 /**
- * A second attack round on the bounds: values and servers that got past the
- * first fixes. Each step names the promise it checks.
+ * The bounds against hostile values and servers: the cases that got past
+ * the first checks. Each step names the promise it checks.
  *
  * @module
  */
