@@ -52,6 +52,11 @@ export function joinUrl(
     }
     const problem = checkUrl(base, "base address");
     if (problem !== undefined) return [problem];
+    if (climbsOut(target)) {
+      return [issue(
+        'Cannot use the target: a ".." segment would leave the base address\'s path',
+      )];
+    }
     text = base.origin + base.pathname.replace(/\/+$/, "") + target;
     baseQuery = base.search;
   }
@@ -147,6 +152,18 @@ function segmentProblem(value: unknown): string | undefined {
     return `${JSON.stringify(value)}, a dot segment`;
   }
   return undefined;
+}
+
+/**
+ * True when a relative target has a `..` segment (`%2e%2e` too) in its
+ * path: joined, it would drop the base address's path (`/v1`).
+ */
+function climbsOut(target: string): boolean {
+  const end = target.search(/[?#]/);
+  const path = end === -1 ? target : target.slice(0, end);
+  return path.split("/").some((segment) =>
+    segment.length <= 6 && decodeOnce(segment) === ".."
+  );
 }
 
 function isDotSegment(text: string): boolean {

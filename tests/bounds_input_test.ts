@@ -132,6 +132,43 @@ function circularQuery(url: string, variant: string): Promise<QueryReply> {
   );
 }
 
+Deno.test("a relative target cannot climb out of the base address's path", async (t) => {
+  await using server = okServer();
+  const base = `${server.url}/v1`;
+  const grab = createGrab(base, { retry: 0 });
+  for (
+    const target of [
+      "/../admin",
+      "/%2e%2e/admin",
+      "/a/../../admin",
+      "/.%2E/x?q=1",
+    ]
+  ) {
+    await t.step(
+      `${target} is a GrabValidationError, nothing sent`,
+      async () => {
+        const endpoint = `GET ${target}` as "GET /x";
+        const error = await assertValidation(() => grab(endpoint));
+        assertStringIncludes(error.message, "base address's path");
+        assertThrows(() => new Call(endpoint, base), GrabValidationError);
+        assertEquals(server.requests.length, 0);
+      },
+    );
+  }
+  await t.step(
+    "a segment with dots that is not one, and an absolute URL, go out",
+    async () => {
+      assertOk(await settles(grab("GET /a..b/.well-known/x")));
+      assertEquals(
+        server.requests.at(-1)!.url.pathname,
+        "/v1/a..b/.well-known/x",
+      );
+      assertOk(await settles(grab(`GET ${server.url}/v1/../top` as "GET /x")));
+      assertEquals(server.requests.at(-1)!.url.pathname, "/top");
+    },
+  );
+});
+
 Deno.test("a query that cannot be written is refused", async (t) => {
   await using server = okServer();
 
