@@ -156,12 +156,13 @@ function segmentProblem(value: unknown): string | undefined {
 
 /**
  * True when a relative target has a `..` segment (`%2e%2e` too) in its
- * path: joined, it would drop the base address's path (`/v1`).
+ * path: joined, it would drop the base address's path (`/v1`). A backslash
+ * ends a segment too: the URL parser reads it as a slash in an http(s) URL.
  */
 function climbsOut(target: string): boolean {
   const end = target.search(/[?#]/);
   const path = end === -1 ? target : target.slice(0, end);
-  return path.split("/").some((segment) =>
+  return path.split(/[/\\]/).some((segment) =>
     segment.length <= 6 && decodeOnce(segment) === ".."
   );
 }

@@ -142,6 +142,9 @@ Deno.test("a relative target cannot climb out of the base address's path", async
       "/%2e%2e/admin",
       "/a/../../admin",
       "/.%2E/x?q=1",
+      // The URL parser reads a backslash as a slash in an http(s) URL.
+      "/..\\admin",
+      "/a\\..\\..\\admin",
     ]
   ) {
     await t.step(
