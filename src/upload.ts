@@ -136,6 +136,15 @@ export class Upload {
       );
     }
     const init = redirectInit(status, next, from, plain, request);
+    if (init.body !== undefined && this.#blob !== undefined) {
+      // The body as prepared, of the media type the headers may name: a
+      // form serialised again would get another boundary.
+      init.body = this.#blob;
+      const headers = init.headers as Headers;
+      if (this.#type !== null && !headers.has("content-type")) {
+        headers.set("content-type", this.#type);
+      }
+    }
     this.#movedTo = next.href;
     this.#whole ||= init.body !== undefined;
     return { url: next.href, init };

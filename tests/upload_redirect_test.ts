@@ -1,6 +1,6 @@
-import { assertEquals, assertInstanceOf } from "@std/assert";
+import { assert, assertEquals, assertInstanceOf } from "@std/assert";
 import createGrab, { GrabTransportError } from "../mod.ts";
-import { startServer } from "./_server.ts";
+import { json, startServer } from "./_server.ts";
 
 Deno.test("a counted upload follows no more redirects than fetch does", async () => {
   await using fixture = startServer({
@@ -60,4 +60,28 @@ Deno.test("a counted upload's later hops are sent as fetch sends them", async ()
   const plain = await seen(false);
   assertEquals(plain.at(-1), "PUT /third hello null");
   assertEquals(await seen(true), plain);
+});
+
+Deno.test("a counted form keeps its boundary on every hop, with hooks too", async () => {
+  await using fixture = startServer({
+    "/first": () =>
+      new Response(null, { status: 307, headers: { location: "/second" } }),
+    "/second": () =>
+      new Response(null, { status: 308, headers: { location: "/echo" } }),
+    "/echo": (_request, seen) =>
+      json({ type: seen.headers.get("content-type"), body: seen.body }),
+  });
+  const hooks = { afterResponse: (_request: Request, r: Response) => r };
+  for (const given of [{}, { hooks }]) {
+    const grab = createGrab(fixture.url, { retry: 0, ...given });
+    const form = new FormData();
+    form.set("pet", "cat");
+    const [data, error] = await grab<{ type: string; body: string }>(
+      "POST /first",
+      { body: form, onUploadProgress: () => {} },
+    );
+    assertEquals(error, null);
+    const boundary = data!.type.split("boundary=")[1]!;
+    assert(data!.body.includes(boundary), `hooks: ${"hooks" in given}`);
+  }
 });
