@@ -115,11 +115,11 @@ async function followRedirect(
     // With no place to go, the redirect is the response, as from `fetch`.
     const location = response.headers.get("location");
     if (location === null) return response;
-    upload.rethrow();
     await discardBody(response, {
       platform: isPlatformResponse(response),
       deadline: attempt,
     });
+    upload.rethrow();
     if (hops > MAX_REDIRECTS) throw new TypeError("Too many redirects");
     const hop = upload.follow(response.status, location, {
       from,

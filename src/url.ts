@@ -54,7 +54,7 @@ export function joinUrl(
     if (problem !== undefined) return [problem];
     if (climbsOut(target)) {
       return [issue(
-        'Cannot use the target: a ".." segment would leave the base address\'s path',
+        'Cannot use the target: it has a ".." segment, which could leave the base address\'s path',
       )];
     }
     text = base.origin + base.pathname.replace(/\/+$/, "") + target;
