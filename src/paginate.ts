@@ -76,6 +76,9 @@ export async function* paginate<Data = unknown>(
     ...anonymous
   } = rest;
   let origin: string | undefined;
+  // Once a page came from elsewhere, the links it gives (back home too) are
+  // another server's choice: every later page goes bare.
+  let bare = false;
   let current: Endpoint = endpoint;
   let callOptions: GrabCallOptions = withTracking(first);
   for (let page = 0; page < limit; page++) {
@@ -100,9 +103,10 @@ export async function* paginate<Data = unknown>(
     }
     seen.add(samePage(next.href));
     current = `${method} ${next.href}` as Endpoint;
-    callOptions = next.origin === origin
-      ? withTracking(rest)
-      : Object.assign(withTracking(anonymous), { [FOREIGN]: true });
+    bare ||= next.origin !== origin || new URL(responseUrl).origin !== origin;
+    callOptions = bare
+      ? Object.assign(withTracking(anonymous), { [FOREIGN]: true })
+      : withTracking(rest);
   }
 }
 

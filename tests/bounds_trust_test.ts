@@ -205,7 +205,11 @@ const ALL_MARKS = {
 
 Deno.test("paginate() keeps secrets on the origin they were meant for", async (t) => {
   await using other = startServer({
-    "/items": () => json([2]),
+    "/items": (_request, seen) =>
+      // Page 2, elsewhere, links back home for page 3.
+      seen.url.searchParams.get("back") === null ? json([2]) : json([2], {
+        headers: { link: `<${seen.url.searchParams.get("back")}>; rel="next"` },
+      }),
     "/search": () => json([2]),
     "/articles": () =>
       json({ data: [{ type: "articles", id: "2" }] }, {
@@ -217,8 +221,12 @@ Deno.test("paginate() keeps secrets on the origin they were meant for", async (t
       const page = seen.url.searchParams.get("page");
       const next = seen.url.searchParams.get("next");
       if (page === "2") return json([2]);
+      if (page === "3") return json([1]);
+      const back = encodeURIComponent(`${home.url}/items?page=3`);
       const link = next === "other"
         ? `<${other.url}/items?page=2>; rel="next"`
+        : next === "other-and-back"
+        ? `<${other.url}/items?page=2&back=${back}>; rel="next"`
         : `</items?page=2>; rel="next"`;
       return json([1], { headers: { link } });
     },
@@ -264,6 +272,30 @@ Deno.test("paginate() keeps secrets on the origin they were meant for", async (t
       assertEquals(other.requests.length, 1);
       assertEquals(secrets(other.requests[0]!), {});
       assertEquals(counts, { factoryHooks: 1, callHooks: 1 });
+    },
+  );
+
+  await t.step(
+    "a link back home from a page elsewhere is fetched bare too",
+    async () => {
+      const { grab, call } = marked(home.url);
+      const before = home.requests.length;
+      const pages: unknown[] = [];
+      for await (
+        const [data] of paginate(grab, "GET /items", {
+          ...call,
+          query: { next: "other-and-back" },
+          limit: 5,
+        })
+      ) {
+        pages.push(data);
+      }
+      assertEquals(pages, [[1], [2], [1]]);
+      const atHome = home.requests.slice(before);
+      assertEquals(atHome.length, 2);
+      assertEquals(secrets(atHome[0]!), ALL_MARKS);
+      // The other server chose this URL: it gets no token.
+      assertEquals(secrets(atHome[1]!), {});
     },
   );
 
