@@ -17,7 +17,7 @@ import {
   networkErrorCause,
   statusOf,
 } from "./fetch.ts";
-import { headersOrNone } from "./platform_response.ts";
+import { headerOf } from "./platform_response.ts";
 import { type Hooks, runAfterResponse } from "./hooks.ts";
 import { READ_JSON, readOutcome, type ReadSettings } from "./outcome.ts";
 import type { Progress } from "./response_type.ts";
@@ -229,16 +229,10 @@ async function retryWait(
   source: BodySource,
 ): Promise<number | undefined> {
   let delay: number | undefined;
-  let retryAfter: string | null = null;
-  try {
-    retryAfter = headersOrNone(response, source.platform).get("retry-after");
-  } catch {
-    // A response-like's headers that cannot be read: no Retry-After.
-  }
   try {
     delay = statusRetryDelay(
       retry,
-      retryAfter,
+      headerOf(response, source.platform, "retry-after"),
       exchange.policy,
       exchange.deadline.end,
     );

@@ -29,22 +29,14 @@ export class KeyClash extends Error {
   readonly keys: readonly [string, string];
   /** The casing that makes them one. */
   readonly to: Casing;
-  /** The keys and where they are, for messages: `keys "a_b" and "aB" of /x`. */
-  readonly what: string;
-  /** What the casing makes of them: `both become "aB" in camelCase`. */
-  readonly outcome: string;
 
   /** A clash of `keys`, both of the object at `at`. */
   constructor(at: string, keys: readonly [string, string], to: Casing) {
-    const of = at === "" ? "" : ` of ${clipFront(at)}`;
-    const what = `keys "${clip(keys[0])}" and "${clip(keys[1])}"${of}`;
-    const outcome = `both become "${clip(convertKey(keys[1], to))}" in ${to}`;
+    const [what, outcome] = describe(at, keys, to);
     super(`${what} ${outcome}`);
     this.at = at;
     this.keys = keys;
     this.to = to;
-    this.what = what;
-    this.outcome = outcome;
   }
 
   /** The same clash, with `base` before its pointer. */
@@ -54,8 +46,25 @@ export class KeyClash extends Error {
 
   /** The issue of a request body that holds it, at the second key's path. */
   issue(path: string): ValidationIssue {
-    return { path, message: `Cannot send ${this.what}: ${this.outcome}` };
+    const [what, outcome] = describe(this.at, this.keys, this.to);
+    return { path, message: `Cannot send ${what}: ${outcome}` };
   }
+}
+
+/**
+ * A clash in words: the keys and where they are (`keys "a_b" and "aB" of
+ * /x`), and what the casing makes of them (`both become "aB" in camelCase`).
+ */
+function describe(
+  at: string,
+  keys: readonly [string, string],
+  to: Casing,
+): [what: string, outcome: string] {
+  const of = at === "" ? "" : ` of ${clipFront(at)}`;
+  return [
+    `keys "${clip(keys[0])}" and "${clip(keys[1])}"${of}`,
+    `both become "${clip(convertKey(keys[1], to))}" in ${to}`,
+  ];
 }
 
 function clip(text: string): string {
@@ -88,27 +97,15 @@ export function findClash(
   keys: readonly string[],
   to: Casing,
 ): [number, number] | undefined {
-  const converted = keys.map((key) => convertKey(key, to));
-  if (keys.length <= SMALL) {
-    // A few keys: compared in place, cheaper than a map.
-    for (let i = 1; i < keys.length; i++) {
-      for (let j = 0; j < i; j++) {
-        if (converted[j] === converted[i] && keys[j] !== keys[i]) return [j, i];
-      }
-    }
-    return undefined;
-  }
   const firstOf = new Map<string, number>();
   for (let i = 0; i < keys.length; i++) {
-    const first = firstOf.get(converted[i]!);
-    if (first === undefined) firstOf.set(converted[i]!, i);
+    const converted = convertKey(keys[i]!, to);
+    const first = firstOf.get(converted);
+    if (first === undefined) firstOf.set(converted, i);
     else if (keys[first] !== keys[i]) return [first, i];
   }
   return undefined;
 }
-
-/** Up to this many keys, each is compared with those before it. */
-const SMALL = 12;
 
 /** The clash of the first two of `keys`, of the object at `at`, if any. */
 export function clashIn(

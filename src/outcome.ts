@@ -19,7 +19,7 @@ import { CallbackError } from "./progress.ts";
 import type { Casing } from "./casing.ts";
 import {
   bodyTaken,
-  contentTypeOf,
+  headerOf,
   headersOrNone,
   statusTextOf,
   urlOf,
@@ -211,7 +211,8 @@ function decodeBody(
   if (type === "bytes") return result ?? new Uint8Array(0);
   if (type === "blob") {
     const parts = result === null ? [] : [result as Uint8Array<ArrayBuffer>];
-    return new Blob(parts, { type: contentTypeOf(response, platform) });
+    const type = headerOf(response, platform, "content-type") ?? "";
+    return new Blob(parts, { type });
   }
   if (type === "text") return result ?? "";
   const text = result as string;

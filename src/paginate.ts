@@ -11,6 +11,7 @@ import { transportError } from "./transport_error.ts";
 import { unreadable } from "./redact.ts";
 import { combineHooks, type Hooks } from "./hooks.ts";
 import { parseLinkHeader } from "./link_header.ts";
+import { urlOf } from "./platform_response.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import type { OrThrowResult } from "./or_throw.ts";
 
@@ -58,7 +59,7 @@ export async function* paginate<Data = unknown>(
   const track: Hooks = {
     afterResponse(request, response) {
       requestUrl = request.url;
-      responseUrl = response.url || request.url;
+      responseUrl = urlOf(response, false) || request.url;
     },
   };
   const withTracking = (call: GrabCallOptions): GrabCallOptions => ({

@@ -72,12 +72,20 @@ export function headersOrNone(response: Response, platform: boolean): Headers {
   return new Headers();
 }
 
-/** A response's Content-Type; `""` for none, or headers that cannot be read. */
-export function contentTypeOf(response: Response, platform: boolean): string {
+/**
+ * One header of a response whose head was read once already; `null` for
+ * none, or when its headers cannot be read again (a response-like's getter
+ * or `get` that throws).
+ */
+export function headerOf(
+  response: Response,
+  platform: boolean,
+  name: string,
+): string | null {
   try {
-    return headersOf(response, platform).get("content-type") ?? "";
+    return headersOf(response, platform).get(name);
   } catch {
-    return "";
+    return null;
   }
 }
 

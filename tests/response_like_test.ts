@@ -9,7 +9,11 @@
  */
 
 import { assert, assertEquals, assertStrictEquals } from "@std/assert";
-import createGrab, { isGrabHttpError, isGrabTransportError } from "../mod.ts";
+import createGrab, {
+  isGrabHttpError,
+  isGrabTransportError,
+  paginate,
+} from "../mod.ts";
 import { json, startServer } from "./_server.ts";
 
 /**
@@ -191,4 +195,15 @@ Deno.test("a response-like whose status text or URL cannot be read", async (t) =
       assertStrictEquals(error.statusCode, 503);
     },
   );
+
+  await t.step("paginate reads pages whose URL cannot be read", async () => {
+    const grab = createGrab(server.url, {
+      retry: 0,
+      fetch: async (input, init) =>
+        wrapped(await fetch(input, init), "url", THROWS),
+    });
+    const pages: unknown[] = [];
+    for await (const [data] of paginate(grab, "GET /ok")) pages.push(data);
+    assertEquals(pages, [{ a: 1 }]);
+  });
 });
