@@ -13,7 +13,7 @@ import type {
 
 /**
  * True when `value` is an object named `name` (and, when `numeric` is
- * given, with a number in that member). A value that cannot be read (a revoked
+ * given, with an integer in that member). A value that cannot be read (a revoked
  * Proxy, a getter that throws) is none: a guard never throws.
  */
 function named(value: unknown, name: string, numeric?: string): boolean {
@@ -21,7 +21,7 @@ function named(value: unknown, name: string, numeric?: string): boolean {
   try {
     const record = value as Record<string, unknown>;
     return record.name === name &&
-      (numeric === undefined || typeof record[numeric] === "number");
+      (numeric === undefined || Number.isInteger(record[numeric]));
   } catch {
     return false;
   }
@@ -29,7 +29,7 @@ function named(value: unknown, name: string, numeric?: string): boolean {
 
 /**
  * True when `value` is a {@linkcode GrabError}: its `name` is `"GrabError"`
- * and it has a numeric `statusCode`.
+ * and it has an integer `statusCode`.
  *
  * @param value Anything, typically a caught error or a tuple's error slot.
  * @returns Whether `value` is an HTTP error.

@@ -108,6 +108,10 @@ Deno.test("isGrabHttpError(), isGrabTransportError(), isGrabValidationError()", 
       isGrabHttpError({ name: "GrabTransportError", statusCode: 0 }),
       false,
     );
+    // Not a status code at all: no HTTP error has one.
+    for (const statusCode of [NaN, Infinity, 404.5]) {
+      assertEquals(isGrabHttpError({ name: "GrabError", statusCode }), false);
+    }
   });
 });
 
