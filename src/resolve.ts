@@ -173,16 +173,20 @@ function isEmpty(options: object): boolean {
   return true;
 }
 
-/** The option objects that hold data, and the keys each may have. */
+/** The option objects that hold data or callbacks, and the keys each may have. */
 const NESTED: readonly (readonly [string, readonly string[]])[] = [
   ["retry", ["limit", "methods", "statusCodes", "backoff", "maxDelay"]],
   ["jsonApi", ["ext", "profile", "headers"]],
+  ["hooks", ["beforeRequest", "afterResponse", "beforeRetry"]],
 ];
 
 /**
- * A copy of the options, read once: `retry` and `jsonApi` and their lists
- * too, so that what is checked is what is used, even when a getter answers
- * differently the second time.
+ * A copy of the options, read once: `retry`, `jsonApi` and `hooks` and their
+ * lists too, so that what is checked is what is used, even when a getter
+ * answers differently the second time or the object is changed after
+ * `createGrab`. A member that is `null` means none, as an option does, and
+ * is left out of the copy; a function is bound to the object it was read
+ * from.
  */
 function readOnce<T extends object>(given: T): T {
   const options = { ...given } as Record<string, unknown>;
@@ -192,9 +196,14 @@ function readOnce<T extends object>(given: T): T {
     const copy: Record<string, unknown> = {};
     for (const key of keys) {
       const item = value[key];
-      if (item !== undefined) {
-        copy[key] = Array.isArray(item) ? [...item] : item;
-      }
+      if (item === undefined || item === null) continue;
+      // A hook keeps its object as `this` (a class instance's fields),
+      // also when it runs in a chain with the factory's.
+      copy[key] = typeof item === "function"
+        ? item.bind(value)
+        : Array.isArray(item)
+        ? [...item]
+        : item;
     }
     options[option] = copy;
   }

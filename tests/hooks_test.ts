@@ -605,3 +605,88 @@ Deno.test("runAfterResponse() tells whether a hook may keep a clone", async (t) 
     assertEquals(await run(() => new Response("other")), true);
   });
 });
+
+Deno.test("Hooks as given", async (t) => {
+  await using server = apiServer();
+  const names = ["beforeRequest", "afterResponse", "beforeRetry"] as const;
+
+  for (const name of names) {
+    await t.step(
+      `${name}: null means none, in the factory, the call or both`,
+      async () => {
+        await using busy = startServer(() => json({}, { status: 503 }));
+        const none = { [name]: null } as unknown as Hooks;
+        const retry = { ...NO_WAIT, limit: 1 };
+        const grabs = [
+          () => createGrab(busy.url, { retry, hooks: none })("GET /busy"),
+          () => createGrab(busy.url, { retry })("GET /busy", { hooks: none }),
+          () =>
+            createGrab(busy.url, { retry, hooks: none })("GET /busy", {
+              hooks: none,
+            }),
+        ];
+        for (const grab of grabs) {
+          const [, error] = await grab();
+          assert(error?.name === "GrabError" && error.statusCode === 503);
+        }
+        // Each grab retried once: every hook slot was skipped, none called.
+        assertEquals(busy.requests.length, 6);
+      },
+    );
+  }
+
+  await t.step(
+    "a factory's hooks are the ones createGrab checked",
+    async () => {
+      const calls: string[] = [];
+      const hooks: Record<string, unknown> = {
+        beforeRequest: () => void calls.push("checked"),
+      };
+      const grab = createGrab(server.url, { hooks: hooks as Hooks });
+      hooks.beforeRequest = "not a function";
+      hooks.afterResponse = null;
+      const [data, error] = await grab("GET /echo");
+      assertStrictEquals(error, null);
+      assert(data !== null);
+      assertEquals(calls, ["checked"]);
+    },
+  );
+
+  await t.step(
+    "a class instance keeps its this beside other hooks",
+    async () => {
+      class Signer implements Hooks {
+        #secret = "yes";
+        beforeRequest(request: Request): void {
+          request.headers.set("x-signed", this.#secret);
+        }
+      }
+      const other: Hooks = { beforeRequest() {} };
+      const cases = [
+        createGrab(server.url, { hooks: new Signer() })("GET /echo", {
+          hooks: other,
+        }),
+        createGrab(server.url, { hooks: other })("GET /echo", {
+          hooks: new Signer(),
+        }),
+      ];
+      for (const [data, error] of await Promise.all(cases)) {
+        assertStrictEquals(error, null);
+        const echo = data as { headers: Record<string, string> };
+        assertEquals(echo.headers["x-signed"], "yes");
+      }
+    },
+  );
+
+  await t.step("a call's hooks are the ones the grab checked", async () => {
+    const hooks: Record<string, unknown> = {
+      beforeRequest: () => {
+        hooks.afterResponse = 5;
+      },
+      afterResponse: () => {},
+    };
+    const grab = createGrab(server.url);
+    const [, error] = await grab("GET /echo", { hooks: hooks as Hooks });
+    assertStrictEquals(error, null);
+  });
+});

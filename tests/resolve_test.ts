@@ -349,17 +349,26 @@ Deno.test("resolveOptions()", async (t) => {
     );
   });
 
-  const factoryHooks: Hooks = { beforeRequest: () => {} };
-  const callHooks: Hooks = { beforeRetry: () => {} };
+  const ran: string[] = [];
+  const factoryHooks: Hooks = { beforeRequest: () => void ran.push("factory") };
+  const callHooks: Hooks = { beforeRetry: () => void ran.push("call") };
   const withHooks = resolveFactory({ hooks: factoryHooks });
+  const retryInfo = {
+    request: new Request("https://api.test/"),
+    attempt: 1,
+    error: undefined,
+    statusCode: 503,
+    delay: 0,
+  };
 
   await t.step(
     "untrusted: the factory's hooks dropped, the call's kept",
-    () => {
-      assertStrictEquals(
-        resolve(withHooks, { hooks: callHooks }, false).hooks,
-        callHooks,
-      );
+    async () => {
+      ran.length = 0;
+      const hooks = resolve(withHooks, { hooks: callHooks }, false).hooks;
+      assertEquals(Object.keys(hooks!), ["beforeRetry"]);
+      await hooks!.beforeRetry!(retryInfo);
+      assertEquals(ran, ["call"]);
       assertStrictEquals(resolve(withHooks, {}, false).hooks, undefined);
     },
   );
@@ -377,14 +386,21 @@ Deno.test("resolveOptions()", async (t) => {
     },
   );
 
-  await t.step("trusted: the factory's hooks alone, or both combined", () => {
-    assertStrictEquals(resolve(withHooks, {}, true).hooks, factoryHooks);
-    const both = resolve(withHooks, { hooks: callHooks }, true).hooks;
-    assert(both !== undefined);
-    assertInstanceOf(both.beforeRequest, Function);
-    assertInstanceOf(both.beforeRetry, Function);
-    assertStrictEquals(both.afterResponse, undefined);
-  });
+  await t.step(
+    "trusted: the factory's hooks alone, or both combined",
+    async () => {
+      ran.length = 0;
+      const alone = resolve(withHooks, {}, true).hooks;
+      assertEquals(Object.keys(alone!), ["beforeRequest"]);
+      await alone!.beforeRequest!(retryInfo.request);
+      assertEquals(ran, ["factory"]);
+      const both = resolve(withHooks, { hooks: callHooks }, true).hooks;
+      assert(both !== undefined);
+      assertInstanceOf(both.beforeRequest, Function);
+      assertInstanceOf(both.beforeRetry, Function);
+      assertStrictEquals(both.afterResponse, undefined);
+    },
+  );
 
   await t.step("combined hooks run the factory's first", async () => {
     const order: string[] = [];
