@@ -11,24 +11,29 @@ import type { ValidationIssue } from "./errors.ts";
 export type HeaderRecord = Record<string, string>;
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-// CR, LF and NUL would end the header. A character past U+00FF cannot be
-// written as one byte: the platform refuses it while sending, which would
-// look like a network failure.
-const UNSENDABLE_VALUE = /[\r\n\0]|[^\0-\xff]/;
+// CR, LF and NUL would end the header. Another control character (but the
+// tab) is no field-vchar (RFC 9110), and a character past U+00FF cannot be
+// written as one byte: `Headers` takes either, and the platform refuses it
+// while sending, which would look like a network failure.
+// deno-lint-ignore no-control-regex -- control characters are what it finds
+const UNSENDABLE_VALUE = /[\0-\x08\n-\x1f\x7f]|[^\0-\xff]/;
 const FORBIDDEN_VALUE = /[\r\n\0]/;
+// deno-lint-ignore no-control-regex -- control characters are what it finds
+const CONTROL_VALUE = /[\0-\x08\n-\x1f\x7f]/;
 const NONE: ValidationIssue[] = [];
 
 /**
  * Copies `init` into `target` (lower-case names, so a later source replaces an
- * earlier one whatever its case) and returns the problems found. Values are
- * never repeated in a message.
+ * earlier one whatever its case; a name given twice in one source gets both
+ * values, comma-joined, as `Headers` joins them) and returns the problems
+ * found. Values are never repeated in a message.
  *
  * @example
  * ```ts ignore
  * const target = {};
  * mergeHeaders(target, { Accept: "text/plain" });
- * mergeHeaders(target, [["accept", "application/json"]]);
- * // target: { accept: "application/json" }
+ * mergeHeaders(target, [["accept", "application/json"], ["Accept", "text/*"]]);
+ * // target: { accept: "application/json, text/*" }
  * ```
  */
 export function mergeHeaders(
@@ -37,21 +42,30 @@ export function mergeHeaders(
 ): ValidationIssue[] {
   if (init === undefined || init === null) return NONE;
   let issues = NONE;
-  const add = (value: string, name: string) => {
-    if (!TOKEN.test(name)) {
-      issues = issues.concat({
-        path: "",
-        message: "Cannot send a header: its name is not a valid HTTP token",
-      });
-    } else if (UNSENDABLE_VALUE.test(value)) {
-      issues = issues.concat({
-        path: "",
-        message: FORBIDDEN_VALUE.test(value)
-          ? `Cannot send header "${name}": its value contains CR, LF or NUL`
-          : `Cannot send header "${name}": its value has a character outside Latin-1; percent-encode it`,
-      });
-    } else {
-      target[name.toLowerCase()] = value.trim();
+  let names: Set<string> | undefined;
+  const add = (given: unknown, name: string) => {
+    const value = typeof given === "string" ? given : textOf(given);
+    const problem = !TOKEN.test(name)
+      ? "Cannot send a header: its name is not a valid HTTP token"
+      : typeof value !== "string"
+      ? `Cannot send header "${name}": its value is ${value.what}`
+      : !UNSENDABLE_VALUE.test(value)
+      ? undefined
+      : FORBIDDEN_VALUE.test(value)
+      ? `Cannot send header "${name}": its value contains CR, LF or NUL`
+      : CONTROL_VALUE.test(value)
+      ? `Cannot send header "${name}": its value contains a control character other than tab`
+      : `Cannot send header "${name}": its value has a character outside Latin-1; percent-encode it`;
+    if (problem !== undefined) {
+      issues = issues.concat({ path: "", message: problem });
+      return;
+    }
+    const key = name.toLowerCase();
+    const text = trimSpace(value as string);
+    if (names?.has(key)) target[key] += ", " + text;
+    else {
+      target[key] = text;
+      (names ??= new Set()).add(key);
     }
   };
   if (init instanceof Headers) {
@@ -69,13 +83,58 @@ export function mergeHeaders(
         });
         continue;
       }
-      add(String(pair[1]), String(pair[0]));
+      add(pair[1], String(pair[0]));
     }
   } else {
     for (const name of Object.keys(init)) {
       const value = (init as Record<string, unknown>)[name];
-      if (value !== undefined) add(String(value), name);
+      if (value !== undefined) add(value, name);
     }
   }
   return issues;
+}
+
+/**
+ * A header value's text as `fetch` would write it, or what it is when that
+ * text is not what the caller meant: `String()` would send a function's
+ * source, `"null"`, or `"[object Promise]"` for a token not awaited.
+ */
+function textOf(value: unknown): string | { what: string } {
+  switch (typeof value) {
+    case "number":
+    case "boolean":
+    case "bigint":
+      return String(value);
+    case "function":
+      return { what: "a function; call it, or use a factory header function" };
+    case "symbol":
+    case "undefined":
+      return {
+        what: `${typeof value === "symbol" ? "a " : ""}${typeof value}`,
+      };
+  }
+  if (value === null) return { what: "null; leave the header out instead" };
+  if (typeof (value as { then?: unknown }).then === "function") {
+    return { what: "a Promise; await it first" };
+  }
+  const text = String(value);
+  return DEFAULT_TEXT.test(text)
+    ? { what: `an object (${text.slice(8, -1)}), which has no text of its own` }
+    : text;
+}
+
+/** What `String()` makes of an object that has no text of its own. */
+const DEFAULT_TEXT = /^\[object [^\]]*\]$/;
+
+/**
+ * The value without the leading and trailing spaces and tabs that `fetch`
+ * strips; any other character, a no-break space included, is sent.
+ */
+function trimSpace(value: string): string {
+  const last = value.length - 1;
+  if (last < 0) return value;
+  const first = value.charCodeAt(0);
+  const end = value.charCodeAt(last);
+  if (first !== 32 && first !== 9 && end !== 32 && end !== 9) return value;
+  return value.replace(/^[\t ]+|[\t ]+$/g, "");
 }

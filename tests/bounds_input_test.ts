@@ -447,6 +447,62 @@ Deno.test("a header value outside Latin-1 is refused before any request", async 
   });
 });
 
+Deno.test("a header value fetch would fail on or misspell is refused before any request", async (t) => {
+  await using server = okServer();
+  let retries = 0;
+  const options = {
+    retry: { limit: 2, backoff: () => 0 },
+    hooks: { beforeRetry: () => void retries++ },
+  };
+  const values: [string, unknown][] = [
+    ["a control character", "Bearer a\x0bb"],
+    ["DEL", "Bearer \x7f"],
+    // String() would send "[object Promise]" or the function's source.
+    ["a token not awaited", Promise.resolve("Bearer t")],
+    ["a function", () => "Bearer t"],
+    ["a plain object", { token: "t" }],
+    ["null", null],
+  ];
+  for (const [label, value] of values) {
+    const headers = { authorization: value } as unknown as HeadersInit;
+    await t.step(
+      `${label}: in the call, the factory or its function`,
+      async () => {
+        const grab = createGrab(server.url, options);
+        await assertValidation(() => grab("GET /x", { headers }));
+        await assertValidation(() =>
+          createGrab(server.url, { ...options, headers })("GET /x")
+        );
+        const fromFunction = createGrab(server.url, {
+          ...options,
+          headers: () => headers,
+        });
+        await assertValidation(() => fromFunction("GET /x"));
+        await assertValidation(() =>
+          new Call("GET /x", server.url).send({ ...options, headers })
+        );
+      },
+    );
+  }
+
+  await t.step("nothing reached the server, nothing was retried", () => {
+    assertEquals(server.requests.length, 0);
+    assertEquals(retries, 0);
+  });
+
+  await t.step("a number or a URL is sent as its text (control)", async () => {
+    const grab = createGrab(server.url, options);
+    const headers = {
+      "x-count": 5,
+      "x-link": new URL("https://api.test/"),
+    } as unknown as HeadersInit;
+    assertOk(await settles(grab("GET /x", { headers })));
+    const seen = server.requests.at(-1)!.headers;
+    assertEquals(seen.get("x-count"), "5");
+    assertEquals(seen.get("x-link"), "https://api.test/");
+  });
+});
+
 /** Bodies that JSON.stringify throws on. */
 function badBodies(): [string, Record<string, unknown>][] {
   const getter = { type: "notes", title: "t" };

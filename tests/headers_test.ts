@@ -39,4 +39,69 @@ Deno.test("mergeHeaders()", async (t) => {
     const issues = mergeHeaders({}, [["only-name"]] as unknown as HeadersInit);
     assertEquals(issues.length, 1);
   });
+
+  await t.step(
+    "joins a name given twice in one source, as Headers does",
+    () => {
+      const target: HeaderRecord = { accept: "factory" };
+      assertEquals(
+        mergeHeaders(target, [["Accept", "a"], ["accept", "b"], [
+          "x-one",
+          "1",
+        ]]),
+        [],
+      );
+      assertEquals(target, { accept: "a, b", "x-one": "1" });
+      const record: HeaderRecord = {};
+      mergeHeaders(record, { "X-A": "1", "x-a": "2" });
+      assertEquals(record, { "x-a": "1, 2" });
+    },
+  );
+
+  await t.step("trims only the spaces and tabs fetch trims", () => {
+    const target: HeaderRecord = {};
+    mergeHeaders(target, { a: " \tv\t ", b: "v\xa0", c: "\xa0v" });
+    assertEquals(target, { a: "v", b: "v\xa0", c: "\xa0v" });
+  });
+
+  await t.step("refuses control characters, which fetch would fail on", () => {
+    const target: HeaderRecord = {};
+    const issues = mergeHeaders(target, {
+      "x-vt": "a\x0bb",
+      "x-del": "a\x7f",
+      "x-soh": "\x01",
+      "x-tab": "a\tb",
+    });
+    assertEquals(issues.map((issue) => issue.message), [
+      'Cannot send header "x-vt": its value contains a control character other than tab',
+      'Cannot send header "x-del": its value contains a control character other than tab',
+      'Cannot send header "x-soh": its value contains a control character other than tab',
+    ]);
+    assertEquals(target, { "x-tab": "a\tb" });
+  });
+
+  await t.step("refuses a value whose text is not what was meant", () => {
+    const secret = "token-1234";
+    const target: HeaderRecord = {};
+    const issues = mergeHeaders(target, [
+      ["authorization", Promise.resolve(secret)],
+      ["x-fn", () => secret],
+      ["x-object", { secret }],
+      ["x-null", null],
+      ["x-undefined", undefined],
+      ["x-symbol", Symbol(secret)],
+      ["x-number", 5],
+      ["x-url", new URL("https://api.test/")],
+    ] as unknown as HeadersInit);
+    assertEquals(issues.map((issue) => issue.message), [
+      'Cannot send header "authorization": its value is a Promise; await it first',
+      'Cannot send header "x-fn": its value is a function; call it, or use a factory header function',
+      'Cannot send header "x-object": its value is an object (Object), which has no text of its own',
+      'Cannot send header "x-null": its value is null; leave the header out instead',
+      'Cannot send header "x-undefined": its value is undefined',
+      'Cannot send header "x-symbol": its value is a symbol',
+    ]);
+    assert(!JSON.stringify(issues).includes(secret));
+    assertEquals(target, { "x-number": "5", "x-url": "https://api.test/" });
+  });
 });
