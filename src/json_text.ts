@@ -13,11 +13,7 @@ import {
 } from "./casing.ts";
 import { clashIn, KeyClash } from "./convert_keys.ts";
 import type { ValidationIssue } from "./errors.ts";
-import {
-  findNonJsonValues,
-  isCollection,
-  isInvalidDate,
-} from "./json_value.ts";
+import { emptyFormOf, findNonJsonValues, isInvalidDate } from "./json_value.ts";
 import { isPlainObject, setOwn } from "./object.ts";
 
 /**
@@ -78,7 +74,7 @@ export function toJson(
 function notJson(item: unknown): boolean {
   const type = typeof item;
   return type === "bigint" || type === "function" || type === "symbol" ||
-    isCollection(item);
+    emptyFormOf(item) !== undefined;
 }
 
 /**

@@ -181,9 +181,50 @@ function pushMembers(
 /** What JSON would make of an object that loses its data, if it would. */
 function lossOf(value: object): string | undefined {
   if (isInvalidDate(value)) return "an invalid Date";
-  if (!isCollection(value)) return undefined;
-  return `a ${value instanceof Map ? "Map" : "Set"}, which JSON writes as {}`;
+  return emptyFormOf(value);
 }
+
+/**
+ * What an object is that JSON writes as `{}` though it holds data where
+ * JSON does not look, or `undefined`: a `Map` or a `Set`, and any object of
+ * a class with no `toJSON` and no own keys, whose data is in its slots or
+ * behind getters (a `Promise` not awaited, a `Blob`, an `ArrayBuffer`, a
+ * `RegExp`, an `Error`). Plain objects and arrays are written as they are.
+ *
+ * @example
+ * ```ts ignore
+ * emptyFormOf(Promise.resolve(1)); // "a Promise, which JSON writes as {}"
+ * emptyFormOf({}); // undefined
+ * ```
+ */
+export function emptyFormOf(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const proto = Object.getPrototypeOf(value);
+  // Object.prototype, of this realm or another, or none.
+  if (proto === Object.prototype || proto === null) return undefined;
+  if (Object.getPrototypeOf(proto) === null || Array.isArray(value)) {
+    return undefined;
+  }
+  if (!isCollection(value)) {
+    if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
+      return undefined;
+    }
+    for (const key in value) {
+      if (Object.hasOwn(value, key)) return undefined;
+    }
+  }
+  const tag = Object.prototype.toString.call(value).slice(8, -1);
+  // A boxed primitive is written as its value, a typed array by its items.
+  if (BOXED.has(tag) || (ArrayBuffer.isView(value) && tag !== "DataView")) {
+    return undefined;
+  }
+  const name = tag === "Object"
+    ? "an object of a class"
+    : `${/^[AEIO]/.test(tag) ? "an" : "a"} ${tag}`;
+  return `${name}, which JSON writes as {}`;
+}
+
+const BOXED: ReadonlySet<string> = new Set(["Number", "String", "Boolean"]);
 
 /**
  * True for a `Date` whose time is not a number and that JSON writes with

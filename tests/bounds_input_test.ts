@@ -530,6 +530,19 @@ function badBodies(): [string, Record<string, unknown>][] {
     ["an invalid Date", { type: "notes", when: new Date(NaN) }],
     ["a Map", { type: "notes", tags: new Map([["a", 1]]) }],
     ["a Set", { type: "notes", ids: new Set([1]) }],
+    // JSON writes these as {} too: their data is in slots or getters.
+    ["a Promise not awaited", { type: "notes", text: Promise.resolve("t") }],
+    ["a Blob", { type: "notes", file: new Blob(["x"]) }],
+    ["an ArrayBuffer", { type: "notes", bytes: new ArrayBuffer(4) }],
+    ["an Error", { type: "notes", cause: new Error("x") }],
+    ["an object with getters only", {
+      type: "notes",
+      at: new (class {
+        get x() {
+          return 1;
+        }
+      })(),
+    }],
   ];
 }
 

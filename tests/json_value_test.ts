@@ -1,5 +1,9 @@
 import { assertEquals, assertStrictEquals } from "@std/assert";
-import { describeValue, findNonJsonValues } from "../src/json_value.ts";
+import {
+  describeValue,
+  emptyFormOf,
+  findNonJsonValues,
+} from "../src/json_value.ts";
 
 const message = (path: string, what: string) =>
   `Cannot serialise ${
@@ -150,6 +154,59 @@ Deno.test("findNonJsonValues() finds what JSON would write as null or {}", () =>
     }).map((issue) => issue.path),
     ["/when", "/tags", "/ids/0"],
   );
+});
+
+Deno.test("emptyFormOf() names an object JSON writes as {} though it holds data", async (t) => {
+  class Point {
+    get x(): number {
+      return 1;
+    }
+  }
+  const lost: [unknown, string][] = [
+    [Promise.resolve(1), "a Promise"],
+    [new Blob(["x"]), "a Blob"],
+    [new ArrayBuffer(2), "an ArrayBuffer"],
+    [new DataView(new ArrayBuffer(2)), "a DataView"],
+    [/x/, "a RegExp"],
+    [new Error("x"), "an Error"],
+    [new WeakMap(), "a WeakMap"],
+    [new URLSearchParams("a=1"), "a URLSearchParams"],
+    [new Map([["a", 1]]), "a Map"],
+    [new Point(), "an object of a class"],
+  ];
+  for (const [value, what] of lost) {
+    await t.step(`${what}: refused`, () => {
+      assertEquals(emptyFormOf(value), `${what}, which JSON writes as {}`);
+      assertEquals(findNonJsonValues({ v: value }), [
+        {
+          path: "/v",
+          message: message("/v", `${what}, which JSON writes as {}`),
+        },
+      ]);
+    });
+  }
+  class Named {
+    name = "n";
+  }
+  const kept: [string, unknown][] = [
+    ["a plain object", {}],
+    ["an object without a prototype", Object.create(null)],
+    ["an array", []],
+    ["an object of a class with fields", new Named()],
+    ["a Date (a toJSON)", new Date(0)],
+    ["a URL (a toJSON)", new URL("https://api.test/")],
+    ["a boxed number, written as its value", new Number(1)],
+    ["a boxed empty string, written as its value", new String("")],
+    ["a boxed boolean, written as its value", new Boolean(false)],
+    ["a typed array, written by its items", new Uint8Array(0)],
+    ["a string", "s"],
+  ];
+  for (const [label, value] of kept) {
+    await t.step(`${label}: kept`, () => {
+      assertStrictEquals(emptyFormOf(value), undefined);
+      assertEquals(findNonJsonValues({ v: value }), []);
+    });
+  }
 });
 
 Deno.test("findNonJsonValues() lets a Map or a Date with a toJSON of its own say what it is", () => {
