@@ -7,6 +7,7 @@
  * @module
  */
 
+import { HTTP_METHODS } from "./endpoint.ts";
 import type { ValidationIssue } from "./errors.ts";
 import type { JsonApiOptions } from "./jsonapi/media_type.ts";
 import { MAX_TIMER_DELAY } from "./retry.ts";
@@ -202,8 +203,14 @@ function checkRetry(retry: Record<string, unknown>, add: Add): void {
   if (isSet(backoff) && typeof backoff !== "function") {
     add("a function", "backoff");
   }
-  if (isSet(methods) && !isStrings(methods)) {
-    add("an array of methods", "methods");
+  // A method the endpoint could not name ("get") would never match: the
+  // retries would be off without a word.
+  if (
+    isSet(methods) &&
+    !(isStrings(methods) &&
+      (methods as string[]).every((method) => HTTP_METHODS.has(method)))
+  ) {
+    add('an array of upper-case methods such as "GET"', "methods");
   }
   if (
     isSet(statusCodes) &&

@@ -719,6 +719,8 @@ Deno.test("options are checked", async (t) => {
     ["retry", 1.5],
     ["retry", { limit: -1 }],
     ["retry", { maxDelay: -5 }],
+    // A method no endpoint names: the retries would be off without a word.
+    ["retry", { methods: ["get"] }],
     // Into the media type, so into a header: CR, LF, NUL, a space, a quote
     // or a character outside ASCII could not be sent.
     ["jsonApi", { ext: ["https://ext.test/a\r\nX-Injected: 1"] }],
