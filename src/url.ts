@@ -110,9 +110,11 @@ export function fillUrl(
   extraQuery: string,
 ): string | ValidationIssue[] {
   let target = template.base;
+  let issues = values === undefined
+    ? undefined
+    : unusedParams(template, values);
   if (template.params.length > 0) {
     const segments = template.segments.slice();
-    let issues: ValidationIssue[] | undefined;
     for (const [name, index] of template.params) {
       const value = values?.[name];
       const problem = segmentProblem(value);
@@ -124,14 +126,34 @@ export function fillUrl(
       }
       segments[index] = encodeURIComponent(String(value));
     }
-    if (issues !== undefined) return issues;
     target = template.origin + segments.join("/");
   }
+  if (issues !== undefined) return issues;
   let search = template.search;
   if (extraQuery !== "") {
     search = search === "" ? "?" + extraQuery : search + "&" + extraQuery;
   }
   return target + search;
+}
+
+/**
+ * A parameter that no `:name` segment takes would be dropped without a word:
+ * a query value given as a parameter (`params` means the query elsewhere),
+ * a misspelt name. One whose value is `undefined` is none.
+ */
+function unusedParams(
+  template: UrlTemplate,
+  values: Readonly<Record<string, unknown>>,
+): ValidationIssue[] | undefined {
+  let issues: ValidationIssue[] | undefined;
+  for (const key of Object.keys(values)) {
+    if (values[key] === undefined) continue;
+    if (template.params.some(([name]) => name === key)) continue;
+    (issues ??= []).push(issue(
+      `Cannot use path parameter "${key}": the target has no ":${key}" segment (query values go in "query")`,
+    ));
+  }
+  return issues;
 }
 
 /**

@@ -113,6 +113,45 @@ Deno.test("a path parameter fills exactly one segment", async (t) => {
   }
 });
 
+Deno.test("a path parameter no segment takes is refused, not dropped", async (t) => {
+  await using server = okServer();
+  const grab = createGrab(server.url, { retry: 0, timeout: 10_000 });
+
+  await t.step("a query value given as a parameter", async () => {
+    // `params` means the query in other clients: dropped, the search
+    // would go out unfiltered.
+    const error = await assertValidation(() =>
+      grab("GET /search", { params: { q: "deno" } })
+    );
+    assertStringIncludes(error.message, '"q"');
+    assertStringIncludes(error.message, '"query"');
+    assertEquals(server.requests.length, 0, "the server saw no request");
+  });
+
+  await t.step("a misspelt name beside the right ones", async () => {
+    const params = { userId: 7, id: 3, postID: 9 };
+    const error = await assertValidation(() =>
+      grab("GET /users/:userId/posts/:id", { params })
+    );
+    assertEquals(error.issues.length, 1);
+    assertStringIncludes(error.issues[0]!.message, '"postID"');
+    await assertValidation(() =>
+      new Call("GET /users/:userId", server.url).send({ params, retry: 0 })
+    );
+    assertEquals(server.requests.length, 0, "the server saw no request");
+  });
+
+  await t.step("a parameter that is undefined is none", async () => {
+    const params = { id: 3, page: undefined };
+    assertOk(await settles(grab("GET /posts/:id", { params })));
+    assertOk(await settles(grab("GET /posts", { params: {} })));
+    assertEquals(
+      server.requests.map((request) => request.url.pathname),
+      ["/posts/3", "/posts"],
+    );
+  });
+});
+
 /** How the child process's grab with a circular query ended. */
 interface QueryReply {
   outcome: "resolved" | "rejected";
