@@ -132,19 +132,39 @@ class Budget {
     }
   }
 
-  /** Appends `name` = the `texts`, comma-joined. */
+  /**
+   * Appends `name` = the `texts`, comma-joined. A lone surrogate is refused:
+   * `URLSearchParams` would send U+FFFD in its place.
+   */
   write(params: URLSearchParams, name: string, texts: string[]): void {
     let length = name.length + texts.length;
-    for (const text of texts) length += text.length;
+    let lone = LONE_SURROGATE.test(name);
+    for (const text of texts) {
+      length += text.length;
+      lone ||= LONE_SURROGATE.test(text);
+    }
     if ((this.#chars -= length) < 0) {
       refuse(`it is longer than ${MAX_QUERY_CHARS} characters`);
+    }
+    if (lone) {
+      refuse(
+        "it holds a lone surrogate, which is not Unicode text and would go as U+FFFD",
+        name,
+      );
     }
     params.append(name, texts.length === 1 ? texts[0]! : texts.join(","));
   }
 }
 
-function refuse(problem: string): never {
-  const message = `Cannot serialise the query: ${problem}`;
+/** Half of a UTF-16 pair without its other half. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Refuses the query, saying where when `name` says it. */
+function refuse(problem: string, name?: string): never {
+  const where = name === undefined
+    ? ""
+    : ` at "${name.length > 60 ? `${name.slice(0, 60)}…` : name}"`;
+  const message = `Cannot serialise the query${where}: ${problem}`;
   throw validationError([{ path: "", message }]);
 }
 
@@ -184,10 +204,7 @@ function checkNesting(current: Entry, name: string): void {
       }
     }
   }
-  if (problem === undefined) return;
-  const where = name.length > 60 ? `${name.slice(0, 60)}…` : name;
-  const message = `Cannot serialise the query at "${where}": ${problem}`;
-  throw validationError([{ path: "", message }]);
+  if (problem !== undefined) refuse(problem, name);
 }
 
 function isScalar(value: unknown): boolean {
@@ -197,19 +214,18 @@ function isScalar(value: unknown): boolean {
 function scalar(value: unknown, name: string): string {
   if (typeof value === "function" || typeof value === "symbol") {
     // String() would send a function's source text.
-    const message = `Cannot serialise the query: a value is a ${typeof value}`;
-    throw validationError([{ path: "", message }]);
+    refuse(`value is a ${typeof value}`, name);
   }
-  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) refuse("value is an invalid Date", name);
+    return value.toISOString();
+  }
   const text = String(value);
   // An object with no text of its own (a Map, a class instance) would go
   // out as "[object Object]"; one with its own (a URL) goes as that.
   if (typeof value === "object" && DEFAULT_TEXT.test(text)) {
-    const where = name.length > 60 ? `${name.slice(0, 60)}…` : name;
-    const message = `Cannot serialise the query at "${where}": value is ${
-      text.slice(1, -1).replace("object ", "an object of type ")
-    }`;
-    throw validationError([{ path: "", message }]);
+    const what = text.slice(1, -1).replace("object ", "an object of type ");
+    refuse(`value is ${what}`, name);
   }
   return text;
 }

@@ -170,6 +170,9 @@ function segmentProblem(value: unknown): string | undefined {
     return value === undefined ? "missing" : typeof value;
   }
   if (value === "") return "empty";
+  if (LONE_SURROGATE.test(value)) {
+    return "a string with a lone surrogate, which is not Unicode text";
+  }
   if (value.length <= 6 && isDotSegment(decodeOnce(value))) {
     return `${JSON.stringify(value)}, a dot segment`;
   }
@@ -188,6 +191,9 @@ function climbsOut(target: string): boolean {
     segment.length <= 6 && decodeOnce(segment) === ".."
   );
 }
+
+/** Half of a UTF-16 pair without its other half: no URL can carry it. */
+const LONE_SURROGATE = /\p{Cs}/u;
 
 function isDotSegment(text: string): boolean {
   return text === "." || text === "..";

@@ -414,6 +414,53 @@ Deno.test("a query that cannot be written is refused", async (t) => {
   });
 });
 
+Deno.test("text that is not Unicode, or a date that is none, is refused, not replaced", async (t) => {
+  await using server = okServer();
+  const grab = createGrab(server.url, { retry: 0, timeout: 10_000 });
+  // Half of a pair: URLSearchParams would send U+FFFD in its place.
+  const lone = "caf\uD83D";
+
+  await t.step("in a query value or key, naming where", async () => {
+    const queries: [Record<string, unknown>, string][] = [
+      [{ q: lone }, '"q"'],
+      [{ filter: { name: lone } }, '"filter[name]"'],
+      [{ tags: ["ok", lone] }, '"tags"'],
+      [{ [lone]: "x" }, lone],
+      [{ since: new Date(NaN) }, '"since"'],
+    ];
+    for (const [query, where] of queries) {
+      const error = await assertValidation(() => grab("GET /items", { query }));
+      assertStringIncludes(error.message, where);
+    }
+    // JSON:API joins arrays of values with commas.
+    const jsonApi = createGrab(server.url, { format: "json-api", retry: 0 });
+    await assertValidation(() =>
+      jsonApi("GET /items", { query: { fields: { items: ["a", lone] } } })
+    );
+    assertEquals(server.requests.length, 0, "the server saw no request");
+  });
+
+  await t.step("in a path parameter, naming it", async () => {
+    const error = await assertValidation(() =>
+      grab("GET /items/:name", { params: { name: lone } })
+    );
+    assertStringIncludes(error.message, '"name"');
+    assertStringIncludes(error.message, "lone surrogate");
+    assertEquals(server.requests.length, 0, "the server saw no request");
+  });
+
+  await t.step("a whole pair is text, and goes as such", async () => {
+    const pair = "caf\uD83D\uDE00";
+    const params = { name: pair };
+    assertOk(
+      await settles(grab("GET /items/:name", { params, query: { q: pair } })),
+    );
+    const seen = server.requests.at(-1)!.url;
+    assertEquals(decodeURIComponent(seen.pathname), `/items/${pair}`);
+    assertEquals(seen.searchParams.get("q"), pair);
+  });
+});
+
 const NON_LATIN_1 = "Zoë €";
 
 Deno.test("a header value outside Latin-1 is refused before any request", async (t) => {

@@ -1,16 +1,18 @@
 // Timeouts on the real clock, where grabs that start in the same millisecond
 // share one timeout signal (tests that fake the clock cover the own-timer
 // path): every grab still ends with kind "timeout" and its request aborted.
-import { assertEquals, assertInstanceOf } from "@std/assert";
+import { assert, assertEquals, assertInstanceOf } from "@std/assert";
 import createGrab, { GrabTransportError } from "../mod.ts";
 import { runChild } from "./_bounds.ts";
 import { startServer } from "./_server.ts";
 
 Deno.test("grabs that share a timeout signal each time out and abort their request", async () => {
+  let arrived = 0;
   let aborted = 0;
   await using server = startServer({
     "/silent": (request) =>
       new Promise((resolve) => {
+        arrived++;
         request.signal.addEventListener("abort", () => {
           aborted++;
           resolve(new Response(null));
@@ -19,7 +21,7 @@ Deno.test("grabs that share a timeout signal each time out and abort their reque
   });
   const grab = createGrab(server.url, { retry: 0 });
   const results = await Promise.all(
-    Array.from({ length: 8 }, () => grab("GET /silent", { timeout: 20 })),
+    Array.from({ length: 8 }, () => grab("GET /silent", { timeout: 300 })),
   );
   for (const [data, error, meta] of results) {
     assertEquals(data, null);
@@ -27,11 +29,13 @@ Deno.test("grabs that share a timeout signal each time out and abort their reque
     assertEquals(error.kind, "timeout");
     assertEquals(meta, { statusCode: 0 });
   }
-  // Each request was aborted, so the server let go of all eight.
-  for (let turn = 0; aborted < 8 && turn < 1_000; turn++) {
+  // Each request was aborted, so the server let go of every one it got (on
+  // a busy machine a request may time out before it is even sent).
+  assert(arrived > 0, "no request reached the server");
+  for (let turn = 0; aborted < arrived && turn < 1_000; turn++) {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  assertEquals(aborted, 8);
+  assertEquals(aborted, arrived);
 });
 
 Deno.test("grabs through a fetch that ignores the signal all time out together", async () => {
