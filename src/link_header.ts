@@ -9,7 +9,9 @@
  * resolved against `base` (RFC 3986). A link with several relation types
  * (`rel="next last"`) is listed under each; the first link of a type wins.
  * A link whose `anchor` names another resource than `base` is not about it,
- * and is left out. Malformed parts are skipped.
+ * and is left out. Malformed parts are skipped. Any number of relation
+ * types is read: they are never spread into a call, which takes only so
+ * many arguments.
  *
  * @example
  * ```ts ignore
@@ -32,7 +34,7 @@ export function parseLinkHeader(
     if (close === -1) break;
     const target = value.slice(open + 1, close).trim();
     i = close + 1;
-    const rels: string[] = [];
+    let rels: string[] = [];
     let anchor: string | undefined;
     // Parameters until the next comma outside quotes.
     while (i < n) {
@@ -68,7 +70,7 @@ export function parseLinkHeader(
         }
       }
       if (name === "rel" && rels.length === 0) {
-        rels.push(...paramValue.toLowerCase().split(/\s+/).filter(Boolean));
+        rels = paramValue.toLowerCase().split(/\s+/).filter(Boolean);
       }
       if (name === "anchor" && anchor === undefined) anchor = paramValue;
     }

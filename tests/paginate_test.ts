@@ -432,3 +432,19 @@ Deno.test("paginate() keeps cursors of bytes that are no UTF-8 apart", async () 
   for await (const [data] of paginate(grab, "GET /items")) pages.push(data);
   assertEquals(pages, [[0], [1], [2], [3], [4]]);
 });
+
+Deno.test("paginate() follows a Link header with more relation types than a call takes", async () => {
+  // A server's header: about 300 kB, within what fetch accepts.
+  const rels = "a ".repeat(150_000);
+  await using server = startServer((request) => {
+    const page = new URL(request.url).searchParams.get("page") ?? "1";
+    const headers: Record<string, string> = page === "1"
+      ? { link: `</items?page=2>; rel="${rels}next"` }
+      : {};
+    return json([Number(page)], { headers });
+  });
+  const grab = createGrab(server.url, { retry: 0 });
+  const pages: unknown[] = [];
+  for await (const [data] of paginate(grab, "GET /items")) pages.push(data);
+  assertEquals(pages, [[1], [2]]);
+});
