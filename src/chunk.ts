@@ -49,23 +49,71 @@ export function toPlainBytes(chunk: unknown): Uint8Array | undefined {
 }
 
 /**
+ * Chunks smaller than this, or holding a buffer more than twice their size,
+ * are copied together into blocks of this size.
+ */
+const BLOCK_BYTES = 16 * 1024;
+
+/**
  * The chunks of a body, kept as they come and joined at the end: as bytes,
  * or decoded to text in one call, which is far faster than decoding chunk
  * by chunk. The one-shot decoder strips a leading byte order mark only.
+ *
+ * A chunk is kept as it is only when it is large and most of its buffer:
+ * a platform's chunk may be a view of a far larger buffer (Deno's of one of
+ * 64 KiB, whatever its length), and a server may send a byte a chunk, so a
+ * chunk kept as it came could hold thousands of times its bytes. Others are
+ * copied into blocks, so what is held stays within twice the body's size.
  */
 export class Gathered {
   #collect: Collect;
   #chunks: Uint8Array[] = [];
+  // The block small chunks are being copied into, and its bytes so far.
+  #block: Uint8Array | undefined = undefined;
+  #filled = 0;
 
   constructor(collect: Collect) {
     this.#collect = collect;
   }
 
   add(chunk: Uint8Array): void {
-    this.#chunks.push(chunk);
+    const length = chunk.byteLength;
+    if (length >= BLOCK_BYTES && chunk.buffer.byteLength <= 2 * length) {
+      this.#seal();
+      this.#chunks.push(chunk);
+      return;
+    }
+    for (let at = 0; at < length;) {
+      const block = this.#block ??= new Uint8Array(BLOCK_BYTES);
+      const take = Math.min(length - at, BLOCK_BYTES - this.#filled);
+      block.set(
+        take === length ? chunk : chunk.subarray(at, at + take),
+        this.#filled,
+      );
+      at += take;
+      this.#filled += take;
+      if (this.#filled === BLOCK_BYTES) this.#seal();
+    }
+  }
+
+  // Ends the block: kept whole when at least half full, else as a copy.
+  #seal(): void {
+    const block = this.#block;
+    if (block === undefined) return;
+    const filled = this.#filled;
+    this.#chunks.push(
+      filled === BLOCK_BYTES
+        ? block
+        : 2 * filled >= BLOCK_BYTES
+        ? block.subarray(0, filled)
+        : block.slice(0, filled),
+    );
+    this.#block = undefined;
+    this.#filled = 0;
   }
 
   result(size: number): ReadResult {
+    this.#seal();
     const chunks = this.#chunks;
     const bytes = chunks.length === 1 ? chunks[0]! : concat(chunks, size);
     if (this.#collect === "bytes") return bytes;

@@ -194,6 +194,32 @@ Deno.test("a 128 MiB chunked body with Content-Length: 10 is never held in memor
   );
 });
 
+Deno.test("a body sent a byte a chunk is held as its bytes, not as the buffers they came in", async (t) => {
+  // --allow-all: Deno lets no narrower permission read /proc/self/status.
+  const report = await runChild<{
+    results: unknown[];
+    bodyBytes: number;
+    peak: number | null;
+  }>("./_tiny_chunks_child.ts", ["--allow-all"]);
+
+  await t.step("the 2xx body is read, the error body kept", () => {
+    const text = "[" + " ".repeat(report.bodyBytes - 2) + "]";
+    assertEquals(report.results, [
+      { data: [], error: null, body: null },
+      { data: null, error: "GrabError", body: [] },
+    ]);
+    assertEquals(text.length, report.bodyBytes);
+  });
+
+  // Kept as they came, the 2 × 16 Ki chunks would hold 2 GiB.
+  await assertPeakStep(
+    t,
+    report,
+    200 * MIB,
+    `two ${report.bodyBytes / 1024} KiB bodies of one-byte chunks`,
+  );
+});
+
 Deno.test("an afterResponse hook holds none of a 128 MiB upload: a blob made again, a stream not kept", async (t) => {
   // --allow-all: Deno lets no narrower permission read /proc/self/status.
   const report = await runChild<{
