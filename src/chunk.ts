@@ -48,22 +48,29 @@ export function toPlainBytes(chunk: unknown): Uint8Array | undefined {
   }
 }
 
-/**
- * Chunks smaller than this, or holding a buffer more than twice their size,
- * are copied together into blocks of this size.
- */
+/** The size of the blocks that chunks not kept as they are are copied into. */
 const BLOCK_BYTES = 16 * 1024;
+
+/**
+ * A chunk is kept as it came when it has at least this many bytes and its
+ * buffer at most {@linkcode MAX_SPARE} times as many: Deno's usual chunk, 16
+ * KiB of a 64 KiB buffer, is kept without a copy; a byte, or a small view of
+ * a large buffer, is copied.
+ */
+const KEEP_BYTES = 4 * 1024;
+const MAX_SPARE = 4;
 
 /**
  * The chunks of a body, kept as they come and joined at the end: as bytes,
  * or decoded to text in one call, which is far faster than decoding chunk
  * by chunk. The one-shot decoder strips a leading byte order mark only.
  *
- * A chunk is kept as it is only when it is large and most of its buffer:
- * a platform's chunk may be a view of a far larger buffer (Deno's of one of
- * 64 KiB, whatever its length), and a server may send a byte a chunk, so a
- * chunk kept as it came could hold thousands of times its bytes. Others are
- * copied into blocks, so what is held stays within twice the body's size.
+ * A chunk is kept as it is only when it is large and a fair part of its
+ * buffer: a platform's chunk may be a view of a far larger buffer (Deno's of
+ * one of 64 KiB, whatever its length), and a server may send a byte a chunk,
+ * so a chunk kept as it came could hold thousands of times its bytes. Others
+ * are copied into blocks, so what is held stays within four times the body's
+ * size, and no copy is made of the chunks a platform usually hands over.
  */
 export class Gathered {
   #collect: Collect;
@@ -78,7 +85,7 @@ export class Gathered {
 
   add(chunk: Uint8Array): void {
     const length = chunk.byteLength;
-    if (length >= BLOCK_BYTES && chunk.buffer.byteLength <= 2 * length) {
+    if (length >= KEEP_BYTES && chunk.buffer.byteLength <= MAX_SPARE * length) {
       this.#seal();
       this.#chunks.push(chunk);
       return;
