@@ -85,6 +85,9 @@ export function isPassThrough(body: unknown): body is BodyInit {
     body instanceof ReadableStream;
 }
 
+const NOT_A_DOCUMENT =
+  "Cannot read the response: the body is not a valid JSON:API document";
+
 /** The `"json"` format: bodies as JSON, keys in the wire casing. */
 export const JSON_CODEC: Codec = {
   mediaType: () => "application/json",
@@ -161,7 +164,8 @@ export function decodeOutcome(
         outcome.url,
         decoded.clash === true
           ? { message: `Cannot read the response: ${decoded.reason}` }
-          : { detail: decoded.reason },
+          // The body is JSON: only a JSON:API document's shape fails here.
+          : { message: NOT_A_DOCUMENT, detail: decoded.reason },
       );
     }
     data = decoded.data;

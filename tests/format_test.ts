@@ -595,7 +595,7 @@ Deno.test("decodeOutcome()", async (t) => {
       assertEquals(error.kind, "parse");
       assertEquals(
         error.message,
-        "Cannot read the response: the body is not valid JSON (not a document): GET https://api.test/v1/items",
+        "Cannot read the response: the body is not a valid JSON:API document (not a document): GET https://api.test/v1/items",
       );
       assertStrictEquals(meta, TRANSPORT_META);
     },

@@ -6,7 +6,12 @@
  * @module
  */
 
-import { assert, assertEquals, assertRejects } from "@std/assert";
+import {
+  assert,
+  assertEquals,
+  assertRejects,
+  assertStringIncludes,
+} from "@std/assert";
 import createGrab, { GrabValidationError } from "../mod.ts";
 import { json, startServer } from "./_server.ts";
 
@@ -95,4 +100,22 @@ Deno.test("two resources that share a lid but not an id stay two", async () => {
     ["1", "one"],
     ["2", "two"],
   ]);
+});
+
+Deno.test("a 2xx body that is JSON but no JSON:API document says so, not that it is not JSON", async () => {
+  const bodies = [{ links: {} }, [1, 2], { errors: [{ status: "500" }] }];
+  let at = 0;
+  await using server = startServer(() =>
+    json(bodies[at++], { headers: JSON_API })
+  );
+  const grab = createGrab(server.url, { format: "json-api", retry: 0 });
+  for (const body of bodies) {
+    const [data, error] = await grab("GET /posts");
+    assertEquals(data, null);
+    assertEquals(error?.name, "GrabTransportError", JSON.stringify(body));
+    assert(error?.name === "GrabTransportError");
+    assertEquals(error.kind, "parse");
+    assertStringIncludes(error.message, "not a valid JSON:API document (");
+    assert(!error.message.includes("not valid JSON"), error.message);
+  }
 });
