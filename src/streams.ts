@@ -197,6 +197,8 @@ class Items<Raw extends ServerSentEvent | string> {
   #ended = false;
   #cancelled = false;
   #failure: GrabTransportError | undefined;
+  // Ends the schema check under way: the caller's code may never settle.
+  #stopCheck: (() => void) | undefined;
 
   constructor(type: "sse" | "ndjson", chunks: Chunks, live: LiveBody) {
     this.#chunks = chunks;
@@ -223,7 +225,7 @@ class Items<Raw extends ServerSentEvent | string> {
       if (this.#at < this.#queue.length) {
         const raw = this.#queue[this.#at]!;
         this.#queue[this.#at++] = undefined as unknown as Raw;
-        const step = await decodeItem(raw, this.#live);
+        const step = await this.#decode(raw);
         // Cancelled while a schema checked the item: it is not served.
         return this.#cancelled ? null : step;
       }
@@ -251,6 +253,18 @@ class Items<Raw extends ServerSentEvent | string> {
     }
   }
 
+  /** The item decoded; `null` as soon as a cancel ends its schema check. */
+  #decode(raw: Raw): Promise<ItemStep<unknown> | null> {
+    const decoding = decodeItem(raw, this.#live);
+    if (this.#live.schema === undefined) return decoding;
+    return new Promise((resolve, reject) => {
+      this.#stopCheck = () => resolve(null);
+      decoding.then(resolve, reject).finally(() => {
+        this.#stopCheck = undefined;
+      });
+    });
+  }
+
   #endIfPassed(): boolean {
     const { deadline, fail } = this.#live;
     const reason = deadline.reason;
@@ -271,6 +285,7 @@ class Items<Raw extends ServerSentEvent | string> {
     this.#queue.length = 0;
     this.#at = 0;
     this.#cancelled = true;
+    this.#stopCheck?.();
     return this.#chunks.cancel();
   }
 }

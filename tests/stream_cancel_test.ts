@@ -8,6 +8,7 @@
 
 import { assertEquals } from "@std/assert";
 import createGrab, { type GrabStream } from "../mod.ts";
+import { settles } from "./_bounds.ts";
 import { startServer } from "./_server.ts";
 import { type Tap, tap } from "./_streams.ts";
 
@@ -120,6 +121,56 @@ Deno.test("an NDJSON stream cancelled while its schema checks an item", async (t
       assertEquals(await pending, { done: true, value: undefined });
       assertEquals(stream!.error, null);
       await body.cancelled;
+    });
+  }
+});
+
+Deno.test("a live stream cancelled while its schema never settles ends its loop", async (t) => {
+  const cases = [
+    ["ndjson", "application/x-ndjson", '{"n":1}\n{"n":2}\n'],
+    ["sse", "text/event-stream", 'data: {"n":1}\n\ndata: {"n":2}\n\n'],
+  ] as const;
+  for (const [responseType, mediaType, text] of cases) {
+    await t.step(responseType, async () => {
+      await using server = tapServer(mediaType);
+      const grab = createGrab(server.url);
+      const checking = Promise.withResolvers<void>();
+      const schema = {
+        "~standard": {
+          version: 1 as const,
+          vendor: "test",
+          validate: (value: unknown) => {
+            if ((value as { n: number }).n === 1) return { value };
+            checking.resolve();
+            // The caller's check hangs: only the cancel can end the step.
+            return new Promise<never>(() => {});
+          },
+        },
+      };
+      const controller = new AbortController();
+      const [stream] = await grab("GET /", {
+        responseType,
+        schema,
+        signal: controller.signal,
+      });
+      server.taps.at(-1)!.write(text);
+      const it = (stream as GrabStream<unknown>)[Symbol.asyncIterator]();
+      assertEquals((await it.next()).done, false);
+      const pending = it.next();
+      await checking.promise;
+      await stream!.cancel();
+      assertEquals(await settles(pending, "the pending step"), {
+        done: true,
+        value: undefined,
+      });
+      assertEquals(stream!.error, null);
+      // A later step, and the caller's signal, find the stream ended.
+      controller.abort();
+      assertEquals(await settles(it.next(), "a later step"), {
+        done: true,
+        value: undefined,
+      });
+      await server.taps.at(-1)!.cancelled;
     });
   }
 });
