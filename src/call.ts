@@ -12,11 +12,10 @@ import { type Endpoint, type HttpMethod, parseEndpoint } from "./endpoint.ts";
 import {
   asValidationError,
   type GrabValidationError,
-  type TransportErrorKind,
   validationError,
   type ValidationIssue,
 } from "./errors.ts";
-import { transportError } from "./transport_error.ts";
+import { failedOutcome } from "./transport_error.ts";
 import { type Codec, codecFor } from "./format.ts";
 import type { HeaderRecord } from "./headers.ts";
 import type { SendOptions } from "./call_options.ts";
@@ -26,6 +25,8 @@ import {
   completeHeaders,
   type EncodedRequest,
   encodeRequest,
+  releaseUnsent,
+  releasingOnFailure,
 } from "./request.ts";
 import { NO_FACTORY, type Resolved, resolveOptions } from "./resolve.ts";
 import type { DataOf, ResponseType } from "./response_type.ts";
@@ -171,7 +172,7 @@ export function exchange(
   const outcome = read !== undefined && !(read instanceof Promise)
     ? attempt(call, resolved, request, deadline, read, undefined)
     : prepareThenAttempt(call, resolved, request, deadline, read);
-  return { outcome, deadline };
+  return { outcome: releasingOnFailure(outcome, request), deadline };
 }
 
 /**
@@ -198,25 +199,16 @@ async function prepareThenAttempt(
         // A module that cannot be loaded (a bundle's chunk not fetched)
         // fails as the network would; the next grab loads it again.
         if (error === PASSED) throw error;
-        return failure(call, request.href, "network", error);
+        return failedOutcome("network", call.method, request.href, error);
       }
     }
     return await attempt(call, resolved, request, deadline, read, headers);
   } catch (error) {
     if (error !== PASSED) throw error;
+    const kind = deadline.reason ?? "abort";
     const cause = deadline.signal?.reason;
-    return failure(call, request.href, deadline.reason ?? "abort", cause);
+    return failedOutcome(kind, call.method, request.href, cause);
   }
-}
-
-function failure(
-  call: Call,
-  href: string,
-  kind: TransportErrorKind,
-  cause: unknown,
-): SendOutcome & { ok: false } {
-  const error = transportError(kind, call.method, href, { cause });
-  return { ok: false, error };
 }
 
 /** A codec loaded, with the options that give the time left; or why not. */
@@ -252,11 +244,12 @@ export async function withCodec(
     const left = Math.max(1, Math.ceil(deadline.end - Date.now()));
     return { resolved: { ...resolved, timeout: left }, codec };
   } catch (error) {
-    if (error !== PASSED) {
-      return { failed: failure(call, href, "network", error) };
-    }
-    const kind = deadline.reason ?? "abort";
-    return { failed: failure(call, href, kind, deadline.signal?.reason) };
+    // The body was never sent: a stream of it is released.
+    releaseUnsent(resolved.body);
+    const passed = error === PASSED;
+    const kind = passed ? deadline.reason ?? "abort" : "network";
+    const cause = passed ? deadline.signal?.reason : error;
+    return { failed: failedOutcome(kind, call.method, href, cause) };
   } finally {
     deadline.dispose();
   }

@@ -12,6 +12,7 @@ import type { Codec } from "./format.ts";
 import type { HeaderRecord } from "./headers.ts";
 import { serialiseQuery } from "./query.ts";
 import type { Resolved } from "./resolve.ts";
+import type { SendOutcome } from "./result.ts";
 import { fillUrl, type UrlTemplate } from "./url.ts";
 
 /** A request ready for its attempts, but for the factory's header function. */
@@ -155,4 +156,35 @@ function acceptOf(
   if (type === "sse") return "text/event-stream";
   if (type === "ndjson") return "application/x-ndjson";
   return jsonApi ? mediaType : undefined;
+}
+
+/**
+ * Cancels a stream body that was never sent, as `fetch` cancels one it
+ * could not send; one that `fetch` (or anyone) holds a reader of is left to
+ * its holder.
+ */
+export function releaseUnsent(body: unknown): void {
+  if (body instanceof ReadableStream && !body.locked) {
+    body.cancel().catch(() => {});
+  }
+}
+
+/**
+ * The outcome of an exchange; with a stream body, one that releases that
+ * body when the exchange fails or rejects without having sent it: the
+ * caller's source (a file, a socket) is not left open by a settled grab.
+ */
+export function releasingOnFailure(
+  outcome: Promise<SendOutcome>,
+  { init, replayable }: EncodedRequest,
+): Promise<SendOutcome> {
+  if (replayable) return outcome;
+  return outcome.then((settled) => {
+    // Read now: an upload that is counted puts its own stream in place.
+    if (!settled.ok) releaseUnsent(init.body);
+    return settled;
+  }, (error: unknown) => {
+    releaseUnsent(init.body);
+    throw error;
+  });
 }

@@ -8,6 +8,7 @@
 import type { TransportErrorKind, TransportExtra } from "./error_types.ts";
 import { GrabTransportError } from "./errors.ts";
 import { redactCause, safeUrl } from "./redact.ts";
+import type { SendOutcome } from "./result.ts";
 
 const TRANSPORT_MESSAGES: Record<TransportErrorKind, string> = {
   network: "Cannot complete the request: the network failed",
@@ -41,4 +42,14 @@ export function transportError(
       issues: extra.issues,
     },
   );
+}
+
+/** The outcome of an exchange that failed with a transport error. */
+export function failedOutcome(
+  kind: TransportErrorKind,
+  method: string,
+  href: string,
+  cause: unknown,
+): SendOutcome & { ok: false } {
+  return { ok: false, error: transportError(kind, method, href, { cause }) };
 }

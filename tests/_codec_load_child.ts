@@ -56,6 +56,20 @@ try {
 } catch (error) {
   outcomes["Call.send"] = `rejected: ${(error as Error)?.name}`;
 }
+// A stream body the failed grab never sent is released, not left open.
+let cancelled = false;
+const body = new ReadableStream({
+  cancel() {
+    cancelled = true;
+  },
+});
+try {
+  const [, error] = await grab("POST /a", { body });
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  outcomes["grab, stream body"] = `${kindOf(error)} cancelled: ${cancelled}`;
+} catch (error) {
+  outcomes["grab, stream body"] = `rejected: ${(error as Error)?.name}`;
+}
 await new Promise((resolve) => setTimeout(resolve, 20));
 await server.shutdown();
 await report({ outcomes, unhandled });

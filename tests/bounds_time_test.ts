@@ -559,6 +559,7 @@ Deno.test("a JSON:API codec that cannot be loaded, or never loads, is a transpor
         "grab, params": `${kind} /users/7`,
         "grab, missing param": "rejected: GrabValidationError",
         "Call.send": kind,
+        "grab, stream body": `${kind} cancelled: true`,
       });
     });
   }

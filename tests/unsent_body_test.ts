@@ -1,0 +1,124 @@
+/**
+ * A stream body that a grab never sent is cancelled when the grab fails, as
+ * `fetch` cancels a body it could not send: a caller's source (a file, a
+ * socket) is never left open by a grab that has settled.
+ *
+ * @module
+ */
+
+import { assert, assertEquals } from "@std/assert";
+import createGrab, { Call, type GrabCallOptions } from "../mod.ts";
+import { assertTransport, settles } from "./_bounds.ts";
+import { startServer } from "./_server.ts";
+
+/** A stream body, and whether it was cancelled. */
+function source() {
+  const cancelled = Promise.withResolvers<void>();
+  let isCancelled = false;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      controller.enqueue(new Uint8Array(8));
+    },
+    cancel() {
+      isCancelled = true;
+      cancelled.resolve();
+    },
+  });
+  return {
+    body,
+    cancelled: cancelled.promise,
+    get isCancelled() {
+      return isCancelled;
+    },
+  };
+}
+
+/** A signal already aborted. */
+function aborted(): AbortSignal {
+  const controller = new AbortController();
+  controller.abort();
+  return controller.signal;
+}
+
+Deno.test("a stream body a failed grab never sent is cancelled", async (t) => {
+  await using server = startServer((_request, seen) => new Response(seen.body));
+  const never = () => new Promise<never>(() => {});
+  const cases: [string, string, GrabCallOptions, object?][] = [
+    ["a signal aborted before the call", "abort", { signal: aborted() }],
+    ["the same, with upload progress", "abort", {
+      signal: aborted(),
+      onUploadProgress: () => {},
+    }],
+    ["a header function that outlasts the timeout", "timeout", {
+      timeout: 50,
+    }, { headers: never }],
+    ["a beforeRequest hook that outlasts the timeout", "timeout", {
+      timeout: 50,
+      hooks: { beforeRequest: never },
+    }],
+  ];
+  for (const [what, kind, options, factory] of cases) {
+    await t.step(what, async () => {
+      const body = source();
+      const grab = createGrab(server.url, { retry: 0, ...factory });
+      const result = await settles(
+        grab("POST /", { ...options, body: body.body }),
+      );
+      assertTransport(result, kind);
+      await settles(body.cancelled, "the cancel of the body");
+    });
+  }
+
+  await t.step("a hook that throws", async () => {
+    const body = source();
+    const grab = createGrab(server.url);
+    const failing = grab("POST /", {
+      body: body.body,
+      hooks: {
+        beforeRequest: () => {
+          throw new Error("the hook's bug");
+        },
+      },
+    });
+    const error = await settles(failing.catch((error: Error) => error));
+    assertEquals((error as Error).message, "the hook's bug");
+    await settles(body.cancelled, "the cancel of the body");
+  });
+
+  await t.step("Call.send with a signal aborted", async () => {
+    const body = source();
+    const outcome = await settles(
+      new Call("POST /", server.url).send({
+        body: body.body,
+        signal: aborted(),
+      }),
+    );
+    assert(!outcome.ok);
+    assertEquals(outcome.error.kind, "abort");
+    await settles(body.cancelled, "the cancel of the body");
+  });
+
+  await t.step(
+    "a body handed to fetch is left to it when the grab succeeds",
+    async () => {
+      // A mock that reads the body only after the grab settled.
+      let captured: Request | undefined;
+      const grab = createGrab(server.url, {
+        fetch: (input, init) => {
+          captured = new Request(input, init);
+          return Promise.resolve(new Response("ok"));
+        },
+      });
+      const body = source();
+      const [data, error] = await grab("POST /", {
+        body: body.body,
+        responseType: "text",
+      });
+      assertEquals([data, error], ["ok", null]);
+      const reader = captured!.body!.getReader();
+      assertEquals((await reader.read()).value?.byteLength, 8);
+      assert(!body.isCancelled);
+      await reader.cancel();
+    },
+  );
+});
