@@ -6,6 +6,8 @@
  * @module
  */
 
+import { Pieces } from "./pieces.ts";
+
 const CR = 13;
 const SPACE = 32;
 const TAB = 9;
@@ -97,7 +99,7 @@ export class LineSplitter {
   #max: number;
   #decoder = new ChunkDecoder();
   // The line not yet ended, and its bytes.
-  #pending = "";
+  #pending = new Pieces();
   #counted = 0;
 
   /** A splitter of lines of at most `maxLineBytes` UTF-8 bytes each. */
@@ -117,10 +119,11 @@ export class LineSplitter {
     let from = decoder.start;
     if (from === text.length) return true;
     let lf = text.indexOf("\n", from);
-    const pending = this.#pending;
+    const pending = this.#pending.text;
     if (lf === -1) {
       const rest = from === 0 ? text : text.slice(from);
-      this.#pending = pending === "" ? rest : pending + rest;
+      if (pending === "") this.#pending.reset(rest);
+      else this.#pending.add(rest, "");
       this.#counted += decoder.ascii
         ? text.length - from
         : utf8Bytes(text, from, text.length);
@@ -129,7 +132,7 @@ export class LineSplitter {
     if (pending !== "") {
       // The pending line ends here: it is finished on its own, then the
       // rest, so that the text is never copied.
-      this.#pending = "";
+      this.#pending.reset("");
       const head = pending + text.slice(from, lf + 1);
       if (!this.#scan(head, 0, pending.length, head.length - 1, out)) {
         return false;
@@ -148,9 +151,9 @@ export class LineSplitter {
    */
   end(out: string[]): boolean {
     const tail = this.#decoder.flush();
-    let line = this.#pending + tail;
+    let line = this.#pending.text + tail;
     let bytes = this.#counted + utf8Bytes(tail, 0, tail.length);
-    this.#pending = "";
+    this.#pending.reset("");
     this.#counted = 0;
     if (line.charCodeAt(line.length - 1) === CR) {
       line = line.slice(0, -1);
@@ -185,14 +188,14 @@ export class LineSplitter {
     }
     this.#counted = counted +
       (ascii ? s.length - base : utf8Bytes(s, base, s.length));
-    if (start < s.length) this.#pending = s.slice(start);
+    if (start < s.length) this.#pending.reset(s.slice(start));
     return this.#within(s);
   }
 
   // Whether the line not yet ended is within the cap; a CR it ends with
   // may start its line end, so it is not counted yet.
   #within(text: string): boolean {
-    const cr = this.#pending !== "" &&
+    const cr = this.#pending.text !== "" &&
         text.charCodeAt(text.length - 1) === CR
       ? 1
       : 0;

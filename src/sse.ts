@@ -8,6 +8,7 @@
 
 import type { ServerSentEvent } from "./response_type.ts";
 import { ChunkDecoder, fits, utf8Bytes } from "./ndjson.ts";
+import { Pieces } from "./pieces.ts";
 
 const LF = 10;
 const SPACE = 32;
@@ -25,12 +26,12 @@ export class EventStreamParser {
   #max: number;
   #decoder = new ChunkDecoder();
   // The line not yet ended (no line end in it).
-  #pending = "";
+  #pending = new Pieces();
   // Bytes of the event being built before the text now scanned.
   #counted = 0;
   // The last text ended with CR: a LF starting the next ends the same line.
   #afterCR = false;
-  #data = "";
+  #data = new Pieces();
   #dataLines = 0;
   #type = "";
   #idBuffer = "";
@@ -78,10 +79,11 @@ export class EventStreamParser {
     }
     const lf = text.indexOf("\n", from);
     const cr = text.indexOf("\r", from);
-    const pending = this.#pending;
+    const pending = this.#pending.text;
     if (lf === -1 && cr === -1) {
       const rest = from === 0 ? text : text.slice(from);
-      this.#pending = pending === "" ? rest : pending + rest;
+      if (pending === "") this.#pending.reset(rest);
+      else this.#pending.add(rest, "");
       this.#counted += this.#decoder.ascii
         ? text.length - from
         : utf8Bytes(text, from, text.length);
@@ -90,7 +92,7 @@ export class EventStreamParser {
     if (pending === "") return this.#scan(text, from, from, lf, cr, out);
     // The pending line ends here: it is finished on its own, then the rest,
     // so that the text is never copied.
-    this.#pending = "";
+    this.#pending.reset("");
     const end = cr === -1 || (lf !== -1 && lf < cr) ? lf : cr;
     const head = pending + text.slice(from, end + 1);
     const ok = end === lf
@@ -105,7 +107,9 @@ export class EventStreamParser {
    */
   end(_out: ServerSentEvent[]): void {
     this.#decoder.flush();
-    this.#pending = this.#data = this.#type = "";
+    this.#pending.reset("");
+    this.#data.reset("");
+    this.#type = "";
     this.#counted = this.#dataLines = 0;
   }
 
@@ -193,7 +197,7 @@ export class EventStreamParser {
       ? s.length - base
       : utf8Bytes(s, base, s.length);
     this.#counted = counted;
-    if (start < s.length) this.#pending = s.slice(start);
+    if (start < s.length) this.#pending.reset(s.slice(start));
     return counted <= this.#max;
   }
 
@@ -201,8 +205,7 @@ export class EventStreamParser {
   #line(s: string, start: number, end: number): void {
     if (isData(s, start)) {
       const value = s.slice(valueStart(s, start + 5), end);
-      this.#data = this.#dataLines === 0 ? value : `${this.#data}\n${value}`;
-      this.#dataLines++;
+      this.#addData(value);
       return;
     }
     const first = s.charCodeAt(start);
@@ -223,14 +226,19 @@ export class EventStreamParser {
     }
   }
 
+  // A data line's value: the event's data so far, a LF, the value.
+  #addData(value: string): void {
+    if (this.#dataLines++ === 0) this.#data.reset(value);
+    else this.#data.add(value, "\n");
+  }
+
   #field(name: string, value: string): void {
     switch (name) {
       case "event":
         this.#type = value;
         break;
       case "data":
-        this.#data = this.#dataLines === 0 ? value : `${this.#data}\n${value}`;
-        this.#dataLines++;
+        this.#addData(value);
         break;
       case "id":
         if (!value.includes("\0")) this.#idBuffer = value;
@@ -248,8 +256,8 @@ export class EventStreamParser {
       this.#type = "";
       return;
     }
-    const data = this.#data;
-    this.#data = "";
+    const data = this.#data.text;
+    this.#data.reset("");
     this.#dataLines = 0;
     this.#emit(out, data);
   }

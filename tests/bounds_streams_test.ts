@@ -320,6 +320,35 @@ Deno.test("a 100 MiB NDJSON export is read with bounded memory", async (t) => {
   );
 });
 
+Deno.test("a line or an event sent a byte a chunk holds about its size, not a node per byte", async (t) => {
+  const report = await runChild<{
+    chars: number;
+    results: Record<
+      string,
+      { error: string | null; lengths: number[]; held: number }
+    >;
+  }>("./_long_line_child.ts", ["--allow-all", "--v8-flags=--expose-gc"]);
+  const { chars, results } = report;
+  const expected: Record<string, number[]> = {
+    "/line": [chars - 2],
+    "/event": [chars],
+    // One "x" a line, joined by LF, the last line's LF not kept.
+    "/lines": [2 * Math.floor(chars / 7) - 1],
+  };
+  for (const [path, lengths] of Object.entries(expected)) {
+    await t.step(`${path}: read whole, held under 8 bytes a byte`, () => {
+      const result = results[path]!;
+      assertEquals(result.error, null);
+      assertEquals(result.lengths, lengths);
+      // Appended piece by piece with `+`, 32 bytes a byte or more.
+      assert(
+        result.held < 8 * chars,
+        `${path} held ${result.held} bytes for ${chars}`,
+      );
+    });
+  }
+});
+
 Deno.test("one event or line that grows without end: too-large, the body cancelled", async (t) => {
   // 64 MiB at most, in 16 KiB pieces, so a client that never cancels still
   // ends; measured: about 2 MB leave the server before the cancel.
