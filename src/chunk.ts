@@ -70,11 +70,16 @@ const MAX_SPARE = 4;
  * one of 64 KiB, whatever its length), and a server may send a byte a chunk,
  * so a chunk kept as it came could hold thousands of times its bytes. Others
  * are copied into blocks, so what is held stays within four times the body's
- * size, and no copy is made of the chunks a platform usually hands over.
+ * size, and no copy is made of the chunks a platform usually hands over. A
+ * first chunk waits for a second before it is copied: a body of one chunk
+ * is decoded from it, with no block.
  */
 export class Gathered {
   #collect: Collect;
   #chunks: Uint8Array[] = [];
+  // A first chunk that would be copied waits: a body of one chunk (a small
+  // body, chunked or compressed) is decoded or copied once, with no block.
+  #first: Uint8Array | undefined = undefined;
   // The block small chunks are being copied into, and its bytes so far.
   #block: Uint8Array | undefined = undefined;
   #filled = 0;
@@ -84,12 +89,28 @@ export class Gathered {
   }
 
   add(chunk: Uint8Array): void {
+    const first = this.#first;
+    if (first !== undefined) {
+      this.#first = undefined;
+      this.#copy(first);
+    }
     const length = chunk.byteLength;
     if (length >= KEEP_BYTES && chunk.buffer.byteLength <= MAX_SPARE * length) {
       this.#seal();
       this.#chunks.push(chunk);
-      return;
+    } else if (
+      first === undefined && this.#block === undefined &&
+      this.#chunks.length === 0
+    ) {
+      this.#first = chunk;
+    } else {
+      this.#copy(chunk);
     }
+  }
+
+  // Copies a chunk into blocks.
+  #copy(chunk: Uint8Array): void {
+    const length = chunk.byteLength;
     for (let at = 0; at < length;) {
       const block = this.#block ??= new Uint8Array(BLOCK_BYTES);
       const take = Math.min(length - at, BLOCK_BYTES - this.#filled);
@@ -120,13 +141,20 @@ export class Gathered {
   }
 
   result(size: number): ReadResult {
-    this.#seal();
-    const chunks = this.#chunks;
-    const bytes = chunks.length === 1 ? chunks[0]! : concat(chunks, size);
-    if (this.#collect === "bytes") return bytes;
-    const text = decoder.decode(bytes);
+    const only = this.#first;
+    if (this.#collect === "bytes") {
+      // The only chunk's bytes, not the buffer it came in.
+      return only?.slice() ?? this.#joined(size);
+    }
+    const text = decoder.decode(only ?? this.#joined(size));
     // A body of only a byte order mark is as empty as no bytes at all.
     return text === "" ? null : text;
+  }
+
+  #joined(size: number): Uint8Array {
+    this.#seal();
+    const chunks = this.#chunks;
+    return chunks.length === 1 ? chunks[0]! : concat(chunks, size);
   }
 }
 
