@@ -203,12 +203,10 @@ Deno.test("a body sent a byte a chunk is held as its bytes, not as the buffers t
   }>("./_tiny_chunks_child.ts", ["--allow-all"]);
 
   await t.step("the 2xx body is read, the error body kept", () => {
-    const text = "[" + " ".repeat(report.bodyBytes - 2) + "]";
     assertEquals(report.results, [
       { data: [], error: null, body: null },
       { data: null, error: "GrabError", body: [] },
     ]);
-    assertEquals(text.length, report.bodyBytes);
   });
 
   // Kept as they came, the 2 × 16 Ki chunks would hold 2 GiB.
