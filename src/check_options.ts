@@ -9,6 +9,7 @@
 
 import { HTTP_METHODS } from "./endpoint.ts";
 import type { ValidationIssue } from "./errors.ts";
+import { HOOK_NAMES } from "./hooks.ts";
 import type { JsonApiOptions } from "./jsonapi/media_type.ts";
 import { MAX_TIMER_DELAY } from "./retry.ts";
 import type { StandardSchema } from "./schema.ts";
@@ -82,8 +83,6 @@ const CASINGS = [
   "kebab-case",
   "PascalCase",
 ] as const;
-
-const HOOK_NAMES = ["beforeRequest", "afterResponse", "beforeRetry"] as const;
 
 /** Each option's check, in the order issues are reported. */
 const CHECKS = new Map<string, [number, Check]>(

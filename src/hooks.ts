@@ -8,6 +8,13 @@ import { type BodySource, cancelBody, discardBody } from "./body.ts";
 import type { GrabTransportError } from "./errors.ts";
 import { isPlatformResponse, isResponse } from "./fetch.ts";
 
+/** The members of {@linkcode Hooks}. */
+export const HOOK_NAMES = [
+  "beforeRequest",
+  "afterResponse",
+  "beforeRetry",
+] as const;
+
 /**
  * Functions called around each attempt. Factory hooks run first, then the
  * call's. A hook that throws is a bug in the caller's code, not a transport

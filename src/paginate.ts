@@ -9,9 +9,10 @@ import { type Endpoint, parseEndpoint } from "./endpoint.ts";
 import { validationError } from "./errors.ts";
 import { transportError } from "./transport_error.ts";
 import { unreadable } from "./redact.ts";
-import { combineHooks, type Hooks } from "./hooks.ts";
+import { combineHooks, HOOK_NAMES, type Hooks } from "./hooks.ts";
 import { parseLinkHeader } from "./link_header.ts";
 import { urlOf } from "./platform_response.ts";
+import { readMembers } from "./resolve.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import type { OrThrowResult } from "./or_throw.ts";
 
@@ -122,13 +123,25 @@ function readOptions(
   }
 }
 
-/** The caller's hooks, then paginate's; hooks that cannot be read are refused. */
+/**
+ * The caller's hooks, read as a grab reads them (`null` is none, a hook
+ * keeps its object as `this`), then paginate's. Hooks that are not an
+ * object of functions are left as given, for the grab to refuse; hooks that
+ * cannot be read are refused.
+ */
 function tracked(hooks: Hooks | undefined, track: Hooks): Hooks {
+  if (hooks === undefined) return track;
+  if (typeof hooks !== "object") return hooks;
+  let own: Record<string, unknown>;
   try {
-    return combineHooks(hooks, track)!;
+    own = readMembers(hooks as Record<string, unknown>, HOOK_NAMES);
   } catch (error) {
     throw validationError([unreadable("the hooks", error)]);
   }
+  const wrong = HOOK_NAMES.some((name) =>
+    own[name] !== undefined && typeof own[name] !== "function"
+  );
+  return wrong ? own : combineHooks(own, track)!;
 }
 
 /**

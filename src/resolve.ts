@@ -12,7 +12,7 @@ import { checkOptions } from "./check_options.ts";
 import { validationError, type ValidationIssue } from "./errors.ts";
 import { unreadable } from "./redact.ts";
 import { type HeaderRecord, mergeHeaders } from "./headers.ts";
-import { combineHooks, type Hooks } from "./hooks.ts";
+import { combineHooks, HOOK_NAMES, type Hooks } from "./hooks.ts";
 import type { JsonApiOptions } from "./jsonapi/media_type.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import { DEFAULTS, type GrabOptions, type QueryInit } from "./options.ts";
@@ -177,37 +177,47 @@ function isEmpty(options: object): boolean {
 const NESTED: readonly (readonly [string, readonly string[]])[] = [
   ["retry", ["limit", "methods", "statusCodes", "backoff", "maxDelay"]],
   ["jsonApi", ["ext", "profile", "headers"]],
-  ["hooks", ["beforeRequest", "afterResponse", "beforeRetry"]],
+  ["hooks", HOOK_NAMES],
 ];
 
 /**
  * A copy of the options, read once: `retry`, `jsonApi` and `hooks` and their
  * lists too, so that what is checked is what is used, even when a getter
  * answers differently the second time or the object is changed after
- * `createGrab`. A member that is `null` means none, as an option does, and
- * is left out of the copy; a function is bound to the object it was read
- * from.
+ * `createGrab`.
  */
 function readOnce<T extends object>(given: T): T {
   const options = { ...given } as Record<string, unknown>;
   for (const [option, keys] of NESTED) {
     const value = options[option] as Record<string, unknown> | undefined;
     if (typeof value !== "object" || value === null) continue;
-    const copy: Record<string, unknown> = {};
-    for (const key of keys) {
-      const item = value[key];
-      if (item === undefined || item === null) continue;
-      // A hook keeps its object as `this` (a class instance's fields),
-      // also when it runs in a chain with the factory's.
-      copy[key] = typeof item === "function"
-        ? item.bind(value)
-        : Array.isArray(item)
-        ? [...item]
-        : item;
-    }
-    options[option] = copy;
+    options[option] = readMembers(value, keys);
   }
   return options as T;
+}
+
+/**
+ * The members `keys` of an option object, each read once into a copy. A
+ * member that is `null` means none, as an option does, and is left out; a
+ * list is copied; a function is bound to `value`, so a hook keeps its
+ * object as `this` (a class instance's fields), also when it runs in a chain
+ * with other hooks.
+ */
+export function readMembers(
+  value: Record<string, unknown>,
+  keys: readonly string[],
+): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const key of keys) {
+    const item = value[key];
+    if (item === undefined || item === null) continue;
+    copy[key] = typeof item === "function"
+      ? item.bind(value)
+      : Array.isArray(item)
+      ? [...item]
+      : item;
+  }
+  return copy;
 }
 
 /** What options that could not be read are called in their issue. */

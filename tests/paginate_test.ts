@@ -9,6 +9,7 @@ import createGrab, {
   GrabError,
   GrabTransportError,
   GrabValidationError,
+  type Hooks,
   paginate,
 } from "../mod.ts";
 import { json, startServer } from "./_server.ts";
@@ -447,4 +448,50 @@ Deno.test("paginate() follows a Link header with more relation types than a call
   const pages: unknown[] = [];
   for await (const [data] of paginate(grab, "GET /items")) pages.push(data);
   assertEquals(pages, [[1], [2]]);
+});
+
+Deno.test("paginate() takes the call's hooks as a grab does", async (t) => {
+  await using server = startServer((request) => {
+    const n = page(new URL(request.url));
+    const headers = n < 2 ? { link: `</items?page=${n + 1}>; rel="next"` } : {};
+    return json([request.headers.get("x-signed")], { headers });
+  });
+  const grab = createGrab(server.url, { retry: 0 });
+
+  await t.step("a hook keeps its object as this", async () => {
+    class Signer {
+      #secret = "yes";
+      beforeRequest(request: Request): void {
+        request.headers.set("x-signed", this.#secret);
+      }
+    }
+    const pages: unknown[] = [];
+    const hooks = new Signer();
+    for await (const [data] of paginate(grab, "GET /items", { hooks })) {
+      pages.push(data);
+    }
+    assertEquals(pages, [["yes"], ["yes"]]);
+  });
+
+  await t.step("a hook set to null is none", async () => {
+    const pages: unknown[] = [];
+    const hooks = { beforeRequest: null, afterResponse: null };
+    for await (
+      const [data] of paginate(grab, "GET /items", {
+        hooks: hooks as unknown as Hooks,
+      })
+    ) pages.push(data);
+    assertEquals(pages, [[null], [null]]);
+  });
+
+  await t.step("a hook that is no function is refused", async () => {
+    const hooks = { afterResponse: "log" } as unknown as Hooks;
+    const error = await assertRejects(
+      () => paginate(grab, "GET /items", { hooks }).next(),
+      GrabValidationError,
+    );
+    assertEquals(error.issues.length, 1);
+    assert(error.issues[0]!.message.includes("afterResponse"));
+  });
+  assertEquals(server.requests.length, 4);
 });
