@@ -6,6 +6,7 @@
  */
 
 import type { ValidationIssue } from "./errors.ts";
+import { DEFAULT_TEXT } from "./text.ts";
 
 /** Headers as a plain record with lower-case names. */
 export type HeaderRecord = Record<string, string>;
@@ -24,9 +25,11 @@ const NONE: ValidationIssue[] = [];
 
 /**
  * Copies `init` into `target` (lower-case names, so a later source replaces an
- * earlier one whatever its case; a name given twice in one source gets both
- * values, comma-joined, as `Headers` joins them) and returns the problems
- * found. Values are never repeated in a message.
+ * earlier one whatever its case) and returns the problems found. In a list
+ * of pairs a name given twice gets both values, comma-joined, as `Headers`
+ * joins them; in a record a later key replaces an earlier one of another
+ * case, as a spread (`{ ...base, "content-type": … }`) means it to. Values
+ * are never repeated in a message.
  *
  * @example
  * ```ts ignore
@@ -42,34 +45,24 @@ export function mergeHeaders(
 ): ValidationIssue[] {
   if (init === undefined || init === null) return NONE;
   let issues = NONE;
-  let names: Set<string> | undefined;
-  const add = (given: unknown, name: string) => {
-    const value = typeof given === "string" ? given : textOf(given);
-    const problem = !TOKEN.test(name)
-      ? "Cannot send a header: its name is not a valid HTTP token"
-      : typeof value !== "string"
-      ? `Cannot send header "${name}": its value is ${value.what}`
-      : !UNSENDABLE_VALUE.test(value)
-      ? undefined
-      : FORBIDDEN_VALUE.test(value)
-      ? `Cannot send header "${name}": its value contains CR, LF or NUL`
-      : CONTROL_VALUE.test(value)
-      ? `Cannot send header "${name}": its value contains a control character other than tab`
-      : `Cannot send header "${name}": its value has a character outside Latin-1; percent-encode it`;
+  // The names a list of pairs has given so far, whose values it joins.
+  let given: Set<string> | undefined;
+  const add = (value: unknown, name: string, join = false) => {
+    const text = typeof value === "string" ? value : textOf(value);
+    const problem = headerProblem(name, text);
     if (problem !== undefined) {
       issues = issues.concat({ path: "", message: problem });
       return;
     }
     const key = name.toLowerCase();
-    const text = trimSpace(value as string);
-    if (names?.has(key)) target[key] += ", " + text;
-    else {
-      target[key] = text;
-      (names ??= new Set()).add(key);
-    }
+    const trimmed = trimSpace(text as string);
+    if (join && given?.has(key)) target[key] += ", " + trimmed;
+    else target[key] = trimmed;
+    if (join) (given ??= new Set()).add(key);
   };
   if (init instanceof Headers) {
-    init.forEach(add);
+    // Its names are distinct: it joined them itself.
+    init.forEach((value, name) => add(value, name));
   } else if (
     Array.isArray(init) ||
     typeof (init as Partial<Iterable<unknown>>)[Symbol.iterator] === "function"
@@ -83,7 +76,7 @@ export function mergeHeaders(
         });
         continue;
       }
-      add(pair[1], String(pair[0]));
+      add(pair[1], String(pair[0]), true);
     }
   } else {
     for (const name of Object.keys(init)) {
@@ -92,6 +85,26 @@ export function mergeHeaders(
     }
   }
   return issues;
+}
+
+/** Why a header cannot be sent as given, or `undefined` when it can. */
+function headerProblem(
+  name: string,
+  text: string | { what: string },
+): string | undefined {
+  if (!TOKEN.test(name)) {
+    return "Cannot send a header: its name is not a valid HTTP token";
+  }
+  const which = `Cannot send header "${name}"`;
+  if (typeof text !== "string") return `${which}: its value is ${text.what}`;
+  if (!UNSENDABLE_VALUE.test(text)) return undefined;
+  if (FORBIDDEN_VALUE.test(text)) {
+    return `${which}: its value contains CR, LF or NUL`;
+  }
+  if (CONTROL_VALUE.test(text)) {
+    return `${which}: its value contains a control character other than tab`;
+  }
+  return `${which}: its value has a character outside Latin-1; percent-encode it`;
 }
 
 /**
@@ -108,10 +121,9 @@ function textOf(value: unknown): string | { what: string } {
     case "function":
       return { what: "a function; call it, or use a factory header function" };
     case "symbol":
+      return { what: "a symbol" };
     case "undefined":
-      return {
-        what: `${typeof value === "symbol" ? "a " : ""}${typeof value}`,
-      };
+      return { what: "undefined" };
   }
   if (value === null) return { what: "null; leave the header out instead" };
   if (typeof (value as { then?: unknown }).then === "function") {
@@ -122,9 +134,6 @@ function textOf(value: unknown): string | { what: string } {
     ? { what: `an object (${text.slice(8, -1)}), which has no text of its own` }
     : text;
 }
-
-/** What `String()` makes of an object that has no text of its own. */
-const DEFAULT_TEXT = /^\[object [^\]]*\]$/;
 
 /**
  * The value without the leading and trailing spaces and tabs that `fetch`

@@ -218,13 +218,40 @@ export function emptyFormOf(value: unknown): string | undefined {
   if (BOXED.has(tag) || (ArrayBuffer.isView(value) && tag !== "DataView")) {
     return undefined;
   }
-  const name = tag === "Object"
-    ? "an object of a class"
-    : `${/^[AEIO]/.test(tag) ? "an" : "a"} ${tag}`;
-  return `${name}, which JSON writes as {}`;
+  if (tag === "BigInt") return "a BigInt";
+  if (tag !== "Object") {
+    return `${
+      /^[AEIO]/.test(tag) ? "an" : "a"
+    } ${tag}, which JSON writes as {}`;
+  }
+  // An object of a class that is empty (a data object with every field
+  // unset) is `{}`; one whose data JSON does not see is not.
+  return hidesData(value)
+    ? "an object of a class whose data JSON does not see (getters, hidden or symbol keys), which JSON writes as {}"
+    : undefined;
 }
 
 const BOXED: ReadonlySet<string> = new Set(["Number", "String", "Boolean"]);
+
+/**
+ * True when an object with no enumerable own keys holds data elsewhere:
+ * its own keys that are hidden or symbols, or getters of its classes.
+ * Private fields cannot be seen from outside; such an object goes as `{}`.
+ */
+function hidesData(value: object): boolean {
+  if (Reflect.ownKeys(value).length > 0) return true;
+  for (
+    let proto = Object.getPrototypeOf(value);
+    proto !== null && Object.getPrototypeOf(proto) !== null;
+    proto = Object.getPrototypeOf(proto)
+  ) {
+    const members = Object.getOwnPropertyDescriptors(proto);
+    for (const key of Reflect.ownKeys(members)) {
+      if (members[key as string]!.get !== undefined) return true;
+    }
+  }
+  return false;
+}
 
 /**
  * True for a `Date` whose time is not a number and that JSON writes with

@@ -8,6 +8,7 @@
 import { type Casing, convertKey } from "./casing.ts";
 import { isPlainObject } from "./object.ts";
 import { validationError } from "./errors.ts";
+import { DEFAULT_TEXT, LONE_SURROGATE } from "./text.ts";
 
 /**
  * `"json"` or `"json-api"`: how bodies and queries are written and read.
@@ -156,9 +157,6 @@ class Budget {
   }
 }
 
-/** Half of a UTF-16 pair without its other half. */
-const LONE_SURROGATE = /\p{Cs}/u;
-
 /** Refuses the query, saying where when `name` says it. */
 function refuse(problem: string, name?: string): never {
   const where = name === undefined
@@ -229,6 +227,3 @@ function scalar(value: unknown, name: string): string {
   }
   return text;
 }
-
-/** What `String()` makes of an object that has no text of its own. */
-const DEFAULT_TEXT = /^\[object [^\]]*\]$/;

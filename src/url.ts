@@ -5,6 +5,7 @@
  */
 
 import type { ValidationIssue } from "./errors.ts";
+import { LONE_SURROGATE } from "./text.ts";
 
 /** A resolved URL whose path may still hold `:name` segments. */
 export interface UrlTemplate {
@@ -191,9 +192,6 @@ function climbsOut(target: string): boolean {
     segment.length <= 6 && decodeOnce(segment) === ".."
   );
 }
-
-/** Half of a UTF-16 pair without its other half: no URL can carry it. */
-const LONE_SURROGATE = /\p{Cs}/u;
 
 function isDotSegment(text: string): boolean {
   return text === "." || text === "..";

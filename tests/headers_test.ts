@@ -41,7 +41,7 @@ Deno.test("mergeHeaders()", async (t) => {
   });
 
   await t.step(
-    "joins a name given twice in one source, as Headers does",
+    "joins a name given twice in a list of pairs, as Headers does",
     () => {
       const target: HeaderRecord = { accept: "factory" };
       assertEquals(
@@ -52,9 +52,20 @@ Deno.test("mergeHeaders()", async (t) => {
         [],
       );
       assertEquals(target, { accept: "a, b", "x-one": "1" });
-      const record: HeaderRecord = {};
-      mergeHeaders(record, { "X-A": "1", "x-a": "2" });
-      assertEquals(record, { "x-a": "1, 2" });
+      // A Map is a list of pairs too.
+      const pairs: HeaderRecord = {};
+      mergeHeaders(pairs, new Map([["X-A", "1"], ["x-a", "2"]]));
+      assertEquals(pairs, { "x-a": "1, 2" });
+    },
+  );
+
+  await t.step(
+    "in a record, a later key replaces one of another case, as a spread means",
+    () => {
+      const base = { "Content-Type": "application/json", "X-Keep": "k" };
+      const target: HeaderRecord = {};
+      mergeHeaders(target, { ...base, "content-type": "text/plain" });
+      assertEquals(target, { "content-type": "text/plain", "x-keep": "k" });
     },
   );
 

@@ -156,6 +156,10 @@ Deno.test("findNonJsonValues() finds what JSON would write as null or {}", () =>
   );
 });
 
+const ID: unique symbol = Symbol("id");
+const CLASS_DATA =
+  "an object of a class whose data JSON does not see (getters, hidden or symbol keys)";
+
 Deno.test("emptyFormOf() names an object JSON writes as {} though it holds data", async (t) => {
   class Point {
     get x(): number {
@@ -172,7 +176,21 @@ Deno.test("emptyFormOf() names an object JSON writes as {} though it holds data"
     [new WeakMap(), "a WeakMap"],
     [new URLSearchParams("a=1"), "a URLSearchParams"],
     [new Map([["a", 1]]), "a Map"],
-    [new Point(), "an object of a class"],
+    [new Point(), CLASS_DATA],
+    [
+      new (class {
+        constructor() {
+          Object.defineProperty(this, "id", { value: 7 });
+        }
+      })(),
+      CLASS_DATA,
+    ],
+    [
+      new (class {
+        [ID] = 7;
+      })(),
+      CLASS_DATA,
+    ],
   ];
   for (const [value, what] of lost) {
     await t.step(`${what}: refused`, () => {
@@ -185,14 +203,33 @@ Deno.test("emptyFormOf() names an object JSON writes as {} though it holds data"
       ]);
     });
   }
+  await t.step(
+    "a boxed BigInt: refused as a BigInt, which JSON cannot write",
+    () => {
+      assertEquals(emptyFormOf(Object(1n)), "a BigInt");
+    },
+  );
   class Named {
     name = "n";
+  }
+  // A data object with every field unset (fields declared, not defined).
+  class Filters {
+    declare name?: string;
+  }
+  // Private state cannot be seen: such an object is as empty as JSON says.
+  class Counter {
+    #count = 1;
+    next(): number {
+      return ++this.#count;
+    }
   }
   const kept: [string, unknown][] = [
     ["a plain object", {}],
     ["an object without a prototype", Object.create(null)],
     ["an array", []],
     ["an object of a class with fields", new Named()],
+    ["an object of a class with every field unset", new Filters()],
+    ["an object of a class with private state only", new Counter()],
     ["a Date (a toJSON)", new Date(0)],
     ["a URL (a toJSON)", new URL("https://api.test/")],
     ["a boxed number, written as its value", new Number(1)],
