@@ -88,6 +88,27 @@ Deno.test("an SSE stream cancelled while a read is pending", async (t) => {
   }
 });
 
+/**
+ * A schema that passes item 1 at once and, from item 2 on, tells `checking`
+ * and answers with what `hold` gives.
+ */
+function holdingSecondItem(
+  checking: PromiseWithResolvers<void>,
+  hold: (value: unknown) => Promise<{ value: unknown }>,
+) {
+  return {
+    "~standard": {
+      version: 1 as const,
+      vendor: "test",
+      validate: (value: unknown) => {
+        if ((value as { n: number }).n === 1) return { value };
+        checking.resolve();
+        return hold(value);
+      },
+    },
+  };
+}
+
 Deno.test("an NDJSON stream cancelled while its schema checks an item", async (t) => {
   await using server = tapServer("application/x-ndjson");
   const grab = createGrab(server.url);
@@ -95,20 +116,11 @@ Deno.test("an NDJSON stream cancelled while its schema checks an item", async (t
     await t.step(`${how}: that item is not served`, async () => {
       const checking = Promise.withResolvers<void>();
       let release = () => {};
-      const schema = {
-        "~standard": {
-          version: 1 as const,
-          vendor: "test",
-          validate: (value: unknown) => {
-            if ((value as { n: number }).n === 1) return { value };
-            checking.resolve();
-            // Held until the test lets it go, after the cancel.
-            return new Promise<{ value: unknown }>((resolve) => {
-              release = () => resolve({ value });
-            });
-          },
-        },
-      };
+      const schema = holdingSecondItem(checking, (value) =>
+        // Held until the test lets it go, after the cancel.
+        new Promise((resolve) => {
+          release = () => resolve({ value });
+        }));
       const [stream] = await grab("GET /", { responseType: "ndjson", schema });
       const body = server.taps.at(-1)!;
       body.write('{"n":1}\n{"n":2}\n');
@@ -135,18 +147,8 @@ Deno.test("a live stream cancelled while its schema never settles ends its loop"
       await using server = tapServer(mediaType);
       const grab = createGrab(server.url);
       const checking = Promise.withResolvers<void>();
-      const schema = {
-        "~standard": {
-          version: 1 as const,
-          vendor: "test",
-          validate: (value: unknown) => {
-            if ((value as { n: number }).n === 1) return { value };
-            checking.resolve();
-            // The caller's check hangs: only the cancel can end the step.
-            return new Promise<never>(() => {});
-          },
-        },
-      };
+      // The caller's check hangs: only the cancel can end the step.
+      const schema = holdingSecondItem(checking, () => new Promise(() => {}));
       const controller = new AbortController();
       const [stream] = await grab("GET /", {
         responseType,
