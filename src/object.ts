@@ -35,8 +35,8 @@ export function hasEnumerableInheritedKeys(): boolean {
  * which a plain assignment would turn into a prototype change.
  */
 export function setOwn(
-  target: Record<string, unknown>,
-  key: string,
+  target: Record<PropertyKey, unknown>,
+  key: PropertyKey,
   value: unknown,
 ): void {
   if (key === "__proto__") {

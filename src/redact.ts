@@ -147,11 +147,14 @@ class Redaction {
       return items.every((item, at) => item === value[at]) ? value : items;
     }
     if (!isPlainObject(value)) return undefined;
-    const keys = Object.keys(value);
+    // Symbol keys too: an inspected object shows them.
+    const keys = Reflect.ownKeys(value).filter((key) =>
+      Object.prototype.propertyIsEnumerable.call(value, key)
+    );
     const originals = keys.map((key) => read(value, key));
     const values = originals.map((item) => this.value(item, depth + 1));
     if (values.every((item, at) => item === originals[at])) return value;
-    const copy: Record<string, unknown> = {};
+    const copy: Record<PropertyKey, unknown> = {};
     keys.forEach((key, at) => {
       if (values[at] !== undefined) setOwn(copy, key, values[at]);
     });
@@ -169,10 +172,10 @@ class Redaction {
     const stack = rawStack === undefined || rawStack === UNREADABLE
       ? undefined
       : redactUrls(String(rawStack));
-    // Own properties but the standard ones, enumerable or not
-    // (an AggregateError's `errors` is not).
-    const keys = Object.getOwnPropertyNames(cause).filter((key) =>
-      !STANDARD.has(key)
+    // Own properties but the standard ones, enumerable or not (an
+    // AggregateError's `errors` is not), symbol-keyed ones included.
+    const keys = Reflect.ownKeys(cause).filter((key) =>
+      typeof key === "symbol" || !STANDARD.has(key)
     );
     const originals = keys.map((key) => read(cause, key));
     const values = originals.map((item) => this.value(item, depth + 1));
@@ -191,7 +194,11 @@ class Redaction {
     if (stack !== undefined) clean.stack = stack;
     keys.forEach((key, at) => {
       if (values[at] !== undefined) {
-        setOwn(clean as unknown as Record<string, unknown>, key, values[at]);
+        setOwn(
+          clean as unknown as Record<PropertyKey, unknown>,
+          key,
+          values[at],
+        );
       }
     });
     return clean;
@@ -210,9 +217,9 @@ function isError(value: object): value is Error {
 const UNREADABLE: unique symbol = Symbol("unreadable");
 
 /** `object[key]`, or {@linkcode UNREADABLE} when reading it throws. */
-function read(object: object, key: string): unknown {
+function read(object: object, key: PropertyKey): unknown {
   try {
-    return (object as Record<string, unknown>)[key];
+    return (object as Record<PropertyKey, unknown>)[key];
   } catch {
     return UNREADABLE;
   }

@@ -13,6 +13,7 @@ import { closedPort, startServer } from "./_server.ts";
 import { assertTransport, settles } from "./_bounds.ts";
 
 const SECRET = "SECRET";
+const URL_KEY = Symbol("url");
 
 /** Every way an error can be shown, none of which may hold the secret. */
 function assertNoSecret(error: unknown): void {
@@ -191,6 +192,33 @@ Deno.test("what a custom fetch rejects with shows no query, and never rejects th
     );
     assertNoSecret(error);
   });
+
+  // An inspected object shows its symbol-keyed properties too.
+  const symbolKeyed: [string, (url: string) => unknown][] = [
+    [
+      "an Error",
+      (url) => Object.assign(new Error("failed"), { [URL_KEY]: url }),
+    ],
+    ["a plain object", (url) => ({ message: "failed", [URL_KEY]: url })],
+    [
+      "an Error's cause",
+      (url) => new TypeError("fetch failed", { cause: { [URL_KEY]: url } }),
+    ],
+  ];
+  for (const [label, make] of symbolKeyed) {
+    await t.step(`${label} carrying the URL under a symbol key`, async () => {
+      const error = assertTransport(
+        await settles(rejecting(make)("GET /x", { query })),
+        "network",
+      );
+      assertNoSecret(error);
+      const cause = error.cause as Record<symbol, unknown>;
+      const carrier = label === "an Error's cause"
+        ? (cause as { cause: Record<symbol, unknown> }).cause
+        : cause;
+      assertEquals(carrier[URL_KEY], "http://127.0.0.1:9/x?…");
+    });
+  }
 
   const unreadable: [string, () => unknown][] = [
     ["an Error whose message getter throws", () => {
