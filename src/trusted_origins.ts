@@ -32,9 +32,8 @@ export function trustedOriginSet(
     if (url === undefined) {
       issues.push({
         path: `/trustedOrigins/${index}`,
-        // The entry may hold credentials: it is quoted without them.
         message: `Cannot trust ${
-          describeValue(typeof entry === "string" ? redactUrls(entry) : entry)
+          quoted(entry)
         }: give an origin such as "https://cdn.example.com", with no path, query or credentials`,
       });
     } else origins.add(url.origin);
@@ -43,6 +42,21 @@ export function trustedOriginSet(
     throw validationError(issues, "Cannot create the grab");
   }
   return origins;
+}
+
+/**
+ * A refused entry as its message may show it: without a URL's userinfo,
+ * query and fragment. These may be spelt without `://` too, where
+ * {@linkcode redactUrls} finds no URL (the URL parser reads
+ * `https:user:pw@host` as `https://user:pw@host/`): an entry with an `@`,
+ * or a `?` or `#` left after redaction, is named, not quoted.
+ */
+function quoted(entry: unknown): string {
+  if (typeof entry !== "string") return describeValue(entry);
+  const text = redactUrls(entry);
+  return /@|[?#](?!…)/.test(text)
+    ? "an entry with credentials, a query or a fragment"
+    : describeValue(text);
 }
 
 function parseUrl(text: string): URL | undefined {

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { assertEquals } from "@std/assert";
+import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import createGrab, { type GrabOptions, type Hooks, paginate } from "../mod.ts";
 import { json, type SeenRequest, startServer } from "./_server.ts";
 import { assertHttp, assertOk, assertValidation, settles } from "./_bounds.ts";
@@ -417,5 +417,39 @@ Deno.test("createGrab() takes only origins as trustedOrigins", async (t) => {
       })
     );
     assertEquals(error.issues.length >= 2, true, JSON.stringify(error.issues));
+  });
+
+  // The URL parser reads userinfo without "://" too: `https:user:pw@host`
+  // is https://user:pw@host/.
+  for (
+    const entry of [
+      "https:user:SECRET@cdn.example.com",
+      "https:/user:SECRET@cdn.example.com",
+      "https:\\\\user:SECRET@cdn.example.com",
+      "https://user:SECRET@cdn.example.com",
+      "cdn.example.com?key=SECRET",
+      "https://cdn.example.com/?key=SECRET#SECRET",
+    ]
+  ) {
+    await t.step(
+      `${JSON.stringify(entry)} is refused without its secret`,
+      async () => {
+        const error = await assertValidation(() =>
+          createGrab("https://api.example.com", { trustedOrigins: [entry] })
+        );
+        for (const text of [error.message, JSON.stringify(error)]) {
+          assert(!text.includes("SECRET"), text);
+        }
+      },
+    );
+  }
+
+  await t.step("an entry without secrets is quoted as given", async () => {
+    const error = await assertValidation(() =>
+      createGrab("https://api.example.com", {
+        trustedOrigins: ["https://cdn.example.com/assets"],
+      })
+    );
+    assertStringIncludes(error.message, '"https://cdn.example.com/assets"');
   });
 });
