@@ -29,7 +29,16 @@ export function trustedOriginSet(
     const url = typeof entry === "string" && ORIGIN.test(entry)
       ? parseUrl(entry)
       : undefined;
-    if (url === undefined) {
+    if (url !== undefined && url.hostname.includes("*")) {
+      // A valid host to the URL parser, trusted as spelt: it would match
+      // no host a wildcard means, and fail without a word.
+      issues.push({
+        path: `/trustedOrigins/${index}`,
+        message: `Cannot trust ${
+          quoted(entry)
+        }: a wildcard matches no host here; list each origin`,
+      });
+    } else if (url === undefined) {
       issues.push({
         path: `/trustedOrigins/${index}`,
         message: `Cannot trust ${

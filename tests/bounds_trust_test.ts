@@ -406,6 +406,20 @@ Deno.test("createGrab() takes only origins as trustedOrigins", async (t) => {
     });
   }
 
+  for (const entry of ["https://*.cdn.example.com", "https://cdn*.example"]) {
+    // The URL parser takes the host as spelt: trusted, it would match no
+    // host the wildcard means, and the headers would go nowhere unsaid.
+    await t.step(
+      `${JSON.stringify(entry)} is refused as a wildcard`,
+      async () => {
+        const error = await assertValidation(() =>
+          createGrab("https://api.example.com", { trustedOrigins: [entry] })
+        );
+        assertStringIncludes(error.message, "wildcard");
+      },
+    );
+  }
+
   await t.step("every bad entry is reported, not just the first", async () => {
     const error = await assertValidation(() =>
       createGrab("https://api.example.com", {
