@@ -7,7 +7,6 @@
  */
 
 import { Call, exchange, withCodec } from "./call.ts";
-import type { Endpoint, PathParamNames, PathParamValue } from "./endpoint.ts";
 import { validationError } from "./errors.ts";
 import { type Codec, codecFor, decodeOutcome } from "./format.ts";
 import type { GrabCallOptions } from "./call_options.ts";
@@ -15,125 +14,8 @@ import type { GrabOptions } from "./options.ts";
 import { type Resolved, resolveFactory, resolveOptions } from "./resolve.ts";
 import { trustedOriginSet } from "./trusted_origins.ts";
 import { baseText } from "./url.ts";
-import type { GrabStream } from "./grab_stream.ts";
-import type {
-  DataOf,
-  ResponseType,
-  SchemaDataOf,
-  ServerSentEvent,
-} from "./response_type.ts";
+import type { FactoryType, Grab } from "./grab_types.ts";
 import { type GrabResult, TRANSPORT_META } from "./result.ts";
-import type { SchemaOutput, StandardSchema } from "./schema.ts";
-
-/**
- * The `params` a grab of endpoint `E` needs: required and named when the
- * literal has `:name` segments, free-form when the endpoint is not a literal.
- * @internal
- */
-export type ParamsFor<E extends string> = Endpoint extends E
-  ? { params?: Record<string, PathParamValue> }
-  : [PathParamNames<E>] extends [never]
-    ? { params?: Record<string, PathParamValue> }
-  : { params: Record<PathParamNames<E>, PathParamValue> };
-
-/**
- * The options argument of a grab of endpoint `E`: required when the endpoint
- * has path parameters.
- * @internal
- */
-export type GrabArgs<E extends string, Options> = Endpoint extends E
-  ? [options?: Options & ParamsFor<E>]
-  : [PathParamNames<E>] extends [never] ? [options?: Options & ParamsFor<E>]
-  : [options: Options & ParamsFor<E>];
-
-/**
- * A schema where the response type checks one: bytes, blobs and raw streams
- * are never checked, so a schema there is refused rather than ignored.
- */
-type Checks<R extends ResponseType, S> = R extends "bytes" | "blob" | "stream"
-  ? never
-  : S;
-
-/** The call options of a grab, but for those its overloads type. */
-type Rest<Body = unknown> = Omit<
-  GrabCallOptions<Body>,
-  "params" | "schema" | "responseType"
->;
-
-/**
- * A grab callable: `grab(endpoint, options?)` resolves to
- * `[data, error, meta]` and rejects only with a `GrabValidationError`. The
- * type of `data` follows `responseType`, the call's or else `Default`, the
- * factory's.
- * @internal
- */
-export interface Grab<Default extends ResponseType = "json"> {
-  /** Grab with a Standard Schema: `data` follows the schema's output. */
-  <
-    S extends StandardSchema,
-    const E extends Endpoint = Endpoint,
-    R extends ResponseType = Default,
-  >(
-    endpoint: E,
-    options: Rest & ParamsFor<E> & { schema: Checks<R, S>; responseType?: R },
-  ): Promise<GrabResult<SchemaDataOf<R, SchemaOutput<S>>>>;
-  /** Grab a stream of NDJSON values, each of the type you expect. */
-  <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
-    endpoint: E,
-    options: Rest<Body> & ParamsFor<E> & { responseType: "ndjson" },
-  ): Promise<GrabResult<GrabStream<Data>>>;
-  /** Grab JSON; `Data` is the type you expect the body to have. */
-  <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
-    endpoint: E,
-    options: Rest<Body> & ParamsFor<E> & { responseType: "json" },
-  ): Promise<GrabResult<Data>>;
-  /** Grab text, also with explicit type arguments. */
-  <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
-    endpoint: E,
-    options: Rest<Body> & ParamsFor<E> & { responseType: "text" },
-  ): Promise<GrabResult<string>>;
-  /** Grab bytes, also with explicit type arguments. */
-  <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
-    endpoint: E,
-    options: Rest<Body> & ParamsFor<E> & { responseType: "bytes" },
-  ): Promise<GrabResult<Uint8Array>>;
-  /** Grab a blob, also with explicit type arguments. */
-  <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
-    endpoint: E,
-    options: Rest<Body> & ParamsFor<E> & { responseType: "blob" },
-  ): Promise<GrabResult<Blob>>;
-  /** Grab the body as a stream, also with explicit type arguments. */
-  <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
-    endpoint: E,
-    options: Rest<Body> & ParamsFor<E> & { responseType: "stream" },
-  ): Promise<GrabResult<ReadableStream<Uint8Array>>>;
-  /** Grab Server-Sent Events, also with explicit type arguments. */
-  <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
-    endpoint: E,
-    options: Rest<Body> & ParamsFor<E> & { responseType: "sse" },
-  ): Promise<GrabResult<GrabStream<ServerSentEvent>>>;
-  /** Grab; `Data` is the type you expect a JSON body to have. */
-  <
-    Data = unknown,
-    Body = unknown,
-    const E extends Endpoint = Endpoint,
-    R extends ResponseType = Default,
-  >(
-    endpoint: E,
-    ...options: GrabArgs<E, Rest<Body> & { responseType?: R }>
-  ): Promise<GrabResult<DataOf<R, Data>>>;
-}
-
-/**
- * The response type a factory's options fix: the literal `responseType`,
- * or `"json"` when they give none or are typed as any `GrabOptions`.
- * @internal
- */
-export type FactoryType<O> = O extends { responseType?: infer R }
-  ? [Exclude<R, undefined>] extends [never] ? "json"
-  : ResponseType extends Exclude<R, undefined> ? "json"
-  : Exclude<R, undefined> & ResponseType
-  : "json";
 
 /**
  * Marks call options as bound for an origin nobody named (a next link that

@@ -4,7 +4,8 @@
  * @module
  */
 
-import { FOREIGN, type Grab } from "./create_grab.ts";
+import { FOREIGN } from "./create_grab.ts";
+import type { Grab, PageArgs, ParamsFor, SchemaFor } from "./grab_types.ts";
 import { type Endpoint, parseEndpoint } from "./endpoint.ts";
 import { validationError } from "./errors.ts";
 import { transportError } from "./transport_error.ts";
@@ -15,6 +16,22 @@ import { urlOf } from "./platform_response.ts";
 import { readMembers } from "./resolve.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import type { OrThrowResult } from "./or_throw.ts";
+import type { DataOf, ResponseType, SchemaDataOf } from "./response_type.ts";
+import type { SchemaOutput, StandardSchema } from "./schema.ts";
+
+/**
+ * The options of {@linkcode paginate}: those of every request, plus `limit`.
+ * @internal
+ */
+export type PageOptions =
+  & Omit<
+    GrabCallOptions,
+    "params" | "schema" | "responseType"
+  >
+  & {
+    /** The most pages to fetch; `null` or `undefined` is no limit. */
+    limit?: number | null | undefined;
+  };
 
 /**
  * Iterates over pages, each `[data, meta]`. The first request uses `options`
@@ -26,9 +43,11 @@ import type { OrThrowResult } from "./or_throw.ts";
  * It stops at the last page, after `options.limit` pages, or at a link it has
  * already followed; it throws the first failure as {@linkcode orThrow} would.
  *
- * @typeParam Data The data of each page.
+ * @typeParam Data The data of each page (each JSON value, or each NDJSON
+ * value); the factory's or the options' `responseType` types it otherwise.
  * @param grab A grab callable from {@linkcode createGrab}.
- * @param endpoint The first page's endpoint.
+ * @param endpoint The first page's endpoint; its `:name` segments need
+ * `params`, as a grab's do.
  * @param options Options of every request, plus `limit`, the most pages to fetch.
  * @returns An async iterator of `[data, meta]`.
  * @throws {GrabError} when a page answers with a status outside 2xx.
@@ -46,11 +65,60 @@ import type { OrThrowResult } from "./or_throw.ts";
  * }
  * ```
  */
-export async function* paginate<Data = unknown>(
-  grab: Grab,
+export function paginate<
+  Data = unknown,
+  D extends ResponseType = "json",
+  const E extends Endpoint = Endpoint,
+  R extends ResponseType = D,
+>(
+  grab: Grab<D>,
+  endpoint: E,
+  ...options: PageArgs<E, PageOptions & { responseType?: R | undefined }>
+): AsyncGenerator<OrThrowResult<DataOf<R, Data>>, void, undefined>;
+/**
+ * Iterates over pages checked by a Standard Schema: each page's data is the
+ * schema's output.
+ *
+ * @typeParam S The schema.
+ * @param grab A grab callable from {@linkcode createGrab}.
+ * @param endpoint The first page's endpoint.
+ * @param options Options of every request, with `schema`, plus `limit`.
+ * @returns An async iterator of `[data, meta]`.
+ */
+export function paginate<
+  S extends StandardSchema,
+  D extends ResponseType = "json",
+  const E extends Endpoint = Endpoint,
+  R extends ResponseType = D,
+>(
+  grab: Grab<D>,
+  endpoint: E,
+  options: PageOptions & ParamsFor<E> & SchemaFor<R, S>,
+): AsyncGenerator<
+  OrThrowResult<SchemaDataOf<R, SchemaOutput<S>>>,
+  void,
+  undefined
+>;
+/**
+ * Iterates over pages with options whose `responseType` is not a literal (a
+ * variable typed `GrabCallOptions`): each page's data is the type you give.
+ *
+ * @typeParam Data The data of each page.
+ * @param grab A grab callable from {@linkcode createGrab}.
+ * @param endpoint The first page's endpoint.
+ * @param options Options of every request, plus `limit`.
+ * @returns An async iterator of `[data, meta]`.
+ */
+export function paginate<Data = unknown, const E extends Endpoint = Endpoint>(
+  grab: Grab<ResponseType>,
+  endpoint: E,
+  ...options: PageArgs<E, PageOptions & { responseType?: ResponseType }>
+): AsyncGenerator<OrThrowResult<Data>, void, undefined>;
+export async function* paginate(
+  grab: Grab<ResponseType>,
   endpoint: Endpoint,
-  options: (GrabCallOptions & { limit?: number | null }) | null = {},
-): AsyncGenerator<OrThrowResult<Data>, void, undefined> {
+  options: object | null = {},
+): AsyncGenerator<OrThrowResult<unknown>, void, undefined> {
   const { limit: given, ...first } = readOptions(options);
   const { method } = parseEndpoint(endpoint);
   const limit = parsePageLimit(given);
@@ -90,7 +158,7 @@ export async function* paginate<Data = unknown>(
       options: GrabCallOptions,
     ) => ReturnType<Grab>)(current, callOptions);
     if (error !== null) throw error;
-    yield [data as Data, meta];
+    yield [data, meta];
     if (responseUrl === "") return;
     origin ??= new URL(requestUrl).origin;
     seen.add(samePage(responseUrl));
@@ -114,10 +182,11 @@ export async function* paginate<Data = unknown>(
 
 /** The options, each read once; options that cannot be read are refused. */
 function readOptions(
-  options: (GrabCallOptions & { limit?: number | null }) | null,
+  options: object | null,
 ): GrabCallOptions & { limit?: number | null } {
   try {
-    return { ...options };
+    // Each grab checks the options it is given.
+    return { ...options } as GrabCallOptions & { limit?: number | null };
   } catch (error) {
     throw validationError([unreadable("the options", error)]);
   }

@@ -4,9 +4,11 @@
 import { assertEquals, fail } from "@std/assert";
 import createGrab, {
   type Endpoint,
+  type GrabCallOptions,
   type GrabError,
   type GrabResult,
   GrabTransportError,
+  paginate,
 } from "../mod.ts";
 import { json, startServer } from "./_server.ts";
 
@@ -69,9 +71,55 @@ async function compileOnly(): Promise<void> {
   }
 }
 
+/** True only when A and B are the same type. */
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends
+  (<T>() => T extends B ? 1 : 2) ? true : false;
+function same<A, B>(_proof: Same<A, B>): void {}
+
+interface Row {
+  id: number;
+}
+const rowSchema = {
+  "~standard": {
+    version: 1 as const,
+    vendor: "types",
+    validate: (value: unknown) => ({ value: value as Row }),
+  },
+};
+
+// paginate checks path parameters as a grab does, and types its pages from
+// a schema or the factory's response type.
+async function pages(options: GrabCallOptions): Promise<void> {
+  const grab = createGrab("https://api.example.com");
+  // @ts-expect-error: options with params are required for :id
+  paginate(grab, "GET /users/:id/posts");
+  // @ts-expect-error: misspelt param
+  paginate(grab, "GET /users/:id/posts", { params: { ud: 1 } });
+  // @ts-expect-error: params missing, also with a limit
+  paginate(grab, "GET /users/:id/posts", { limit: 2 });
+  paginate(grab, "GET /users/:id/posts", { params: { id: 1 }, limit: 2 });
+  paginate(grab, "GET /posts", null);
+  for await (
+    const [page] of paginate(grab, "GET /rows", { schema: rowSchema })
+  ) {
+    same<typeof page, Row>(true);
+  }
+  const texts = createGrab("https://api.example.com", { responseType: "text" });
+  for await (const [page] of paginate(texts, "GET /pages")) {
+    same<typeof page, string>(true);
+  }
+  for await (const [page] of paginate<Row[]>(grab, "GET /rows", options)) {
+    same<typeof page, Row[]>(true);
+  }
+  // Options in a variable typed GrabCallOptions, with an explicit data type.
+  const [row] = await grab<Row>("GET /rows/1", options);
+  same<typeof row, Row | null>(true);
+}
+
 Deno.test("types: endpoint and narrowing", async (t) => {
   await t.step("the compile-only function type-checks", () => {
     assertEquals(typeof compileOnly, "function");
+    assertEquals(typeof pages, "function");
     assertEquals([lower, unknown, bare, ftp].length, 4);
     assertEquals(good.length, 3);
   });
