@@ -102,7 +102,7 @@ export class Call {
    * ```
    */
   async send<R extends ResponseType = "json">(
-    options: SendOptions & { responseType?: R } = {},
+    options: SendOptions & { responseType?: R | undefined } = {},
   ): Promise<SendOutcome<DataOf<R, unknown>>> {
     const resolved = resolveOptions(NO_FACTORY, options ?? {}, true);
     if (Array.isArray(resolved)) {

@@ -42,7 +42,7 @@ export interface GrabCallOptions<Body = unknown>
    * const [note, error] = await grab("POST /notes", { body: { text: "Buy milk" } });
    * ```
    */
-  body?: Body;
+  body?: Body | undefined;
   /**
    * Headers of this call, merged over the factory's (call wins).
    * @default {{}}
@@ -57,7 +57,7 @@ export interface GrabCallOptions<Body = unknown>
    * });
    * ```
    */
-  headers?: HeadersInit;
+  headers?: HeadersInit | undefined;
   /**
    * Query parameters, merged with any in the target: an object of its own
    * keys or `URLSearchParams`. Nested objects use brackets
@@ -75,7 +75,7 @@ export interface GrabCallOptions<Body = unknown>
    * });
    * ```
    */
-  query?: QueryInit;
+  query?: QueryInit | undefined;
   /**
    * Values for the endpoint's `:name` segments.
    * @default {undefined}
@@ -89,7 +89,7 @@ export interface GrabCallOptions<Body = unknown>
    * });
    * ```
    */
-  params?: Record<string, string | number>;
+  params?: Record<string, string | number> | undefined;
   /**
    * Aborting it gives a transport error of kind `"abort"`.
    * @default {undefined}
@@ -103,7 +103,7 @@ export interface GrabCallOptions<Body = unknown>
    * controller.abort(); // `pending` resolves with a transport error of kind "abort"
    * ```
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * A Standard Schema v1 validator (zod, valibot, arktype) for the response
    * data; a failure gives a transport error of kind `"schema"`.
@@ -118,7 +118,7 @@ export interface GrabCallOptions<Body = unknown>
    * const [user] = await grab("GET /users/:id", { params: { id: 7 }, schema });
    * ```
    */
-  schema?: StandardSchema;
+  schema?: StandardSchema | undefined;
   /**
    * Called as response body bytes arrive, with the bytes read so far and
    * the total from `Content-Length` (when the body is not compressed). It
@@ -135,7 +135,7 @@ export interface GrabCallOptions<Body = unknown>
    * });
    * ```
    */
-  onDownloadProgress?: (progress: Progress) => void;
+  onDownloadProgress?: ((progress: Progress) => void) | undefined;
   /**
    * Called as the request body is sent, where the runtime can stream a
    * request body (Deno, Node, Bun, workerd; it is then sent chunked, without
@@ -156,7 +156,7 @@ export interface GrabCallOptions<Body = unknown>
    * });
    * ```
    */
-  onUploadProgress?: (progress: Progress) => void;
+  onUploadProgress?: ((progress: Progress) => void) | undefined;
 }
 
 /**

@@ -23,9 +23,9 @@ import type { SchemaOutput, StandardSchema } from "./schema.ts";
  * @internal
  */
 export type ParamsFor<E extends string> = Endpoint extends E
-  ? { params?: Record<string, PathParamValue> }
+  ? { params?: Record<string, PathParamValue> | undefined }
   : [PathParamNames<E>] extends [never]
-    ? { params?: Record<string, PathParamValue> }
+    ? { params?: Record<string, PathParamValue> | undefined }
   : { params: Record<PathParamNames<E>, PathParamValue> };
 
 /**
@@ -65,6 +65,20 @@ export type PageArgs<E extends string, Options> = Endpoint extends E
   : [PathParamNames<E>] extends [never]
     ? [options?: (Options & ParamsFor<E>) | null]
   : [options: Options & ParamsFor<E>];
+
+/**
+ * The options of `paginate`: those of every request, plus `limit`.
+ * @internal
+ */
+export type PageOptions =
+  & Omit<
+    GrabCallOptions,
+    "params" | "schema" | "responseType"
+  >
+  & {
+    /** The most pages to fetch; `null` or `undefined` is no limit. */
+    limit?: number | null | undefined;
+  };
 
 /** The call options of a grab, but for those its overloads type. */
 type Rest<Body = unknown> = Omit<
@@ -140,7 +154,10 @@ export interface Grab<Default extends ResponseType = "json"> {
    */
   <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
     endpoint: E,
-    ...options: GrabArgs<E, Rest<Body> & { responseType?: ResponseType }>
+    ...options: GrabArgs<
+      E,
+      Rest<Body> & { responseType?: ResponseType | undefined }
+    >
   ): Promise<GrabResult<Data>>;
 }
 

@@ -58,9 +58,9 @@ export interface Hooks {
    * });
    * ```
    */
-  beforeRequest?: (
-    request: Request,
-  ) => Request | void | Promise<Request | void>;
+  beforeRequest?:
+    | ((request: Request) => Request | void | Promise<Request | void>)
+    | undefined;
   /**
    * Called with each response, before it is retried or read. Return a
    * `Response` to use that one instead (a `clone()`, or one made of the
@@ -82,10 +82,12 @@ export interface Hooks {
    * const grab = createGrab("https://api.example.com", { hooks: { afterResponse: warnIfDeprecated } });
    * ```
    */
-  afterResponse?: (
-    request: Request,
-    response: Response,
-  ) => Response | void | Promise<Response | void>;
+  afterResponse?:
+    | ((
+      request: Request,
+      response: Response,
+    ) => Response | void | Promise<Response | void>)
+    | undefined;
   /**
    * Called before waiting for a retry. `attempt` is the number of the retry
    * about to happen (1 for the first); `error` is set after a network failure,
@@ -100,13 +102,15 @@ export interface Hooks {
    * });
    * ```
    */
-  beforeRetry?: (info: {
-    request: Request;
-    attempt: number;
-    error: GrabTransportError | undefined;
-    statusCode: number | undefined;
-    delay: number;
-  }) => void | Promise<void>;
+  beforeRetry?:
+    | ((info: {
+      request: Request;
+      attempt: number;
+      error: GrabTransportError | undefined;
+      statusCode: number | undefined;
+      delay: number;
+    }) => void | Promise<void>)
+    | undefined;
 }
 
 /** The hooks of a factory and a call, factory first. */

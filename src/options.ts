@@ -79,7 +79,10 @@ export interface GrabOptions {
    * });
    * ```
    */
-  headers?: HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
+  headers?:
+    | HeadersInit
+    | (() => HeadersInit | Promise<HeadersInit>)
+    | undefined;
   /**
    * Further origins (`"https://cdn.example.com"`) that receive the factory's
    * headers.
@@ -94,7 +97,7 @@ export interface GrabOptions {
    * });
    * ```
    */
-  trustedOrigins?: string[];
+  trustedOrigins?: readonly string[] | undefined;
   /**
    * The `fetch` to use.
    * @default {globalThis.fetch}
@@ -111,7 +114,9 @@ export interface GrabOptions {
    * const grab = createGrab("https://api.example.com", { fetch: logged });
    * ```
    */
-  fetch?: (input: Request | string, init?: RequestInit) => Promise<Response>;
+  fetch?:
+    | ((input: Request | string, init?: RequestInit) => Promise<Response>)
+    | undefined;
 
   /**
    * `"json"`, or `"json-api"` for JSON:API documents: validated and
@@ -126,7 +131,7 @@ export interface GrabOptions {
    * const [articles] = await grab("GET /articles", { query: { include: "author" } });
    * ```
    */
-  format?: Format;
+  format?: Format | undefined;
   /**
    * The caller-side key casing. Response keys are converted to it and request
    * keys from it to `wireCasing`. Keys only, never values. Two keys of one
@@ -142,7 +147,7 @@ export interface GrabOptions {
    * const [user] = await grab("GET /users/:id", { params: { id: 7 } });
    * ```
    */
-  casing?: Casing;
+  casing?: Casing | undefined;
   /**
    * The server's key casing, used for request bodies and query keys when
    * `casing` is not `"none"`.
@@ -157,7 +162,7 @@ export interface GrabOptions {
    * });
    * ```
    */
-  wireCasing?: Casing;
+  wireCasing?: Casing | undefined;
   /**
    * Milliseconds for the whole grab, retries' waits included; `false` for
    * none. A timeout gives a transport error of kind `"timeout"`.
@@ -170,7 +175,7 @@ export interface GrabOptions {
    * const [report] = await grab("GET /reports/:id", { params: { id: 1 }, timeout: false });
    * ```
    */
-  timeout?: number | false;
+  timeout?: number | false | undefined;
   /**
    * Milliseconds for one attempt: from sending to the end of the body, or to
    * the head for the stream types, whose body it still ends. An attempt
@@ -189,7 +194,7 @@ export interface GrabOptions {
    * });
    * ```
    */
-  attemptTimeout?: number | false;
+  attemptTimeout?: number | false | undefined;
   /**
    * What `data` is on success: `"json"`, `"text"`, `"bytes"`, `"blob"`,
    * `"stream"`, `"sse"` or `"ndjson"`; the type of `data` follows it. Error
@@ -204,7 +209,7 @@ export interface GrabOptions {
    * if (!error) console.log(bytes.byteLength);
    * ```
    */
-  responseType?: ResponseType;
+  responseType?: ResponseType | undefined;
   /**
    * Retries of idempotent requests after a network failure or a 408, 429,
    * 500, 502, 503 or 504: a count, or a {@linkcode RetryOptions}.
@@ -216,7 +221,7 @@ export interface GrabOptions {
    * const grab = createGrab("https://api.example.com", { retry: 4 });
    * ```
    */
-  retry?: number | RetryOptions;
+  retry?: number | RetryOptions | undefined;
   /**
    * Functions called around each attempt; see {@linkcode Hooks}.
    * @default {undefined}
@@ -229,7 +234,7 @@ export interface GrabOptions {
    * });
    * ```
    */
-  hooks?: Hooks;
+  hooks?: Hooks | undefined;
   /**
    * Response bodies over this many bytes are cancelled while streaming and
    * give a transport error of kind `"too-large"`. `Infinity` disables.
@@ -243,7 +248,7 @@ export interface GrabOptions {
    * if (isGrabTransportError(error) && error.kind === "too-large") console.warn("Export too large");
    * ```
    */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | undefined;
   /**
    * JSON:API media type parameters (`ext`, `profile`), and `headers: false`
    * to stop the library setting `Accept` and `Content-Type`.
@@ -258,7 +263,7 @@ export interface GrabOptions {
    * });
    * ```
    */
-  jsonApi?: JsonApiOptions;
+  jsonApi?: JsonApiOptions | undefined;
   /**
    * What `fetch` does on a redirect. Use `"manual"` to handle redirects
    * yourself, for example when other headers than `Authorization` are secret.
@@ -273,7 +278,7 @@ export interface GrabOptions {
    * });
    * ```
    */
-  redirect?: RequestRedirect;
+  redirect?: RequestRedirect | undefined;
   /**
    * Whether browsers send cookies and HTTP authentication.
    * @default {"same-origin"}
@@ -284,5 +289,5 @@ export interface GrabOptions {
    * const grab = createGrab("https://api.example.com", { credentials: "include" });
    * ```
    */
-  credentials?: RequestCredentials;
+  credentials?: RequestCredentials | undefined;
 }

@@ -5,7 +5,13 @@
  */
 
 import { FOREIGN } from "./create_grab.ts";
-import type { Grab, PageArgs, ParamsFor, SchemaFor } from "./grab_types.ts";
+import type {
+  Grab,
+  PageArgs,
+  PageOptions,
+  ParamsFor,
+  SchemaFor,
+} from "./grab_types.ts";
 import { type Endpoint, parseEndpoint } from "./endpoint.ts";
 import { validationError } from "./errors.ts";
 import { transportError } from "./transport_error.ts";
@@ -18,20 +24,6 @@ import type { GrabCallOptions } from "./call_options.ts";
 import type { OrThrowResult } from "./or_throw.ts";
 import type { DataOf, ResponseType, SchemaDataOf } from "./response_type.ts";
 import type { SchemaOutput, StandardSchema } from "./schema.ts";
-
-/**
- * The options of {@linkcode paginate}: those of every request, plus `limit`.
- * @internal
- */
-export type PageOptions =
-  & Omit<
-    GrabCallOptions,
-    "params" | "schema" | "responseType"
-  >
-  & {
-    /** The most pages to fetch; `null` or `undefined` is no limit. */
-    limit?: number | null | undefined;
-  };
 
 /**
  * Iterates over pages, each `[data, meta]`. The first request uses `options`
@@ -112,7 +104,10 @@ export function paginate<
 export function paginate<Data = unknown, const E extends Endpoint = Endpoint>(
   grab: Grab<ResponseType>,
   endpoint: E,
-  ...options: PageArgs<E, PageOptions & { responseType?: ResponseType }>
+  ...options: PageArgs<
+    E,
+    PageOptions & { responseType?: ResponseType | undefined }
+  >
 ): AsyncGenerator<OrThrowResult<Data>, void, undefined>;
 export async function* paginate(
   grab: Grab<ResponseType>,

@@ -29,7 +29,7 @@ export interface RetryOptions {
    * const grab = createGrab("https://api.example.com", { retry: { limit: 5 } });
    * ```
    */
-  limit?: number;
+  limit?: number | undefined;
   /**
    * Methods that are retried. POST and PATCH are not idempotent, so they are
    * left out unless named here.
@@ -44,7 +44,7 @@ export interface RetryOptions {
    * });
    * ```
    */
-  methods?: readonly HttpMethod[];
+  methods?: readonly HttpMethod[] | undefined;
   /**
    * Response statuses that are retried. Network failures are always retried.
    * @default {[408, 429, 500, 502, 503, 504]}
@@ -55,7 +55,7 @@ export interface RetryOptions {
    * const grab = createGrab("https://api.example.com", { retry: { statusCodes: [429, 503] } });
    * ```
    */
-  statusCodes?: readonly number[];
+  statusCodes?: readonly number[] | undefined;
   /**
    * Milliseconds to wait before retry number `attempt` (1 for the first
    * retry). Without it: exponential backoff from 300 ms with full jitter.
@@ -70,7 +70,7 @@ export interface RetryOptions {
    * });
    * ```
    */
-  backoff?: (attempt: number) => number;
+  backoff?: ((attempt: number) => number) | undefined;
   /**
    * The longest wait between attempts. A `Retry-After` asking for more is not
    * honoured: the last failure is returned at once, headers included.
@@ -82,7 +82,7 @@ export interface RetryOptions {
    * const grab = createGrab("https://api.example.com", { retry: { maxDelay: 60_000 } });
    * ```
    */
-  maxDelay?: number;
+  maxDelay?: number | undefined;
 }
 
 /** A retry policy with every field decided. */

@@ -116,12 +116,38 @@ async function pages(options: GrabCallOptions): Promise<void> {
   same<typeof row, Row | null>(true);
 }
 
+// Every optional option takes `undefined` (as none), also with
+// exactOptionalPropertyTypes, so optional values can be passed on; lists may
+// be readonly.
+const ORIGINS = ["https://cdn.example.com"] as const;
+const EXTENSIONS = ["https://jsonapi.org/ext/atomic"] as const;
+function forwarded(
+  base: string,
+  given: { signal?: AbortSignal; timeout?: number; limit?: number },
+): Promise<GrabResult<unknown>> {
+  const grab = createGrab(base, {
+    trustedOrigins: ORIGINS,
+    jsonApi: { ext: EXTENSIONS, profile: undefined, headers: undefined },
+    timeout: given.timeout,
+    retry: { limit: given.limit, backoff: undefined },
+    hooks: { beforeRequest: undefined },
+  });
+  return grab("GET /me", { signal: given.signal, timeout: given.timeout });
+}
+
 Deno.test("types: endpoint and narrowing", async (t) => {
   await t.step("the compile-only function type-checks", () => {
     assertEquals(typeof compileOnly, "function");
     assertEquals(typeof pages, "function");
     assertEquals([lower, unknown, bare, ftp].length, 4);
     assertEquals(good.length, 3);
+  });
+
+  await t.step("options given as undefined are none", async () => {
+    await using server = startServer(() => json({ name: "Ada" }));
+    const [data, error] = await forwarded(server.url, {});
+    if (error) fail(error.message);
+    assertEquals(data, { name: "Ada" });
   });
 
   await t.step("narrowing matches the run-time shapes", async () => {

@@ -36,7 +36,7 @@ export interface JsonApiOptions {
    * });
    * ```
    */
-  ext?: string[];
+  ext?: readonly string[] | undefined;
   /**
    * Profile URIs, sent as the media type's `profile` parameter (JSON:API 1.1).
    *
@@ -51,7 +51,7 @@ export interface JsonApiOptions {
    * });
    * ```
    */
-  profile?: string[];
+  profile?: readonly string[] | undefined;
   /**
    * Whether to set `Accept` (every request) and `Content-Type` (requests
    * with a body) to the JSON:API media type. `false` leaves both headers to
@@ -69,15 +69,15 @@ export interface JsonApiOptions {
    * });
    * ```
    */
-  headers?: boolean;
+  headers?: boolean | undefined;
 }
 
 /** Options of {@linkcode mediaType}. */
 export interface MediaTypeOptions {
   /** Extension URIs for the `ext` parameter. */
-  ext?: readonly string[];
+  ext?: readonly string[] | undefined;
   /** Profile URIs for the `profile` parameter. */
-  profile?: readonly string[];
+  profile?: readonly string[] | undefined;
 }
 
 /**
