@@ -28,33 +28,68 @@ export type HttpMethod =
   | "PATCH";
 
 /**
- * `"<METHOD> <target>"`: an upper-case method, one space, and a target that
- * is absolute (`http://`, `https://`) or starts with `/`. A lower-case or
- * unknown method, or any other target, is a compile error.
+ * The white space an {@linkcode Endpoint} literal may have between its
+ * method and its target: one to eight spaces (enough to line endpoints up in
+ * a column) or a tab.
+ * @internal
+ */
+export type EndpointGap =
+  | " "
+  | "  "
+  | "   "
+  | "    "
+  | "     "
+  | "      "
+  | "       "
+  | "        "
+  | "\t";
+
+/**
+ * `"<METHOD> <target>"`: an upper-case method, white space (one to eight
+ * spaces or a tab), and a target that is absolute (`http://`, `https://`)
+ * or starts with `/`. A lower-case or unknown method, or any other target,
+ * is a compile error.
  *
  * @example
  * ```ts
  * import type { Endpoint } from "@grab/grab";
  * const read: Endpoint = "GET /users/:id";
  * const absolute: Endpoint = "POST https://api.example.com/upload";
+ * const aligned: Endpoint[] = ["GET    /users", "DELETE /users/:id"];
  * ```
  */
 export type Endpoint =
-  | `${HttpMethod} /${string}`
-  | `${HttpMethod} http://${string}`
-  | `${HttpMethod} https://${string}`;
+  | `${HttpMethod}${EndpointGap}/${string}`
+  | `${HttpMethod}${EndpointGap}http://${string}`
+  | `${HttpMethod}${EndpointGap}https://${string}`;
 
-type TargetOf<E extends string> = E extends `${string} ${infer T}` ? T : E;
-type PathOf<T extends string> = T extends `${infer P}?${string}` ? P
-  : T extends `${infer P}#${string}` ? P
+type TrimStart<T extends string> = T extends `${" " | "\t"}${infer R}`
+  ? TrimStart<R>
+  : T;
+type TargetOf<E extends string> = TrimStart<E> extends `${HttpMethod}${infer T}`
+  ? TrimStart<T>
+  : E;
+// The path: no fragment (which may hold a "?"), then no query.
+type PathOf<T extends string> = T extends `${infer P}#${string}` ? PathOf<P>
+  : T extends `${infer P}?${string}` ? P
+  : T;
+// The target ends at white space (trailing white space is ignored).
+type Word<T extends string> = T extends `${infer W} ${string}` ? Word<W>
+  : T extends `${infer W}\t${string}` ? W
   : T;
 type NamesIn<P extends string> = P extends `${string}/:${infer Rest}`
   ? Rest extends `${infer Name}/${infer Tail}` ? Name | NamesIn<`/${Tail}`>
   : Rest
   : never;
 
-/** The `:name` path parameters of an endpoint literal, as a union of names. */
-export type PathParamNames<E extends string> = NamesIn<PathOf<TargetOf<E>>>;
+/**
+ * The `:name` path parameters of an endpoint literal, as a union of names;
+ * a lone `:` segment is no parameter.
+ */
+export type PathParamNames<E extends string> = Exclude<
+  NamesIn<PathOf<Word<TargetOf<E>>>>,
+  ""
+>;
 
 /** A path parameter value; numbers are converted with `String`. */
 export type PathParamValue = string | number;

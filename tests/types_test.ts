@@ -24,6 +24,10 @@ const good: Endpoint[] = [
   "GET /users",
   "PATCH https://api.example.com/users/1",
   "DELETE http://localhost/x",
+  // White space the parser takes: a column of endpoints, a tab, a trailing space.
+  "GET    /users",
+  "OPTIONS\thttps://api.example.com",
+  "GET /users ",
 ];
 
 async function compileOnly(): Promise<void> {
@@ -44,6 +48,19 @@ async function compileOnly(): Promise<void> {
   });
   // @ts-expect-error: lower-case method
   await grab("post /users");
+  // The names are those the parser fills: white space around the target,
+  // a fragment holding "?", and a lone ":" segment take no part.
+  await grab("GET    /users/:id ", { params: { id: 1 } });
+  // @ts-expect-error: "id" is the name, not "id "
+  await grab("GET /users/:id ", { params: { "id ": 1 } });
+  await grab("GET\t/users/:id#top?x", { params: { id: 1 } });
+  // @ts-expect-error: the fragment is no part of the name
+  await grab("GET /users/:id#top?x", { params: { "id#top": 1 } });
+  await grab("GET /files/:/latest");
+  // A typed result keeps the endpoint inferred, and its params checked.
+  // @ts-expect-error: params missing for :id
+  const typed: GrabResult<{ name: string }> = await grab("GET /users/:id");
+  void typed;
 
   const [data, error, meta] = await grab<{ name: string }>("GET /me");
   if (error) {
@@ -140,7 +157,7 @@ Deno.test("types: endpoint and narrowing", async (t) => {
     assertEquals(typeof compileOnly, "function");
     assertEquals(typeof pages, "function");
     assertEquals([lower, unknown, bare, ftp].length, 4);
-    assertEquals(good.length, 3);
+    assertEquals(good.length, 6);
   });
 
   await t.step("options given as undefined are none", async () => {
@@ -148,6 +165,21 @@ Deno.test("types: endpoint and narrowing", async (t) => {
     const [data, error] = await forwarded(server.url, {});
     if (error) fail(error.message);
     assertEquals(data, { name: "Ada" });
+  });
+
+  await t.step("the params the types ask for are those filled", async () => {
+    await using server = startServer(() => json({}));
+    const grab = createGrab(server.url, { retry: 0 });
+    const filled = [
+      await grab("GET    /users/:id ", { params: { id: 1 } }),
+      await grab("GET\t/users/:id#top?x", { params: { id: 2 } }),
+      await grab("GET /files/:/latest"),
+    ];
+    for (const [, error] of filled) if (error) fail(error.message);
+    assertEquals(
+      server.requests.map(({ url }) => url.pathname),
+      ["/users/1", "/users/2", "/files/:/latest"],
+    );
   });
 
   await t.step("narrowing matches the run-time shapes", async () => {
