@@ -73,3 +73,24 @@ export async function streamed(base: string): Promise<string> {
   return [text, failure?.kind, resumeFrom, body, isEvents, isText, isRows]
     .concat(isBytes).join();
 }
+
+export async function typedInputs(
+  base: string,
+  given: { signal?: AbortSignal; timeout?: number },
+): Promise<number> {
+  const origins: readonly string[] = ["https://cdn.example.com"];
+  const grab = createGrab(base, { trustedOrigins: origins });
+  // @ts-expect-error: params missing for :id
+  paginate(grab, "GET /users/:id/posts");
+  let count = 0;
+  for await (
+    const [posts] of paginate<User[]>(grab, "GET /users/:id/posts", {
+      params: { id: 1 },
+      signal: given.signal,
+      timeout: given.timeout,
+    })
+  ) count += posts.length;
+  const options: GrabCallOptions = { timeout: 1_000 };
+  const [user] = await grab<User>("GET /users/1", options);
+  return count + (user?.id ?? 0);
+}
