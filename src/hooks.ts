@@ -47,7 +47,9 @@ export const HOOK_NAMES = [
 export interface Hooks {
   /**
    * Called before each attempt with the request about to be sent. Return a
-   * `Request` to send that one instead.
+   * `Request` to send that one instead. A hook that reads the body must
+   * return a replacement (or read a `clone()`): a request left with a used
+   * body cannot be sent, and rejects the grab with a `TypeError`.
    * @default {undefined}
    *
    * @example A request ID on every attempt

@@ -202,10 +202,18 @@ export async function buildHookedRequest(
   if (hooks.beforeRequest === undefined) return request;
   // Called as a method: a hooks object may be a class instance.
   const replaced = await attempt.race(hooks.beforeRequest(request));
-  if (!replaced) return request;
   // The hook's bug, not a request to send and retry as the network failing.
-  if (!isRequest(replaced)) throw notA("Request", "beforeRequest");
-  return replaced;
+  if (replaced && !isRequest(replaced)) throw notA("Request", "beforeRequest");
+  const sent = replaced || request;
+  if (sent.bodyUsed) throw usedBody();
+  return sent;
+}
+
+/** A request whose body a `beforeRequest` hook read: it cannot be sent. */
+function usedBody(): TypeError {
+  return new TypeError(
+    "Cannot send the request: a beforeRequest hook used its body; read a clone() or return a new Request",
+  );
 }
 
 /**

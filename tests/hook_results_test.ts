@@ -152,3 +152,55 @@ Deno.test("beforeRequest hooks in a chain: each result is checked before the nex
     },
   );
 });
+
+Deno.test("a beforeRequest hook that leaves the body used: the grab rejects, nothing is sent or retried", async (t) => {
+  await using server = startServer(() => json({ ok: true }));
+  let fetched = 0;
+  const counting: typeof fetch = (input, init) => {
+    fetched++;
+    return fetch(input, init);
+  };
+  const grab = createGrab(server.url, {
+    fetch: counting,
+    retry: { limit: 2, backoff: () => 0 },
+  });
+  const hooks: [string, (request: Request) => Promise<Request | void>][] = [
+    ["reads the body and returns nothing", async (request) => {
+      await request.text();
+    }],
+    ["returns a request whose body it read", async (request) => {
+      const copy = new Request(request);
+      await copy.arrayBuffer();
+      return copy;
+    }],
+  ];
+  for (const [name, beforeRequest] of hooks) {
+    await t.step(name, async () => {
+      let calls = 0;
+      await assertRejects(
+        () =>
+          grab("PUT /", {
+            body: "abc",
+            hooks: {
+              beforeRequest: (request) => (calls++, beforeRequest(request)),
+            },
+          }),
+        TypeError,
+        "beforeRequest hook used its body",
+      );
+      assertEquals([calls, fetched, server.requests.length], [1, 0, 0]);
+    });
+  }
+  await t.step("a hook that reads a clone sends the body", async () => {
+    const [data] = await grab("PUT /", {
+      body: "abc",
+      hooks: {
+        beforeRequest: async (request) => {
+          await request.clone().text();
+        },
+      },
+    });
+    assertEquals(data, { ok: true });
+    assertEquals(server.requests.at(-1)?.body, "abc");
+  });
+});
