@@ -74,7 +74,10 @@ export function encodeRequest(
   const init: EncodedRequest["init"] = { method, headers: resolved.headers };
   const mediaType = codec.mediaType(resolved);
   const stream = body.body instanceof ReadableStream;
-  if (body.body !== undefined) init.body = body.body;
+  if (body.body !== undefined) {
+    const { limit, methods } = resolved.retry;
+    init.body = limit > 0 && methods.has(method) ? held(body.body) : body.body;
+  }
   if (stream) init.duplex = "half";
   if (resolved.redirect !== undefined) init.redirect = resolved.redirect;
   if (resolved.credentials !== undefined) {
@@ -88,6 +91,26 @@ export function encodeRequest(
     accept: acceptOf(mediaType, resolved),
     encoded: body.encoded,
   };
+}
+
+/**
+ * A body that may be sent again, copied where the caller could still change
+ * it (bytes, a form, search parameters): `fetch` sends what a body holds
+ * when it is called, so each retry sends what the first attempt sent, even
+ * when the caller reuses or transfers its buffer once the grab has begun.
+ */
+function held(body: BodyInit): BodyInit {
+  if (body instanceof ArrayBuffer) return body.slice(0);
+  if (ArrayBuffer.isView(body)) {
+    const { buffer, byteOffset, byteLength } = body;
+    return new Uint8Array(buffer, byteOffset, byteLength).slice();
+  }
+  if (body instanceof URLSearchParams) return new URLSearchParams(body);
+  if (!(body instanceof FormData)) return body;
+  const copy = new FormData();
+  // A file is a blob, which cannot change: the copy refers to it.
+  for (const [name, value] of body) copy.append(name, value);
+  return copy;
 }
 
 /**

@@ -1,0 +1,84 @@
+/**
+ * What each retry sends: the request of the first attempt, byte for byte,
+ * whatever the caller does with its body once the grab has begun.
+ *
+ * @module
+ */
+
+import { assertEquals } from "@std/assert";
+import createGrab from "../mod.ts";
+import { json, startServer } from "./_server.ts";
+
+/** Answers 503 twice per path, then 200; each request's body is kept. */
+function flakyServer() {
+  const hits = new Map<string, number>();
+  return startServer((_request, seen) => {
+    const n = (hits.get(seen.url.pathname) ?? 0) + 1;
+    hits.set(seen.url.pathname, n);
+    return n < 3 ? new Response("busy", { status: 503 }) : json({ n });
+  });
+}
+
+Deno.test("each retry sends the body the first attempt sent, though the caller changes it meanwhile", async (t) => {
+  await using server = flakyServer();
+  const grab = createGrab(server.url, { retry: { backoff: () => 0 } });
+  const bodiesOf = (path: string) =>
+    server.requests.filter((r) => r.url.pathname === path).map((r) => r.body);
+  const cases: [string, () => [BodyInit, () => void]][] = [
+    ["bytes filled again", () => {
+      const bytes = new TextEncoder().encode("AAAA");
+      return [bytes, () => bytes.fill(66)];
+    }],
+    ["a view of part of a buffer", () => {
+      const buffer = new TextEncoder().encode("xxAAAAxx");
+      const view = new DataView(buffer.buffer, 2, 4);
+      return [view, () => buffer.fill(66)];
+    }],
+    ["an ArrayBuffer transferred away", () => {
+      const buffer = new TextEncoder().encode("AAAA").buffer;
+      return [buffer, () => void (buffer.detached || buffer.transfer())];
+    }],
+    ["search parameters set again", () => {
+      const params = new URLSearchParams({ a: "AAAA" });
+      return [params, () => params.set("a", "BBBB")];
+    }],
+  ];
+  for (const [name, make] of cases) {
+    await t.step(name, async () => {
+      const [body, change] = make();
+      const path = `/${encodeURIComponent(name)}`;
+      const [data] = await grab(`PUT ${path}` as "PUT /", {
+        body,
+        hooks: { beforeRetry: change },
+      });
+      assertEquals(data, { n: 3 });
+      const sent = bodiesOf(path);
+      assertEquals(sent.length, 3);
+      assertEquals(new Set(sent).size, 1, sent.join(" | "));
+    });
+  }
+  await t.step(
+    "a form with an entry added: the same entries, files intact",
+    async () => {
+      const form = new FormData();
+      const bytes = new Uint8Array(300).map((_, i) => i % 128);
+      form.append("a", "1");
+      form.append("file", new File([bytes], "f.bin"));
+      await grab("PUT /form", {
+        body: form,
+        hooks: { beforeRetry: () => form.append("b", "2") },
+      });
+      const forms = server.requests.filter((r) => r.url.pathname === "/form");
+      assertEquals(forms.length, 3);
+      for (const seen of forms) {
+        const parsed = await new Response(seen.body, {
+          headers: { "content-type": seen.headers.get("content-type")! },
+        }).formData();
+        assertEquals([...parsed.keys()], ["a", "file"]);
+        const file = parsed.get("file") as File;
+        assertEquals(file.name, "f.bin");
+        assertEquals(new Uint8Array(await file.arrayBuffer()), bytes);
+      }
+    },
+  );
+});
