@@ -65,6 +65,10 @@ export type DenormaliseResult =
  * and `links` never are. With `"none"`, attribute values are the document's
  * own (not copied).
  *
+ * A document of an extension that has no `data` (Atomic Operations'
+ * `{ "atomic:results": [...] }`) is given as sent: its members are the
+ * extension's to define.
+ *
  * Resource and relationship `links` and `meta` are reachable through
  * {@linkcode jsonApiOf}, as is the `meta` of a resource identifier that the
  * document does not include. Never throws, and never recurses, so any depth
@@ -136,6 +140,22 @@ interface TopLevel {
   meta: Wire | undefined;
   links: Wire | undefined;
   included: unknown[] | undefined;
+  /** True for a document of an extension: no `data`, a `namespace:member`. */
+  extension: boolean;
+}
+
+// An extension's member name: its namespace, a colon, the rest (JSON:API
+// 1.1, "Extension Members").
+const EXTENSION_MEMBER = /^[A-Za-z0-9]+:/;
+
+// A document of an extension without `data` (Atomic Operations'
+// `atomic:results`): its members are the extension's to define, so the data
+// is the document as sent, with its meta and links.
+function extensionDocument(document: Wire, top: TopLevel): DenormaliseResult {
+  const result: DenormaliseResult = { ok: true, data: document };
+  if (top.meta !== undefined) result.meta = top.meta;
+  if (top.links !== undefined) result.links = top.links;
+  return result;
 }
 
 function denormaliseDocument(
@@ -144,6 +164,7 @@ function denormaliseDocument(
 ): DenormaliseResult {
   const top = readTopLevel(document);
   if (typeof top === "string") return fail(top);
+  if (top.extension) return extensionDocument(document as Wire, top);
   const pass = startPass(top.primary, top.included, casing);
   let reason: string | undefined;
   try {
@@ -175,8 +196,10 @@ function readTopLevel(document: unknown): TopLevel | string {
   const primary = document.data;
   const meta = document.meta;
   const links = document.links;
-  if (primary === undefined && meta === undefined) {
-    return "the document has no data or meta member";
+  const extension = primary === undefined &&
+    Object.keys(document).some((name) => EXTENSION_MEMBER.test(name));
+  if (primary === undefined && meta === undefined && !extension) {
+    return "the document has no data, meta or extension member";
   }
   if (meta !== undefined && !isPlainObject(meta)) {
     return "/meta is not an object";
@@ -192,7 +215,7 @@ function readTopLevel(document: unknown): TopLevel | string {
     primary !== undefined && primary !== null && !Array.isArray(primary) &&
     !isPlainObject(primary)
   ) return "/data is not a resource object, an array or null";
-  return { primary, meta, links, included };
+  return { primary, meta, links, included, extension };
 }
 
 function fail(reason: string): DenormaliseResult {

@@ -67,10 +67,28 @@ export function isFlatRelationship(value: unknown): boolean {
   return true;
 }
 
-/** A wire relationship object `{ data?, links?, meta? }` rather than bare linkage. */
+/**
+ * True for a member that JSON:API lets an object hold beside its own: an
+ * @-member (`@context`) or an extension's (`version:id`), as JSON:API 1.1
+ * allows.
+ */
+export function isExtraMember(key: string): boolean {
+  return key.charCodeAt(0) === 64 /* @ */ || key.includes(":");
+}
+
+/**
+ * A wire relationship object `{ data?, links?, meta? }` (or one with only
+ * an extension's members) rather than bare linkage.
+ */
 export function isRelationshipObject(value: unknown): value is Item {
   return isPlainObject(value) && value.type === undefined &&
-    ("data" in value || "links" in value || "meta" in value);
+    ("data" in value || "links" in value || "meta" in value ||
+      Object.keys(value).some(isExtensionMember));
+}
+
+/** True for an extension's member (`version:id`), not an @-member. */
+export function isExtensionMember(key: string): boolean {
+  return key.charCodeAt(0) !== 64 /* @ */ && key.includes(":");
 }
 
 /** Options of {@linkcode serialise}. */

@@ -10,6 +10,8 @@ import type { ValidationIssue } from "../errors.ts";
 import { describeValue } from "../json_value.ts";
 import { isIdentityKey, isPlainObject, joinPointer } from "../object.ts";
 import {
+  isExtensionMember,
+  isExtraMember,
   isFlatRelationship,
   isRelationshipObject,
   shapeOf,
@@ -23,6 +25,7 @@ import {
   checkIdentifier,
   checkJson,
   checkLinkage,
+  checkSharedName,
   checkTypeAndId,
 } from "./write_checks.ts";
 
@@ -48,12 +51,14 @@ export interface ValidateWriteOptions {
  * Checked: the body is a plain object; `type` is a non-empty string; `id` is
  * a string or a finite number, `lid` a string; `PATCH` has `id` or `lid`;
  * no attribute or relationship is named `type`, `id`, `lid`,
- * `relationships` or `links` (nor, in the flat shape, `attributes`, which
+ * `relationships` or `links`, and no attribute and relationship share a
+ * name (nor, in the flat shape, `attributes`, which
  * shows a wire shape mixed with flat fields); no object inside an attribute
  * value has a `relationships` or `links` member; every attribute and
  * relationship name, and every key inside attribute values, is a valid
  * JSON:API 1.1 member name once cased to `wireCasing`; linkage is
- * `{ type, id | lid, meta? }`, an array of those or `null`; a document
+ * `{ type, id | lid, meta? }` (@-members and extension members allowed), an
+ * array of those or `null`; a document
  * resource has only resource members; and every value can be JSON. The
  * other fields of a flat relationship target (a denormalised resource sent
  * back) are not checked, as `serialise` drops them.
@@ -160,20 +165,31 @@ function checkWireResource(
 ): void {
   checkResourceHead(check, item, at);
   const inside = [...within, item];
-  const fields: (readonly [string, string])[] = [];
+  let attributes: [string, string][] = [];
+  let relationships: [string, string][] = [];
   for (const key of Object.keys(item)) {
     const value = item[key];
     const p = joinPointer(at, key);
     if (value === undefined || isIdentityKey(key)) continue;
     if (key === "attributes") {
-      fields.push(
-        ...checkMembers(check, key, value, p, inside, checkAttributeMember),
+      attributes = checkMembers(
+        check,
+        key,
+        value,
+        p,
+        inside,
+        checkAttributeMember,
       );
     } else if (key === "relationships") {
-      fields.push(
-        ...checkMembers(check, key, value, p, inside, checkRelationshipMember),
+      relationships = checkMembers(
+        check,
+        key,
+        value,
+        p,
+        inside,
+        checkRelationshipMember,
       );
-    } else if (key === "meta" || key === "links" || /^@|:/.test(key)) {
+    } else if (key === "meta" || key === "links" || isExtraMember(key)) {
       checkJson(check, value, p, inside);
     } else {
       add(
@@ -183,7 +199,8 @@ function checkWireResource(
       );
     }
   }
-  checkFieldClash(check, at, fields);
+  checkSharedName(check, attributes, relationships);
+  checkFieldClash(check, at, [...attributes, ...relationships]);
 }
 
 type MemberCheck = (
@@ -246,9 +263,10 @@ const checkRelationshipMember: MemberCheck = (
     const p = joinPointer(at, member);
     const item = value[member];
     // JSON leaves out what is undefined: it is no member.
-    if (item !== undefined && ["data", "links", "meta"].includes(member)) {
-      members++;
-    }
+    if (
+      item !== undefined &&
+      (["data", "links", "meta"].includes(member) || isExtensionMember(member))
+    ) members++;
     if (member === "data") checkLinkage(check, item, p, [...within, value]);
     else checkJson(check, item, p, [...within, value]);
   }
@@ -256,7 +274,7 @@ const checkRelationshipMember: MemberCheck = (
     add(
       check,
       at,
-      `Cannot send relationship "${key}": it needs "data", "links" or "meta"`,
+      `Cannot send relationship "${key}": it needs "data", "links", "meta" or an extension's member`,
     );
   }
 };

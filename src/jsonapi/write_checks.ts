@@ -11,6 +11,7 @@ import type { HttpMethod } from "../endpoint.ts";
 import type { ValidationIssue } from "../errors.ts";
 import { describeValue, findNonJsonValues } from "../json_value.ts";
 import { isIdentityKey, isPlainObject, joinPointer } from "../object.ts";
+import { isExtraMember } from "./serialise.ts";
 
 type Item = Record<string, unknown>;
 
@@ -89,7 +90,10 @@ export function checkLinkage(
   }
 }
 
-/** Checks a resource identifier `{ type, id | lid, meta? }`. */
+/**
+ * Checks a resource identifier `{ type, id | lid, meta? }`, which may also
+ * hold @-members and extension members.
+ */
 export function checkIdentifier(
   check: Check,
   value: unknown,
@@ -112,12 +116,13 @@ export function checkIdentifier(
   }
   for (const key of Object.keys(value)) {
     const p = joinPointer(at, key);
-    if (key === "meta") checkJson(check, value[key], p, [...within, value]);
-    else if (!isIdentityKey(key)) {
+    if (key === "meta" || isExtraMember(key)) {
+      checkJson(check, value[key], p, [...within, value]);
+    } else if (!isIdentityKey(key)) {
       add(
         check,
         p,
-        `Cannot send linkage member "${key}": only type, id, lid and meta are allowed`,
+        `Cannot send linkage member "${key}": only type, id, lid, meta, @-members and extension members are allowed`,
       );
     }
   }
@@ -176,6 +181,29 @@ export function checkFieldClash(
   if (pair === undefined) return;
   const [[first], [second, path]] = [fields[pair[0]]!, fields[pair[1]]!];
   check.issues.push(new KeyClash(at, [first, second], check.to).issue(path));
+}
+
+/**
+ * Adds an issue for each relationship that has the name of an attribute of
+ * the same resource: a resource's fields share one namespace (JSON:API 1.1,
+ * "Fields"). Two different names that the casing makes one are
+ * {@linkcode checkFieldClash}'s.
+ */
+export function checkSharedName(
+  check: Check,
+  attributes: readonly (readonly [name: string, path: string])[],
+  relationships: readonly (readonly [name: string, path: string])[],
+): void {
+  if (attributes.length === 0 || relationships.length === 0) return;
+  const names = new Set(attributes.map(([name]) => name));
+  for (const [name, path] of relationships) {
+    if (!names.has(name)) continue;
+    add(
+      check,
+      path,
+      `Cannot send field "${name}" as both an attribute and a relationship: a resource's fields share one namespace`,
+    );
+  }
 }
 
 function isNestedReserved(wire: string): boolean {

@@ -492,7 +492,7 @@ Deno.test("denormalise()", async (t) => {
     const cases: [unknown, string][] = [
       [[], "the document is not an object"],
       [{ errors: [] }, "the document has an errors member"],
-      [{ links: {} }, "the document has no data or meta member"],
+      [{ links: {} }, "the document has no data, meta or extension member"],
       [{ data: 1 }, "/data is not a resource object, an array or null"],
       [{ data: null, included: 1 }, "/included is not an array"],
       [

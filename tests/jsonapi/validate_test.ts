@@ -245,7 +245,7 @@ Deno.test("validateWrite()", async (t) => {
         ],
         [
           "/relationships/tags/0/name",
-          'Cannot send linkage member "name": only type, id, lid and meta are allowed',
+          'Cannot send linkage member "name": only type, id, lid, meta, @-members and extension members are allowed',
         ],
         [
           "/relationships/tags/1",
@@ -339,7 +339,7 @@ Deno.test("validateWrite()", async (t) => {
       POST,
       [[
         "/data/relationships/author",
-        'Cannot send relationship "author": it needs "data", "links" or "meta"',
+        `Cannot send relationship "author": it needs "data", "links", "meta" or an extension's member`,
       ]],
     ],
     [

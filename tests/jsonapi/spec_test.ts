@@ -1,0 +1,148 @@
+/**
+ * JSON:API mode against a real server on what JSON:API 1.1 allows and
+ * forbids: a document of an extension without `data`, a resource whose
+ * attribute and relationship share a name, and @-members and extension
+ * members in resource identifiers and relationship objects.
+ *
+ * @module
+ */
+
+import { assertEquals, assertRejects } from "@std/assert";
+import createGrab, { GrabValidationError, orThrow } from "../../mod.ts";
+import { json, startServer } from "../_server.ts";
+
+const ATOMIC = "https://jsonapi.org/ext/atomic";
+const MEDIA = `application/vnd.api+json; ext="${ATOMIC}"`;
+
+Deno.test("a document of an extension without data is read as sent", async (t) => {
+  const results = {
+    "atomic:results": [
+      { data: { type: "articles", id: "1", attributes: { word_count: 2 } } },
+      {},
+    ],
+  };
+  await using server = startServer({
+    "/operations": () => json(results, { headers: { "content-type": MEDIA } }),
+    "/with-meta": () =>
+      json({ ...results, meta: { took: 3 }, links: { self: "/with-meta" } }, {
+        headers: { "content-type": MEDIA },
+      }),
+  });
+  const api = createGrab(server.url, {
+    format: "json-api",
+    casing: "camelCase",
+    jsonApi: { ext: [ATOMIC] },
+    retry: 0,
+  });
+
+  await t.step("Atomic Operations' results: the data, as sent", async () => {
+    const [data, error] = await api("POST /operations", {
+      body: {
+        "atomic:operations": [
+          {
+            op: "add",
+            data: { type: "articles", attributes: { title: "Hi" } },
+          },
+          { op: "remove", ref: { type: "articles", id: "2" } },
+        ],
+      },
+    });
+    assertEquals(error, null);
+    assertEquals(data, results);
+    const sent = server.requests.at(-1)!;
+    assertEquals(sent.headers.get("content-type"), MEDIA);
+    assertEquals(sent.headers.get("accept"), MEDIA);
+  });
+
+  await t.step("with the document's meta and links", async () => {
+    const [data, meta] = await orThrow(api("GET /with-meta"));
+    assertEquals((data as typeof results)["atomic:results"].length, 2);
+    assertEquals(meta?.meta, { took: 3 });
+    assertEquals(meta?.links, { self: "/with-meta" });
+  });
+});
+
+Deno.test("a resource's attribute and relationship never share a name", async (t) => {
+  await using server = startServer(() =>
+    json({ meta: {} }, { headers: { "content-type": MEDIA } })
+  );
+  const api = createGrab(server.url, { format: "json-api", retry: 0 });
+  const both = {
+    type: "articles",
+    attributes: { author: "Ada", title: "Hi" },
+    relationships: { author: { type: "people", id: "9" } },
+  };
+
+  for (const casing of ["none", "camelCase"] as const) {
+    await t.step(`wire shape, casing ${casing}: refused`, async () => {
+      const error = await assertRejects(
+        () => api("POST /articles", { body: both, casing }),
+        GrabValidationError,
+      );
+      assertEquals(error.issues, [{
+        path: "/relationships/author",
+        message:
+          `Cannot send field "author" as both an attribute and a relationship: a resource's fields share one namespace`,
+      }]);
+    });
+  }
+
+  await t.step("whole document: refused at its path", async () => {
+    const error = await assertRejects(
+      () => api("POST /articles", { body: { data: both } }),
+      GrabValidationError,
+    );
+    assertEquals(error.issues.map((issue) => issue.path), [
+      "/data/relationships/author",
+    ]);
+  });
+
+  await t.step(
+    "an attribute left undefined is not sent: no clash",
+    async () => {
+      const body = { ...both, attributes: { author: undefined, title: "Hi" } };
+      const [, error] = await api("POST /articles", { body });
+      assertEquals(error, null);
+    },
+  );
+  assertEquals(server.requests.length, 1);
+});
+
+Deno.test("a resource identifier may hold @-members and extension members", async () => {
+  await using server = startServer((_request, seen) =>
+    json({ meta: { got: JSON.parse(seen.body) } }, {
+      headers: { "content-type": MEDIA },
+    })
+  );
+  const api = createGrab(server.url, { format: "json-api", retry: 0 });
+  const tag = { type: "tags", id: "2", "@id": "urn:tag:2", "ns:rank": 1 };
+  const [, meta] = await orThrow(api("PATCH /articles/1/relationships/tags", {
+    body: { data: [tag] },
+  }));
+  assertEquals(meta?.meta, { got: { data: [tag] } });
+  const [, alsoError] = await api("PATCH /articles/1", {
+    body: { type: "articles", id: "1", relationships: { tags: [tag] } },
+  });
+  assertEquals(alsoError, null);
+  assertEquals(server.requests.length, 2);
+});
+
+Deno.test("a relationship object may hold only an extension's member", async () => {
+  await using server = startServer((_request, seen) =>
+    json({ meta: { got: JSON.parse(seen.body) } }, {
+      headers: { "content-type": MEDIA },
+    })
+  );
+  const api = createGrab(server.url, {
+    format: "json-api",
+    jsonApi: { ext: ["https://example.com/ext/version"] },
+    retry: 0,
+  });
+  const body = {
+    type: "articles",
+    id: "1",
+    relationships: { author: { "version:id": "42" } },
+  };
+  const [, meta] = await orThrow(api("PATCH /articles/1", { body }));
+  assertEquals(meta?.meta, { got: { data: body } });
+});
