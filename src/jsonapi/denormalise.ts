@@ -56,9 +56,11 @@ export type DenormaliseResult =
  * when the document does not hold it; `null` and `[]` stay as they are; a
  * relationship without `data` is left out. The same `type` + `id` (or `lid`)
  * is one object everywhere, so cycles share identity; when a resource appears
- * twice, the first occurrence wins and `data` keeps its length. Attributes
- * named `type`, `id` or `lid` are skipped. `__proto__` stays an own data
- * property.
+ * twice, the first occurrence wins and `data` keeps its length, but a first
+ * occurrence with no `attributes` and no `relationships` (a relationship
+ * endpoint's linkage, asked with `include`) takes the next one's fields.
+ * Attributes named `type`, `id` or `lid` are skipped. `__proto__` stays an
+ * own data property.
  *
  * With a casing other than `"none"`, attribute and relationship names and the
  * keys nested in attribute values are converted; `type` values, ids, `meta`

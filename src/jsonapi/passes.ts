@@ -54,6 +54,13 @@ export interface Pass {
   readonly targets: (Flat | null)[];
   /** The flat primary data, repeats included, so that it keeps its length. */
   readonly data: Flat[];
+  /**
+   * The flat objects of resources met with no `attributes` and no
+   * `relationships` so far (resource identifiers, as a relationship
+   * endpoint's primary data is), which a later occurrence fills; made when
+   * the first is met.
+   */
+  bare: Set<Flat> | undefined;
 }
 
 /**
@@ -86,14 +93,17 @@ export function startPass(
     index: createIndex(casing),
     targets: new Array(total),
     data: new Array(primary.length),
+    bare: undefined,
   };
 }
 
 /**
  * Pass 1: checks each resource, creates its flat object with attributes, and
  * indexes it by type + id and by type + lid. A repeat of a resource is given
- * its first occurrence's object, whose fields win. Returns why a resource is
- * not valid, if one is not.
+ * its first occurrence's object, whose fields win; when that one had no
+ * fields (a resource identifier in primary data, the included resource
+ * after it), the repeat's fill it. Returns why a resource is not valid, if
+ * one is not.
  */
 export function indexResources(pass: Pass): string | undefined {
   const { data, primaryCount } = pass;
@@ -127,7 +137,8 @@ export function indexResources(pass: Pass): string | undefined {
 }
 
 // The flat object of resource i: a new one with its attributes, or for a
-// repeat the first occurrence's, whose fields win.
+// repeat the first occurrence's, whose fields win (or, when it had none, are
+// the repeat's).
 function placeResource(
   pass: Pass,
   i: number,
@@ -148,16 +159,29 @@ function placeResource(
     flat = findByLid(index, type, lid, id);
   }
   if (flat !== undefined) {
-    pass.targets[i] = null;
     if (lid !== undefined) addLid(index, type, lid, flat);
-    return flat;
+    const bare = pass.bare;
+    if (
+      bare === undefined || !bare.has(flat) ||
+      (attributes === undefined && wire.relationships === undefined)
+    ) {
+      pass.targets[i] = null;
+      return flat;
+    }
+    // The fields of an identifier's resource: this occurrence's, all of it.
+    bare.delete(flat);
+    WireLink.relink(flat, wire);
+  } else {
+    flat = newResource(type, id, lid);
+    if (id !== undefined) ids!.set(id, flat);
+    if (lid !== undefined) addLid(index, type, lid, flat);
+    new WireLink(flat, wire, pass.casing);
   }
-  flat = newResource(type, id, lid);
-  if (id !== undefined) ids!.set(id, flat);
-  if (lid !== undefined) addLid(index, type, lid, flat);
   if (attributes !== undefined) copyAttributes(pass, attributes, flat);
+  else if (wire.relationships === undefined) {
+    (pass.bare ??= new Set()).add(flat);
+  }
   pass.targets[i] = flat;
-  new WireLink(flat, wire, pass.casing);
   return flat;
 }
 

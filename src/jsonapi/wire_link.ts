@@ -38,6 +38,14 @@ export class WireLink extends Base {
     this.#casing = casing;
   }
 
+  /**
+   * Points the link of `flat` at `wire`: another occurrence of its
+   * resource, which has the fields the first one lacked.
+   */
+  static relink(flat: object, wire: Wire): void {
+    if (#wire in flat) (flat as WireLink).#wire = wire;
+  }
+
   /** The info of a flat object with a link, or undefined for any other. */
   static info(target: object): JsonApiInfo | undefined {
     // A caller may hand over anything, `null` from a 204 among them.

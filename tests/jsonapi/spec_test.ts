@@ -1,6 +1,7 @@
 /**
  * JSON:API mode against a real server on what JSON:API 1.1 allows and
- * forbids: a document of an extension without `data`, a resource whose
+ * forbids: a relationship endpoint's linkage with the resources included, a
+ * document of an extension without `data`, a resource whose
  * attribute and relationship share a name, and @-members and extension
  * members in resource identifiers and relationship objects.
  *
@@ -8,7 +9,11 @@
  */
 
 import { assertEquals, assertRejects } from "@std/assert";
-import createGrab, { GrabValidationError, orThrow } from "../../mod.ts";
+import createGrab, {
+  GrabValidationError,
+  jsonApiOf,
+  orThrow,
+} from "../../mod.ts";
 import { json, startServer } from "../_server.ts";
 
 const ATOMIC = "https://jsonapi.org/ext/atomic";
@@ -145,4 +150,76 @@ Deno.test("a relationship object may hold only an extension's member", async () 
   };
   const [, meta] = await orThrow(api("PATCH /articles/1", { body }));
   assertEquals(meta?.meta, { got: { data: body } });
+});
+
+Deno.test("a relationship endpoint's linkage takes the included resources' fields", async () => {
+  // JSON:API 1.1, "Inclusion of Related Resources": GET
+  // /articles/1/relationships/comments?include=comments.author answers the
+  // linkage as primary data and the comments and their authors as included.
+  await using server = startServer(() =>
+    json({
+      links: { self: "/articles/1/relationships/comments" },
+      data: [
+        { type: "comments", id: "5", meta: { order: 1 } },
+        { type: "comments", id: "12" },
+        { type: "comments", id: "20" },
+      ],
+      included: [
+        {
+          type: "comments",
+          id: "5",
+          attributes: { body: "First!" },
+          relationships: {
+            author: {
+              data: { type: "people", id: "2" },
+              links: { related: "/comments/5/author" },
+            },
+          },
+          links: { self: "/comments/5" },
+        },
+        {
+          type: "comments",
+          id: "12",
+          attributes: { body: "I like XML better" },
+          relationships: { author: { data: { type: "people", id: "9" } } },
+        },
+        // A second resource object of one type and id is not allowed: the
+        // first one's fields stay.
+        { type: "comments", id: "12", attributes: { body: "repeat" } },
+        { type: "people", id: "9", attributes: { first_name: "Dan" } },
+      ],
+    }, { headers: { "content-type": MEDIA } })
+  );
+  const api = createGrab(server.url, {
+    format: "json-api",
+    casing: "camelCase",
+    retry: 0,
+  });
+  const [comments, meta] = await orThrow(
+    api("GET /articles/1/relationships/comments", {
+      query: { include: ["comments.author"] },
+    }),
+  );
+  assertEquals(comments, [
+    {
+      type: "comments",
+      id: "5",
+      body: "First!",
+      author: { type: "people", id: "2" },
+    },
+    {
+      type: "comments",
+      id: "12",
+      body: "I like XML better",
+      author: { type: "people", id: "9", firstName: "Dan" },
+    },
+    { type: "comments", id: "20" },
+  ]);
+  assertEquals(meta.links, { self: "/articles/1/relationships/comments" });
+  const first = (comments as object[])[0]!;
+  assertEquals(jsonApiOf(first), {
+    links: { self: "/comments/5" },
+    relationships: { author: { links: { related: "/comments/5/author" } } },
+  });
+  assertEquals(jsonApiOf((comments as object[])[2]!), { relationships: {} });
 });
