@@ -74,7 +74,7 @@ export class EventStreamParser {
       if (text.charCodeAt(from) === LF) {
         // The LF belongs to the line its CR ended, if that was in an event.
         if (this.#counted > 0) this.#counted++;
-        if (++from === text.length) return true;
+        if (++from === text.length) return this.#counted <= this.#max;
       }
     }
     const lf = text.indexOf("\n", from);

@@ -48,6 +48,8 @@ function liveServer() {
       const events = [from, from + 1].map((n) => `id: ${n}\ndata: e${n}\n\n`);
       return new Response(paced(events), { headers: SSE });
     },
+    "/crlf-split": () =>
+      new Response(paced(["data: a\r", "\n"]), { headers: SSE }),
     "/empty": () => new Response(null, { status: 204 }),
     "/missing": () => Response.json({ message: "no stream" }, { status: 404 }),
   });
@@ -231,6 +233,21 @@ Deno.test("responseType sse", async (t) => {
       assertEquals(seen, ["small"]);
       assertEquals(events!.error?.kind, "too-large");
       await live.cancelled;
+    },
+  );
+
+  await t.step(
+    "an event passing maxBodyBytes by the LF of a split CRLF: too-large",
+    async () => {
+      // "data: a\r\n" is 9 bytes, sent as "data: a\r" then "\n".
+      for (const [maxBodyBytes, kind] of [[8, "too-large"], [9, null]]) {
+        const [events] = await grab("GET /crlf-split", {
+          responseType: "sse",
+          maxBodyBytes: maxBodyBytes as number,
+        });
+        for await (const _ of events!) { /* no event is ended */ }
+        assertEquals(events!.error?.kind ?? null, kind, `${maxBodyBytes}`);
+      }
     },
   );
 

@@ -364,6 +364,53 @@ Deno.test("EventStreamParser bounds", async (t) => {
     }
   });
 
+  await t.step("an LF that ends a chunk's CR counts at once", () => {
+    // "data: a\r\n" is 9 bytes: the event passes 8 as soon as its LF comes,
+    // however the CRLF is split.
+    for (const at of [8, 9]) {
+      assertFalse(parseChunks(split("data: a\r\n", at), 8).ok, `at ${at}`);
+      assert(parseChunks(split("data: a\r\n", at), 9).ok, `at ${at}`);
+    }
+    const parser = new EventStreamParser(8);
+    assert(parser.feed(encoder.encode("data: a\r"), []));
+    assertFalse(parser.feed(encoder.encode("\n"), []));
+  });
+
+  await t.step("the verdict does not depend on the chunking", () => {
+    const part = fc.constantFrom(
+      "data: ",
+      "id: 1",
+      ": c",
+      "x",
+      "é",
+      "😀",
+      "中",
+      "\n",
+      "\r",
+      "\r\n",
+      "\ufeff",
+    );
+    fc.assert(
+      fc.property(
+        fc.array(part, { maxLength: 24 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        fc.nat({ max: 40 }),
+        (parts, cuts, max) => {
+          const bytes = encoder.encode(parts.join(""));
+          assertEquals(
+            parseChunks(cutAt(bytes, cuts), max).ok,
+            parseChunks([bytes], max).ok,
+          );
+          assertEquals(
+            parseChunks(pieces(bytes, 1), max).ok,
+            parseChunks([bytes], max).ok,
+          );
+        },
+      ),
+      { seed: 20_260_502, numRuns: 500 },
+    );
+  });
+
   await t.step("the cap is per event, not per stream", () => {
     const text = "data: 0123456789\n\n".repeat(1_000);
     assertEquals(parse(text, 17).events.length, 1_000);
