@@ -207,7 +207,7 @@ Deno.test("responseType sse", async (t) => {
     async () => {
       const [events] = await grab("GET /live", { responseType: "sse" });
       const live = await tapped(server.taps, 5);
-      live.write("data: whole\n\ndata: half");
+      live.write("id: 1\ndata: whole\n\nid: 2\ndata: half");
       const seen: string[] = [];
       for await (const { data } of events!) {
         seen.push(data);
@@ -215,6 +215,8 @@ Deno.test("responseType sse", async (t) => {
       }
       assertEquals(seen, ["whole"]);
       assertEquals(events!.error?.kind, "network");
+      // The id of the event cut off never became the last event id.
+      assertEquals(events!.lastEventId, "1");
     },
   );
 
