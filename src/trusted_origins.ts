@@ -57,13 +57,15 @@ export function trustedOriginSet(
  * A refused entry as its message may show it: without a URL's userinfo,
  * query and fragment. These may be spelt without `://` too, where
  * {@linkcode redactUrls} finds no URL (the URL parser reads
- * `https:user:pw@host` as `https://user:pw@host/`): an entry with an `@`,
- * or a `?` or `#` left after redaction, is named, not quoted.
+ * `https:user:pw@host` as `https://user:pw@host/`), and a password may
+ * hold a raw `?` or `#`, which redaction takes for the start of a query
+ * or fragment, keeping what comes before it: an entry with an `@`, or with
+ * a `?` or `#` left after redaction, is named, not quoted.
  */
 function quoted(entry: unknown): string {
   if (typeof entry !== "string") return describeValue(entry);
   const text = redactUrls(entry);
-  return /@|[?#](?!…)/.test(text)
+  return entry.includes("@") || /[?#](?!…)/.test(text)
     ? "an entry with credentials, a query or a fragment"
     : describeValue(text);
 }

@@ -441,6 +441,9 @@ Deno.test("createGrab() takes only origins as trustedOrigins", async (t) => {
       "https:/user:SECRET@cdn.example.com",
       "https:\\\\user:SECRET@cdn.example.com",
       "https://user:SECRET@cdn.example.com",
+      // A raw "?" or "#" in the password ends the userinfo for redaction.
+      "https://user:SECRET?x@cdn.example.com",
+      "https://user:SECRET#x@cdn.example.com",
       "cdn.example.com?key=SECRET",
       "https://cdn.example.com/?key=SECRET#SECRET",
     ]
