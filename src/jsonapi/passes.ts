@@ -50,17 +50,13 @@ export interface Pass {
   /** Whether for...in needs an own-key check (see hasEnumerableInheritedKeys). */
   readonly inherited: boolean;
   readonly index: ResourceIndex;
-  /** targets[i]: the flat object that resource i fills, or null for a repeat. */
+  /**
+   * targets[i]: the flat object that resource i fills, or null for a repeat
+   * that leaves it the first occurrence's fields.
+   */
   readonly targets: (Flat | null)[];
   /** The flat primary data, repeats included, so that it keeps its length. */
   readonly data: Flat[];
-  /**
-   * The flat objects of resources met with no `attributes` and no
-   * `relationships` so far (resource identifiers, as a relationship
-   * endpoint's primary data is), which a later occurrence fills; made when
-   * the first is met.
-   */
-  bare: Set<Flat> | undefined;
 }
 
 /**
@@ -93,7 +89,6 @@ export function startPass(
     index: createIndex(casing),
     targets: new Array(total),
     data: new Array(primary.length),
-    bare: undefined,
   };
 }
 
@@ -160,17 +155,16 @@ function placeResource(
   }
   if (flat !== undefined) {
     if (lid !== undefined) addLid(index, type, lid, flat);
-    const bare = pass.bare;
+    // The fields of an identifier's resource (the first occurrence had
+    // none): this occurrence's, all of it. Looked at only on a repeat, so
+    // that a document of identifiers alone pays nothing for it.
     if (
-      bare === undefined || !bare.has(flat) ||
-      (attributes === undefined && wire.relationships === undefined)
+      (attributes === undefined && wire.relationships === undefined) ||
+      !WireLink.fill(flat, wire)
     ) {
       pass.targets[i] = null;
       return flat;
     }
-    // The fields of an identifier's resource: this occurrence's, all of it.
-    bare.delete(flat);
-    WireLink.relink(flat, wire);
   } else {
     flat = newResource(type, id, lid);
     if (id !== undefined) ids!.set(id, flat);
@@ -178,9 +172,6 @@ function placeResource(
     new WireLink(flat, wire, pass.casing);
   }
   if (attributes !== undefined) copyAttributes(pass, attributes, flat);
-  else if (wire.relationships === undefined) {
-    (pass.bare ??= new Set()).add(flat);
-  }
   pass.targets[i] = flat;
   return flat;
 }

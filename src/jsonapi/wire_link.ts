@@ -39,11 +39,17 @@ export class WireLink extends Base {
   }
 
   /**
-   * Points the link of `flat` at `wire`: another occurrence of its
-   * resource, which has the fields the first one lacked.
+   * Points the link of `flat` at `wire`, another occurrence of its
+   * resource, when the occurrence it links to has no `attributes` and no
+   * `relationships` (a resource identifier): true when it did.
    */
-  static relink(flat: object, wire: Wire): void {
-    if (#wire in flat) (flat as WireLink).#wire = wire;
+  static fill(flat: object, wire: Wire): boolean {
+    if (!(#wire in flat)) return false;
+    const link = flat as WireLink;
+    const bare = link.#wire.attributes === undefined &&
+      link.#wire.relationships === undefined;
+    if (bare) link.#wire = wire;
+    return bare;
   }
 
   /** The info of a flat object with a link, or undefined for any other. */
