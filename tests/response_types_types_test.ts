@@ -12,22 +12,7 @@ import createGrab, {
   type ServerSentEvent,
 } from "../mod.ts";
 import { startServer } from "./_server.ts";
-
-/** True only when A and B are the same type. */
-type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends
-  (<T>() => T extends B ? 1 : 2) ? true : false;
-function same<A, B>(_proof: Same<A, B>): void {}
-
-interface Row {
-  id: number;
-}
-const schema = {
-  "~standard": {
-    version: 1 as const,
-    vendor: "types",
-    validate: (value: unknown) => ({ value: value as Row }),
-  },
-};
+import { type Row, rowSchema as schema, same } from "./_types.ts";
 
 async function compileOnly(base: string): Promise<void> {
   const grab = createGrab(base);

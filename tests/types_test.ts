@@ -11,6 +11,7 @@ import createGrab, {
   paginate,
 } from "../mod.ts";
 import { json, startServer } from "./_server.ts";
+import { type Row, rowSchema, same } from "./_types.ts";
 
 // @ts-expect-error: lower-case method
 const lower: Endpoint = "get /users";
@@ -87,22 +88,6 @@ async function compileOnly(): Promise<void> {
     void empty;
   }
 }
-
-/** True only when A and B are the same type. */
-type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends
-  (<T>() => T extends B ? 1 : 2) ? true : false;
-function same<A, B>(_proof: Same<A, B>): void {}
-
-interface Row {
-  id: number;
-}
-const rowSchema = {
-  "~standard": {
-    version: 1 as const,
-    vendor: "types",
-    validate: (value: unknown) => ({ value: value as Row }),
-  },
-};
 
 // paginate checks path parameters as a grab does, and types its pages from
 // a schema or the factory's response type.
