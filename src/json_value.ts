@@ -209,9 +209,7 @@ export function emptyFormOf(value: unknown): string | undefined {
     if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
       return undefined;
     }
-    for (const key in value) {
-      if (Object.hasOwn(value, key)) return undefined;
-    }
+    if (Object.keys(value).length > 0) return undefined;
   }
   const tag = Object.prototype.toString.call(value).slice(8, -1);
   // A boxed primitive is written as its value, a typed array by its items.
@@ -233,18 +231,25 @@ export function emptyFormOf(value: unknown): string | undefined {
 
 const BOXED: ReadonlySet<string> = new Set(["Number", "String", "Boolean"]);
 
+/** The classes {@linkcode hidesData} looks through for getters. */
+const MAX_CLASSES = 64;
+
 /**
  * True when an object with no enumerable own keys holds data elsewhere:
  * its own keys that are hidden or symbols, or getters of its classes.
  * Private fields cannot be seen from outside; such an object goes as `{}`.
+ * A chain of classes longer than {@linkcode MAX_CLASSES} (a Proxy can make
+ * one without end) is taken as hiding data.
  */
 function hidesData(value: object): boolean {
   if (Reflect.ownKeys(value).length > 0) return true;
+  let classes = 0;
   for (
     let proto = Object.getPrototypeOf(value);
     proto !== null && Object.getPrototypeOf(proto) !== null;
     proto = Object.getPrototypeOf(proto)
   ) {
+    if (++classes > MAX_CLASSES) return true;
     const members = Object.getOwnPropertyDescriptors(proto);
     for (const key of Reflect.ownKeys(members)) {
       if (members[key as string]!.get !== undefined) return true;

@@ -204,6 +204,14 @@ Deno.test("emptyFormOf() names an object JSON writes as {} though it holds data"
     });
   }
   await t.step(
+    "a chain of 100,000 classes is looked through only so far",
+    () => {
+      let deep: object = new (class {})();
+      for (let i = 0; i < 100_000; i++) deep = Object.create(deep);
+      assertEquals(emptyFormOf(deep), `${CLASS_DATA}, which JSON writes as {}`);
+    },
+  );
+  await t.step(
     "a boxed BigInt: refused as a BigInt, which JSON cannot write",
     () => {
       assertEquals(emptyFormOf(Object(1n)), "a BigInt");
