@@ -29,23 +29,20 @@ export function trustedOriginSet(
     const url = typeof entry === "string" && ORIGIN.test(entry)
       ? parseUrl(entry)
       : undefined;
-    if (url !== undefined && url.hostname.includes("*")) {
-      // A valid host to the URL parser, trusted as spelt: it would match
-      // no host a wildcard means, and fail without a word.
+    // A host with a `*` is valid to the URL parser and trusted as spelt: it
+    // would match no host a wildcard means, and fail without a word.
+    const why = url === undefined
+      ? 'give an origin such as "https://cdn.example.com", with no path, query or credentials'
+      : url.hostname.includes("*")
+      ? "a wildcard matches no host here; list each origin"
+      : undefined;
+    if (why === undefined) origins.add(url!.origin);
+    else {
       issues.push({
         path: `/trustedOrigins/${index}`,
-        message: `Cannot trust ${
-          quoted(entry)
-        }: a wildcard matches no host here; list each origin`,
+        message: `Cannot trust ${quoted(entry)}: ${why}`,
       });
-    } else if (url === undefined) {
-      issues.push({
-        path: `/trustedOrigins/${index}`,
-        message: `Cannot trust ${
-          quoted(entry)
-        }: give an origin such as "https://cdn.example.com", with no path, query or credentials`,
-      });
-    } else origins.add(url.origin);
+    }
   }
   if (issues.length > 0) {
     throw validationError(issues, "Cannot create the grab");
