@@ -34,6 +34,24 @@ const ENDS: [
   ["the iterator's return()", (_stream, it) => it.return!()],
 ];
 
+/**
+ * Ends `stream` with `end` while a read is pending: the read ends with no
+ * item and no error, and the server sees the body cancelled.
+ */
+async function endWhilePending(
+  stream: GrabStream<unknown>,
+  it: AsyncIterator<unknown>,
+  end: (typeof ENDS)[number][1],
+  body: { cancelled: Promise<unknown> },
+): Promise<void> {
+  const pending = it.next();
+  await settle();
+  await end(stream, it);
+  assertEquals(await pending, { done: true, value: undefined });
+  assertEquals(stream.error, null);
+  await body.cancelled;
+}
+
 Deno.test("an NDJSON stream cancelled while a read is pending", async (t) => {
   await using server = tapServer("application/x-ndjson");
   const grab = createGrab(server.url);
@@ -52,12 +70,7 @@ Deno.test("an NDJSON stream cancelled while a read is pending", async (t) => {
           body.write(`{"n":1}\n${partial}`);
           const it = stream![Symbol.asyncIterator]();
           assertEquals(await it.next(), { done: false, value: { n: 1 } });
-          const pending = it.next();
-          await settle();
-          await end(stream!, it);
-          assertEquals(await pending, { done: true, value: undefined });
-          assertEquals(stream!.error, null);
-          await body.cancelled;
+          await endWhilePending(stream!, it, end, body);
         },
       );
     }
@@ -78,12 +91,7 @@ Deno.test("an SSE stream cancelled while a read is pending", async (t) => {
         data: "1",
         id: "",
       });
-      const pending = it.next();
-      await settle();
-      await end(stream!, it);
-      assertEquals(await pending, { done: true, value: undefined });
-      assertEquals(stream!.error, null);
-      await body.cancelled;
+      await endWhilePending(stream!, it, end, body);
     });
   }
 });
