@@ -171,6 +171,7 @@ try {
 console.log('\n▶ grab("GET /chat", { responseType: "sse" })  (a live stream)');
 const [events, streamError] = await grab("GET /chat", { responseType: "sse" });
 if (streamError) throw streamError;
+if (events === null) throw new Error("No stream: the server sent 204");
 let reply = "";
 for await (const { data } of events) {
   if (data === "[DONE]") break;

@@ -53,6 +53,7 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({
  * const grab = createGrab("https://api.example.com");
  * const [events, error] = await grab("GET /events", { responseType: "sse" });
  * if (error) throw error;
+ * if (events === null) throw new Error("No stream: the server sent 204");
  * for await (const event of events) console.log(event.event, event.data);
  * if (events.error) console.error("The stream broke off:", events.error.kind);
  * ```

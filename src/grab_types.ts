@@ -107,7 +107,7 @@ export interface Grab<Default extends ResponseType = "json"> {
   <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
     endpoint: E,
     options: Rest<Body> & ParamsFor<E> & { responseType: "ndjson" },
-  ): Promise<GrabResult<GrabStream<Data>>>;
+  ): Promise<GrabResult<GrabStream<Data> | null>>;
   /** Grab JSON; `Data` is the type you expect the body to have. */
   <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
     endpoint: E,
@@ -117,27 +117,27 @@ export interface Grab<Default extends ResponseType = "json"> {
   <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
     endpoint: E,
     options: Rest<Body> & ParamsFor<E> & { responseType: "text" },
-  ): Promise<GrabResult<string>>;
+  ): Promise<GrabResult<string | null>>;
   /** Grab bytes, also with explicit type arguments. */
   <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
     endpoint: E,
     options: Rest<Body> & ParamsFor<E> & { responseType: "bytes" },
-  ): Promise<GrabResult<Uint8Array>>;
+  ): Promise<GrabResult<Uint8Array | null>>;
   /** Grab a blob, also with explicit type arguments. */
   <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
     endpoint: E,
     options: Rest<Body> & ParamsFor<E> & { responseType: "blob" },
-  ): Promise<GrabResult<Blob>>;
+  ): Promise<GrabResult<Blob | null>>;
   /** Grab the body as a stream, also with explicit type arguments. */
   <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
     endpoint: E,
     options: Rest<Body> & ParamsFor<E> & { responseType: "stream" },
-  ): Promise<GrabResult<ReadableStream<Uint8Array>>>;
+  ): Promise<GrabResult<ReadableStream<Uint8Array> | null>>;
   /** Grab Server-Sent Events, also with explicit type arguments. */
   <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
     endpoint: E,
     options: Rest<Body> & ParamsFor<E> & { responseType: "sse" },
-  ): Promise<GrabResult<GrabStream<ServerSentEvent>>>;
+  ): Promise<GrabResult<GrabStream<ServerSentEvent> | null>>;
   /** Grab; `Data` is the type you expect a JSON body to have. */
   <
     Data = unknown,

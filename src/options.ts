@@ -206,7 +206,7 @@ export interface GrabOptions {
    * import createGrab from "@grab/grab";
    * const grab = createGrab("https://files.example.com", { responseType: "bytes" });
    * const [bytes, error] = await grab("GET /archive.zip");
-   * if (!error) console.log(bytes.byteLength);
+   * if (!error) console.log(bytes?.byteLength); // null after a 204
    * ```
    */
   responseType?: ResponseType | undefined;

@@ -53,29 +53,33 @@ export interface Progress {
 
 /**
  * The `data` of a success read as `R`; `Data` is the JSON value (or each
- * NDJSON value) the caller expects.
+ * NDJSON value) the caller expects. Every type but JSON's includes `null`,
+ * which a 204, a 205 or a HEAD request gives (a JSON body's type is the
+ * caller's to state).
  * @internal
  */
 export type DataOf<R extends ResponseType, Data> = R extends "json" ? Data
-  : R extends "text" ? string
-  : R extends "bytes" ? Uint8Array
-  : R extends "blob" ? Blob
-  : R extends "stream" ? ReadableStream<Uint8Array>
-  : R extends "sse" ? GrabStream<ServerSentEvent>
-  : R extends "ndjson" ? GrabStream<Data>
+  : R extends "text" ? string | null
+  : R extends "bytes" ? Uint8Array | null
+  : R extends "blob" ? Blob | null
+  : R extends "stream" ? ReadableStream<Uint8Array> | null
+  : R extends "sse" ? GrabStream<ServerSentEvent> | null
+  : R extends "ndjson" ? GrabStream<Data> | null
   : never;
 
 /**
  * The `data` of a success read as `R` and checked by a schema whose output
- * is `Output`: the schema applies to the value, the text, each event's data
- * or each line; bytes, blobs and raw streams are not checked.
+ * is `Output`: the schema applies to the value, the text (`null` for a 204,
+ * a 205 or a HEAD request included), each event's data or each line; bytes,
+ * blobs and raw streams are not checked, and a stream is `null` where there
+ * is no body.
  * @internal
  */
 export type SchemaDataOf<R extends ResponseType, Output> = R extends "json"
   ? Output
   : R extends "text" ? Output
-  : R extends "sse" ? GrabStream<ServerSentEvent<Output>>
-  : R extends "ndjson" ? GrabStream<Output>
+  : R extends "sse" ? GrabStream<ServerSentEvent<Output>> | null
+  : R extends "ndjson" ? GrabStream<Output> | null
   : DataOf<R, unknown>;
 
 /**
@@ -90,7 +94,7 @@ export type SchemaDataOf<R extends ResponseType, Output> = R extends "json"
  * const show = ({ event, data, id }: ServerSentEvent) => console.log(event, id, data);
  * const [events, error] = await grab("GET /feed", { responseType: "sse" });
  * if (error) throw error;
- * for await (const event of events) show(event);
+ * for await (const event of events ?? []) show(event); // null after a 204
  * ```
  */
 export interface ServerSentEvent<Data = string> {

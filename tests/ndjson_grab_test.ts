@@ -1,4 +1,5 @@
 import {
+  assert,
   assertEquals,
   assertInstanceOf,
   assertRejects,
@@ -133,6 +134,7 @@ Deno.test("responseType ndjson", async (t) => {
       responseType: "ndjson",
     });
     if (!outcome.ok) throw outcome.error;
+    assert(outcome.body !== null);
     const seen: unknown[] = [];
     for await (const value of outcome.body) seen.push(value);
     assertEquals(seen.length, 3);

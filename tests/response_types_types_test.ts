@@ -79,12 +79,39 @@ async function compileOnly(base: string): Promise<void> {
 
   // orThrow, paginate and Call.send carry the type.
   const [thrown] = await orThrow(grab("GET /x", { responseType: "bytes" }));
-  same<typeof thrown, Uint8Array>(true);
+  same<typeof thrown, Uint8Array | null>(true);
+  for await (const [page] of paginate(texts, "GET /pages")) {
+    same<typeof page, string | null>(true);
+  }
+  // An explicit data type is the caller's word, as for JSON.
   for await (const [page] of paginate<string>(texts, "GET /pages")) {
     same<typeof page, string>(true);
   }
   const outcome = await new Call("GET /x", base).send({ responseType: "sse" });
-  if (outcome.ok) same<typeof outcome.body, GrabStream<ServerSentEvent>>(true);
+  if (outcome.ok) {
+    same<typeof outcome.body, GrabStream<ServerSentEvent> | null>(true);
+  }
+
+  // A success without a body (204, 205, HEAD) has null data: every type
+  // but JSON's keeps null after the error check; a JSON type is the
+  // caller's word, and a schema checks the null itself.
+  const [okText, textError] = await grab("GET /x", { responseType: "text" });
+  if (!textError) same<typeof okText, string | null>(true);
+  const [okEvents, eventsError] = await grab("GET /x", { responseType: "sse" });
+  if (!eventsError) {
+    same<typeof okEvents, GrabStream<ServerSentEvent> | null>(
+      true,
+    );
+  }
+  const [okRows, rowsError] = await grab("GET /x", {
+    responseType: "ndjson",
+    schema,
+  });
+  if (!rowsError) same<typeof okRows, GrabStream<Row> | null>(true);
+  const [okJson, jsonError] = await grab<Row>("GET /x");
+  if (!jsonError) same<typeof okJson, Row>(true);
+  const [okChecked, checkedError] = await grab("GET /x", { schema });
+  if (!checkedError) same<typeof okChecked, Row>(true);
 }
 
 Deno.test("types: the data of each responseType, on a real grab", async () => {

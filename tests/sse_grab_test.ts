@@ -65,6 +65,7 @@ Deno.test("responseType sse", async (t) => {
     async () => {
       const [events, error] = await grab("GET /chat", { responseType: "sse" });
       if (error) throw error;
+      assert(events !== null);
       let text = "";
       for await (const { data } of events) {
         if (data === "[DONE]") break;

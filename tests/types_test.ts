@@ -108,7 +108,7 @@ async function pages(options: GrabCallOptions): Promise<void> {
   }
   const texts = createGrab("https://api.example.com", { responseType: "text" });
   for await (const [page] of paginate(texts, "GET /pages")) {
-    same<typeof page, string>(true);
+    same<typeof page, string | null>(true);
   }
   for await (const [page] of paginate<Row[]>(grab, "GET /rows", options)) {
     same<typeof page, Row[]>(true);

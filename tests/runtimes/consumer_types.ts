@@ -52,6 +52,7 @@ export async function streamed(base: string): Promise<string> {
   const isEvents: Equals<typeof events, GrabStream<ServerSentEvent> | null> =
     true;
   if (error) return error.message;
+  if (events === null) return "no content";
   let text = "";
   for await (const event of events) {
     const data: string = event.data;
