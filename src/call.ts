@@ -104,7 +104,7 @@ export class Call {
   async send<R extends ResponseType = "json">(
     options: SendOptions & { responseType?: R | undefined } = {},
   ): Promise<SendOutcome<DataOf<R, unknown>>> {
-    const resolved = resolveOptions(NO_FACTORY, options ?? {}, true);
+    const resolved = resolveOptions(NO_FACTORY, options ?? {}, true, "send");
     if (Array.isArray(resolved)) {
       throw invalid(this.method, this.url, resolved);
     }

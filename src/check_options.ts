@@ -11,6 +11,13 @@ import { HTTP_METHODS } from "./endpoint.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { HOOK_NAMES } from "./hooks.ts";
 import type { JsonApiOptions } from "./jsonapi/media_type.ts";
+import {
+  isOption,
+  MEMBERS,
+  noSuchMember,
+  noSuchOption,
+  type Scope,
+} from "./option_names.ts";
 import { MAX_TIMER_DELAY } from "./retry.ts";
 import type { StandardSchema } from "./schema.ts";
 
@@ -25,37 +32,58 @@ type Check = (value: unknown, add: Add, factory: boolean) => void;
  * the numbers (`timeout`, `attemptTimeout`, `maxBodyBytes`, `retry`), the
  * callbacks, `signal`, `hooks`, the enums and the objects of a kind. Each
  * problem is an issue naming the option, in the order of {@linkcode CHECKS};
- * `null` and `undefined` mean none and pass. Only the options present are
- * looked at, so a call with few options costs little.
+ * `null` and `undefined` mean none and pass. An option that `scope` does not
+ * take, or a member an option object does not have, is an issue too, after
+ * the others. Only the options present are looked at, so a call with few
+ * options costs little.
  */
 export function checkOptions(
   options: object,
-  factory = false,
+  scope: Scope,
 ): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const ranks: number[] = [];
   let rank = 0;
   let option = "";
+  const refuse = (message: string) => {
+    issues.push({ path: "", message });
+    ranks.push(rank);
+  };
   const add: Add = (wanted, member) => {
     const name = member === undefined ? option : `${option}.${member}`;
-    issues.push({
-      path: "",
-      message: `Cannot use the option "${name}": it must be ${wanted}`,
-    });
-    ranks.push(rank);
+    refuse(`Cannot use the option "${name}": it must be ${wanted}`);
   };
   for (const name in options) {
     const value = (options as Record<string, unknown>)[name];
     if (value === undefined || value === null) continue;
+    if (!isOption(name, scope)) {
+      rank = CHECKS.size;
+      refuse(noSuchOption(name, scope));
+      continue;
+    }
     const entry = CHECKS.get(name);
     if (entry === undefined) continue;
     rank = entry[0];
     option = name;
-    entry[1](value, add, factory);
+    entry[1](value, add, scope === "factory");
+    const members = MEMBERS.get(name);
+    if (members !== undefined && typeof value === "object") {
+      rank = CHECKS.size;
+      for (const member of unknownMembers(value, members)) {
+        refuse(noSuchMember(name, member, members));
+      }
+    }
   }
   if (issues.length < 2) return issues;
   const order = issues.map((_, at) => at).sort((a, b) => ranks[a]! - ranks[b]!);
   return order.map((at) => issues[at]!);
+}
+
+/** The own keys of `value` that are not `members`, their values set. */
+function unknownMembers(value: object, members: readonly string[]): string[] {
+  return Object.keys(value).filter((key) =>
+    !members.includes(key) && isSet((value as Record<string, unknown>)[key])
+  );
 }
 
 function checkTimeout(value: unknown, add: Add): void {

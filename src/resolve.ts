@@ -9,10 +9,11 @@
 import type { Fetch } from "./fetch.ts";
 import type { Casing } from "./casing.ts";
 import { checkOptions } from "./check_options.ts";
+import { MEMBERS } from "./option_names.ts";
 import { validationError, type ValidationIssue } from "./errors.ts";
 import { unreadable } from "./redact.ts";
 import { type HeaderRecord, mergeHeaders } from "./headers.ts";
-import { combineHooks, HOOK_NAMES, type Hooks } from "./hooks.ts";
+import { combineHooks, type Hooks } from "./hooks.ts";
 import type { JsonApiOptions } from "./jsonapi/media_type.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import { DEFAULTS, type GrabOptions, type QueryInit } from "./options.ts";
@@ -77,7 +78,7 @@ export function resolveFactory(given: GrabOptions): Factory {
   try {
     options = readOnce(given);
     // A value the checks look into may be a revoked Proxy too.
-    issues = checkOptions(options, true);
+    issues = checkOptions(options, "factory");
   } catch (error) {
     throw validationError(
       [unreadable(OPTIONS, error)],
@@ -120,6 +121,7 @@ export function resolveOptions(
   factory: Factory,
   given: CallOptions,
   trusted: boolean,
+  scope: "call" | "send" = "call",
 ): Resolved | ValidationIssue[] {
   // Each option is read once, into a copy: a getter that throws or changes
   // its answer cannot get past the checks.
@@ -133,7 +135,7 @@ export function resolveOptions(
       issues = [];
     } else {
       call = readOnce(given);
-      issues = checkOptions(call);
+      issues = checkOptions(call, scope);
     }
   } catch (error) {
     return [unreadable(OPTIONS, error)];
@@ -173,13 +175,6 @@ function isEmpty(options: object): boolean {
   return true;
 }
 
-/** The option objects that hold data or callbacks, and the keys each may have. */
-const NESTED: readonly (readonly [string, readonly string[]])[] = [
-  ["retry", ["limit", "methods", "statusCodes", "backoff", "maxDelay"]],
-  ["jsonApi", ["ext", "profile", "headers"]],
-  ["hooks", HOOK_NAMES],
-];
-
 /**
  * A copy of the options, read once: `retry`, `jsonApi` and `hooks` and their
  * lists too, so that what is checked is what is used, even when a getter
@@ -188,7 +183,7 @@ const NESTED: readonly (readonly [string, readonly string[]])[] = [
  */
 function readOnce<T extends object>(given: T): T {
   const options = { ...given } as Record<string, unknown>;
-  for (const [option, keys] of NESTED) {
+  for (const [option, keys] of MEMBERS) {
     const value = options[option] as Record<string, unknown> | undefined;
     if (typeof value !== "object" || value === null) continue;
     options[option] = readMembers(value, keys);
@@ -201,7 +196,9 @@ function readOnce<T extends object>(given: T): T {
  * member that is `null` means none, as an option does, and is left out; a
  * list is copied; a function is bound to `value`, so a hook keeps its
  * object as `this` (a class instance's fields), also when it runs in a chain
- * with other hooks.
+ * with other hooks. A plain object's other keys are copied as they are, for
+ * the checks to refuse (a misspelt hook would never run); a class
+ * instance's are its own state.
  */
 export function readMembers(
   value: Record<string, unknown>,
@@ -216,6 +213,11 @@ export function readMembers(
       : Array.isArray(item)
       ? [...item]
       : item;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return copy;
+  for (const key of Object.keys(value)) {
+    if (!keys.includes(key)) copy[key] = value[key];
   }
   return copy;
 }

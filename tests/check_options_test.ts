@@ -49,7 +49,7 @@ Deno.test("checkOptions() names each option that is wrong", async (t) => {
       ? String(value)
       : Deno.inspect(value);
     await t.step(`${option}: ${shown} gives one issue naming "${name}"`, () => {
-      const issues = checkOptions({ [option]: value });
+      const issues = checkOptions({ [option]: value }, "send");
       assertEquals(issues.length, 1, JSON.stringify(issues));
       assertEquals(issues[0]!.path, "");
       assert(
@@ -62,17 +62,17 @@ Deno.test("checkOptions() names each option that is wrong", async (t) => {
   }
 
   await t.step("the message says what the option must be", () => {
-    assertEquals(checkOptions({ timeout: 0 }), [{
+    assertEquals(checkOptions({ timeout: 0 }, "send"), [{
       path: "",
       message:
         'Cannot use the option "timeout": it must be false, Infinity or a number from 1 to 2147483647',
     }]);
-    assertEquals(checkOptions({ format: "xml" }), [{
+    assertEquals(checkOptions({ format: "xml" }, "send"), [{
       path: "",
       message:
         'Cannot use the option "format": it must be "json" or "json-api"',
     }]);
-    assertEquals(checkOptions({ redirect: "bogus" }), [{
+    assertEquals(checkOptions({ redirect: "bogus" }, "send"), [{
       path: "",
       message:
         'Cannot use the option "redirect": it must be "follow", "error" or "manual"',
@@ -90,7 +90,7 @@ Deno.test("checkOptions() names each option that is wrong", async (t) => {
       format: "xml",
       redirect: "x",
       credentials: "x",
-    });
+    }, "send");
     assertEquals(
       issues.map((issue) => issue.message.match(/"([^"]+)"/)?.[1]),
       [
@@ -135,7 +135,7 @@ Deno.test("checkOptions() names each option that is wrong", async (t) => {
   ];
   for (const [option, value] of valid) {
     await t.step(`${option}: ${Deno.inspect(value)} gives none`, () => {
-      assertEquals(checkOptions({ [option]: value }), []);
+      assertEquals(checkOptions({ [option]: value }, "send"), []);
     });
   }
 
@@ -153,7 +153,7 @@ Deno.test("checkOptions() names each option that is wrong", async (t) => {
   for (const empty of [null, undefined]) {
     await t.step(`${empty} means none for every option`, () => {
       const options = Object.fromEntries(names.map((name) => [name, empty]));
-      assertEquals(checkOptions(options), []);
+      assertEquals(checkOptions(options, "send"), []);
       assertEquals(
         checkOptions({
           retry: {
@@ -168,13 +168,13 @@ Deno.test("checkOptions() names each option that is wrong", async (t) => {
             afterResponse: empty,
             beforeRetry: empty,
           },
-        }),
+        }, "send"),
         [],
       );
     });
   }
 
   await t.step("no options: no issues", () => {
-    assertEquals(checkOptions({}), []);
+    assertEquals(checkOptions({}, "send"), []);
   });
 });

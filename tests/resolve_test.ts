@@ -26,8 +26,9 @@ function resolve(
   factory: Factory,
   call: CallOptions,
   trusted = true,
+  scope: "call" | "send" = "call",
 ): Resolved {
-  const result = resolveOptions(factory, call, trusted);
+  const result = resolveOptions(factory, call, trusted, scope);
   if (Array.isArray(result)) {
     throw new Error(`Unexpected issues: ${JSON.stringify(result)}`);
   }
@@ -178,7 +179,6 @@ Deno.test("resolveOptions()", async (t) => {
       timeout: false,
       maxBodyBytes: Infinity,
       retry: { limit: 1, maxDelay: Infinity },
-      fetch: fetchB,
       jsonApi: { headers: false },
       redirect: "error",
       credentials: "omit",
@@ -194,7 +194,7 @@ Deno.test("resolveOptions()", async (t) => {
     assertEquals(resolved.maxBodyBytes, Infinity);
     assertEquals(resolved.retry.limit, 1);
     assertEquals(resolved.retry.maxDelay, Infinity);
-    assertStrictEquals(resolved.fetch, fetchB);
+    assertStrictEquals(resolved.fetch, fetchA);
     assertEquals(resolved.jsonApi, { headers: false });
     assertEquals(resolved.redirect, "error");
     assertEquals(resolved.credentials, "omit");
@@ -202,6 +202,11 @@ Deno.test("resolveOptions()", async (t) => {
     assertEquals(resolved.body, { a: 1 });
     assertEquals(resolved.query, { q: "x" });
     assertEquals(resolved.params, { id: 1 });
+  });
+
+  await t.step("Call.send's fetch over the factory's", () => {
+    const resolved = resolve(factory, { fetch: fetchB }, true, "send");
+    assertStrictEquals(resolved.fetch, fetchB);
   });
 
   await t.step("a call's 0 is a value, not a fallback", () => {

@@ -1,0 +1,160 @@
+/**
+ * The names options may have: which ones `createGrab`, a grab and
+ * `Call.send` take, the members of the option objects, and what a name that
+ * none of them takes is told. A misspelt or misplaced option would otherwise
+ * be lost without a word: `timout: 500` would leave the 30 s default, a
+ * misspelt hook would never run.
+ *
+ * @module
+ */
+
+import { HOOK_NAMES } from "./hooks.ts";
+
+/** Where options are given: to `createGrab`, to a grab, to `Call.send`. */
+export type Scope = "factory" | "call" | "send";
+
+/** The options both a factory and a call take. */
+const SHARED = [
+  "headers",
+  "format",
+  "casing",
+  "wireCasing",
+  "timeout",
+  "attemptTimeout",
+  "responseType",
+  "retry",
+  "hooks",
+  "maxBodyBytes",
+  "jsonApi",
+  "redirect",
+  "credentials",
+];
+const FACTORY_ONLY = ["trustedOrigins", "fetch"];
+const CALL_ONLY = [
+  "body",
+  "query",
+  "params",
+  "signal",
+  "schema",
+  "onDownloadProgress",
+  "onUploadProgress",
+];
+/** What `Call.send` leaves to a grab: it does not decode the body. */
+const GRAB_ONLY = new Set(["casing", "wireCasing", "schema"]);
+
+const NAMES: Readonly<Record<Scope, ReadonlySet<string>>> = {
+  factory: new Set([...SHARED, ...FACTORY_ONLY]),
+  call: new Set([...SHARED, ...CALL_ONLY]),
+  send: new Set(
+    [...SHARED, ...CALL_ONLY, "fetch"].filter((name) => !GRAB_ONLY.has(name)),
+  ),
+};
+
+/** The members each option object may have. */
+export const MEMBERS: ReadonlyMap<string, readonly string[]> = new Map<
+  string,
+  readonly string[]
+>([
+  ["retry", ["limit", "methods", "statusCodes", "backoff", "maxDelay"]],
+  ["jsonApi", ["ext", "profile", "headers"]],
+  ["hooks", HOOK_NAMES],
+]);
+
+/**
+ * Members of `fetch`'s init (the standard's and those of runtimes and
+ * frameworks) that grab does not pass on: a custom `fetch` can add them.
+ */
+const FETCH_INIT = new Set([
+  "method",
+  "cache",
+  "mode",
+  "keepalive",
+  "integrity",
+  "priority",
+  "referrer",
+  "referrerPolicy",
+  "duplex",
+  "window",
+  "client",
+  "dispatcher",
+  "cf",
+  "next",
+]);
+
+/** True when options given in `scope` may have an option `name`. */
+export function isOption(name: string, scope: Scope): boolean {
+  return NAMES[scope].has(name);
+}
+
+/** Why options given in `scope` cannot have an option `name`. */
+export function noSuchOption(name: string, scope: Scope): string {
+  const head = `Cannot use the option "${name}"`;
+  if (scope === "factory" && NAMES.call.has(name)) {
+    return `${head} in createGrab: it is an option of each call`;
+  }
+  if (scope === "send" && GRAB_ONLY.has(name)) {
+    return `${head} in Call.send, which leaves the body as read: it is an ` +
+      "option of a grab";
+  }
+  if (scope !== "factory" && NAMES.factory.has(name)) {
+    return `${head} in a call: it is an option of createGrab`;
+  }
+  if (FETCH_INIT.has(name)) {
+    return `${head}: grab does not pass it to fetch. A factory's fetch can ` +
+      `add it: fetch: (input, init) => fetch(input, { ...init, ${name} })`;
+  }
+  return `${head}: there is no such option${suggestion(name, NAMES[scope])}`;
+}
+
+/** Why the option object `option` cannot have a member `name`. */
+export function noSuchMember(
+  option: string,
+  name: string,
+  members: readonly string[],
+): string {
+  return `Cannot use the option "${option}.${name}": there is no such ` +
+    `member${suggestion(name, members)}`;
+}
+
+/** ` (did you mean "…"?)` for a name close to a known one, or "". */
+function suggestion(name: string, known: Iterable<string>): string {
+  const lower = name.toLowerCase();
+  const limit = Math.min(2, Math.floor(name.length / 3));
+  let best: string | undefined;
+  let bestDistance = limit + 1;
+  for (const candidate of known) {
+    const distance = editDistance(lower, candidate.toLowerCase(), limit);
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best === undefined ? "" : ` (did you mean "${best}"?)`;
+}
+
+/**
+ * The edit distance of `a` and `b` (insertions, deletions, substitutions and
+ * swaps of neighbours), or `limit + 1` once it must be more than `limit`.
+ */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let before: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, at) => at);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let least = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + cost,
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        value = Math.min(value, before[j - 2]! + 1);
+      }
+      current.push(value);
+      least = Math.min(least, value);
+    }
+    if (least > limit) return limit + 1;
+    [before, previous] = [previous, current];
+  }
+  return previous[b.length]!;
+}
