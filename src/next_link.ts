@@ -1,0 +1,74 @@
+/**
+ * The `next` link of a page, as `paginate` reads it: from a JSON:API
+ * document's `links` or an RFC 8288 `Link` header, and one spelling of a
+ * page's URL to tell the pages already read.
+ *
+ * @module
+ */
+
+import { parseLinkHeader } from "./link_header.ts";
+
+/** Why a next link cannot be sent as an endpoint, if it cannot. */
+export function unfollowable(next: URL): string | undefined {
+  if (next.username !== "" || next.password !== "") {
+    return "it holds credentials";
+  }
+  if (next.pathname.split("/").some((segment) => segment.startsWith(":"))) {
+    return "it has a path segment that starts with a colon";
+  }
+  return undefined;
+}
+
+/**
+ * A page's URL as one spelling of the page: no fragment, and each escape in
+ * its query in one form, so that `page[size]=10` and `page%5Bsize%5D=10` (as
+ * grab writes a `query`), `a,b` and `a%2Cb`, `+` and `%20` are one page.
+ * Nothing is decoded to text: two cursors of other bytes (`%80`, `%81`) that
+ * are no UTF-8 stay two pages, and `%2B`, `%26`, `%3D`, `%3B` stay escaped.
+ */
+export function samePage(href: string): string {
+  const end = href.indexOf("#");
+  const bare = end === -1 ? href : href.slice(0, end);
+  const at = bare.indexOf("?");
+  if (at === -1) return bare;
+  const query = bare.slice(at + 1).replace(ESCAPE, (escape) => {
+    if (escape === "+") return "%20";
+    const char = String.fromCharCode(parseInt(escape.slice(1), 16));
+    return BARE.test(char) ? char : escape.toUpperCase();
+  });
+  return query === "" ? bare.slice(0, at) : `${bare.slice(0, at)}?${query}`;
+}
+
+const ESCAPE = /\+|%[0-9A-Fa-f]{2}/g;
+// What a query may carry unescaped with the same meaning either way.
+const BARE = /^[\w\-.~[\],:@!$'()*/?]$/;
+
+/**
+ * The next page's URL, without its fragment, or `undefined` at the end. A
+ * JSON:API document that has a `next` link decides, even when it is `null`
+ * (the last page); only without one does the `Link` header.
+ */
+export function nextLink(
+  links: Record<string, unknown> | undefined,
+  headers: Headers,
+  base: string,
+): URL | undefined {
+  const link = links?.["next"];
+  let href: unknown = link;
+  if (typeof link === "object" && link !== null) {
+    href = (link as { href?: unknown }).href;
+  }
+  if (links === undefined || !Object.hasOwn(links, "next")) {
+    href = parseLinkHeader(headers.get("link"), base).get("next");
+  }
+  if (typeof href !== "string" || href === "") return undefined;
+  let url: URL;
+  try {
+    url = new URL(href, base);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+  url.hash = "";
+  return url;
+}
