@@ -44,31 +44,41 @@ const ESCAPE = /\+|%[0-9A-Fa-f]{2}/g;
 const BARE = /^[\w\-.~[\],:@!$'()*/?]$/;
 
 /**
- * The next page's URL, without its fragment, or `undefined` at the end. A
- * JSON:API document that has a `next` link decides, even when it is `null`
- * (the last page); only without one does the `Link` header.
+ * The next page's URL, without its fragment; `undefined` at the end; or,
+ * for a next link that is there but cannot be followed, why not. A JSON:API
+ * document that has a `next` link decides, even when it is `null` (the last
+ * page); only without one does the `Link` header. A link that is not a URL,
+ * or not an http(s) one (`javascript:`, `data:`, `file:`), is refused rather
+ * than taken for the end: the pages after it would be lost unseen.
  */
 export function nextLink(
   links: Record<string, unknown> | undefined,
   headers: Headers,
   base: string,
-): URL | undefined {
-  const link = links?.["next"];
-  let href: unknown = link;
-  if (typeof link === "object" && link !== null) {
-    href = (link as { href?: unknown }).href;
-  }
+): URL | string | undefined {
+  let href: unknown;
   if (links === undefined || !Object.hasOwn(links, "next")) {
     href = parseLinkHeader(headers.get("link"), base).get("next");
+  } else {
+    const link = links["next"];
+    if (link === null) return undefined;
+    href = typeof link === "object" && !Array.isArray(link)
+      ? (link as { href?: unknown }).href
+      : link;
+    if (typeof href !== "string") {
+      return "the document's links.next is neither a URL nor a link object with an href";
+    }
   }
-  if (typeof href !== "string" || href === "") return undefined;
+  if (href === undefined || href === "") return undefined;
   let url: URL;
   try {
-    url = new URL(href, base);
+    url = new URL(href as string, base);
   } catch {
-    return undefined;
+    return "it is not a valid URL";
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return "it is not an http or https URL";
+  }
   url.hash = "";
   return url;
 }

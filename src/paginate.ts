@@ -15,6 +15,7 @@ import type {
 import { type Endpoint, parseEndpoint } from "./endpoint.ts";
 import { validationError } from "./errors.ts";
 import { transportError } from "./transport_error.ts";
+import type { GrabTransportError } from "./errors.ts";
 import { unreadable } from "./redact.ts";
 import { combineHooks, HOOK_NAMES, type Hooks } from "./hooks.ts";
 import { nextLink, samePage, unfollowable } from "./next_link.ts";
@@ -43,7 +44,8 @@ import type { SchemaOutput, StandardSchema } from "./schema.ts";
  * @param options Options of every request, plus `limit`, the most pages to fetch.
  * @returns An async iterator of `[data, meta]`.
  * @throws {GrabError} when a page answers with a status outside 2xx.
- * @throws {GrabTransportError} when a page cannot be fetched or read.
+ * @throws {GrabTransportError} when a page cannot be fetched or read, or its
+ * next link cannot be followed (not an http(s) URL, credentials in it).
  *
  * @example Every article, 20 at a time
  * ```ts
@@ -158,14 +160,11 @@ export async function* paginate(
     origin ??= new URL(requestUrl).origin;
     seen.add(samePage(responseUrl));
     const next = nextLink(meta.links, meta.headers, responseUrl);
-    if (next === undefined || seen.has(samePage(next.href))) return;
+    if (next === undefined) return;
+    if (typeof next === "string") throw cannotFollow(method, responseUrl, next);
+    if (seen.has(samePage(next.href))) return;
     const refused = unfollowable(next);
-    if (refused !== undefined) {
-      // The server's data, not the caller's input: a failure of the page.
-      throw transportError("parse", method, next.href, {
-        message: `Cannot follow the next link: ${refused}`,
-      });
-    }
+    if (refused !== undefined) throw cannotFollow(method, next.href, refused);
     seen.add(samePage(next.href));
     current = `${method} ${next.href}` as Endpoint;
     bare ||= next.origin !== origin || new URL(responseUrl).origin !== origin;
@@ -173,6 +172,20 @@ export async function* paginate(
       ? Object.assign(withTracking(anonymous), { [FOREIGN]: true })
       : withTracking(rest);
   }
+}
+
+/**
+ * A next link that cannot be followed: the server's data, not the caller's
+ * input, so a failure of the page that carried it.
+ */
+function cannotFollow(
+  method: string,
+  href: string,
+  reason: string,
+): GrabTransportError {
+  return transportError("parse", method, href, {
+    message: `Cannot follow the next link: ${reason}`,
+  });
 }
 
 /** The options, each read once; options that cannot be read are refused. */

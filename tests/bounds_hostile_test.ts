@@ -415,6 +415,62 @@ Deno.test("paginate fails on a next link it cannot send", async (t) => {
   }
 });
 
+Deno.test("paginate fails on a next link it cannot follow, never taking it for the last page", async (t) => {
+  const jsonApi = { "content-type": "application/vnd.api+json" };
+  const cases: [string, "json" | "json-api", unknown, string][] = [
+    ["a javascript: Link", "json", "javascript:alert(1)", "not an http"],
+    ["a data: Link", "json", "data:application/json,[2]", "not an http"],
+    ["a file: Link", "json", "file:///etc/passwd", "not an http"],
+    ["a javascript: links.next", "json-api", "javascript:x", "not an http"],
+    ["an ftp: link object", "json-api", { href: "ftp://x/2" }, "not an http"],
+    ["a links.next that is no URL", "json-api", "http://[::1", "not a valid"],
+    ["a links.next number", "json-api", 2, "neither a URL"],
+    ["a link object without href", "json-api", { meta: {} }, "neither a URL"],
+    [
+      "a link object whose href is no string",
+      "json-api",
+      { href: 2 },
+      "neither",
+    ],
+    ["a links.next array", "json-api", ["/items?page=2"], "neither a URL"],
+  ];
+  for (const [name, format, next, reason] of cases) {
+    await t.step(name, async () => {
+      await using server = startServer(() =>
+        format === "json"
+          ? json([1], { headers: { link: `<${next}>; rel="next"` } })
+          : json({ data: [], links: { next } }, { headers: jsonApi })
+      );
+      const grab = createGrab(server.url, { retry: 0, format });
+      let pages = 0;
+      const error = await assertRejects(async () => {
+        for await (const _ of paginate(grab, "GET /items?key=K")) pages++;
+      });
+      assertInstanceOf(error, GrabTransportError);
+      assertEquals(error.kind, "parse");
+      assert(
+        error.message.startsWith("Cannot follow the next link: "),
+        error.message,
+      );
+      assert(error.message.includes(reason), error.message);
+      assert(!error.message.includes("key="), error.message);
+      assertEquals([pages, server.requests.length], [1, 1]);
+    });
+  }
+
+  await t.step("a links.next null or empty is the last page", async () => {
+    for (const next of [null, "", { href: "" }]) {
+      await using server = startServer(() =>
+        json({ data: [], links: { next } }, { headers: jsonApi })
+      );
+      const grab = createGrab(server.url, { retry: 0, format: "json-api" });
+      let pages = 0;
+      for await (const _ of paginate(grab, "GET /items")) pages++;
+      assertEquals(pages, 1);
+    }
+  });
+});
+
 Deno.test("a non-2xx status beats a body that never ends", async () => {
   const grab = createGrab("http://api.test", {
     timeout: 200,
