@@ -158,7 +158,8 @@ export async function* paginate(
     yield [data, meta];
     if (responseUrl === "") return;
     origin ??= new URL(requestUrl).origin;
-    seen.add(samePage(responseUrl));
+    // A page redirected elsewhere was read at both URLs.
+    seen.add(samePage(requestUrl)).add(samePage(responseUrl));
     const next = nextLink(meta.links, meta.headers, responseUrl);
     if (next === undefined) return;
     if (typeof next === "string") throw cannotFollow(method, responseUrl, next);

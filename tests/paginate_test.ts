@@ -495,3 +495,27 @@ Deno.test("paginate() takes the call's hooks as a grab does", async (t) => {
   });
   assertEquals(server.requests.length, 4);
 });
+
+Deno.test("paginate() stops at a link to a page it read through a redirect", async () => {
+  await using server = startServer((_request, { url }) => {
+    // The first page moved; the last page links back to where it was asked.
+    if (url.pathname === "/old") {
+      return Response.redirect(`${url.origin}/items?page=1`, 302);
+    }
+    const n = page(url);
+    return linkPage(
+      n,
+      n === 1 ? '<?page=2>; rel="next"' : '</old>; rel="next"',
+    );
+  });
+  const grab = createGrab(server.url, { retry: 0 });
+  const pages: unknown[] = [];
+  for await (const [data] of paginate(grab, "GET /old", { limit: 10 })) {
+    pages.push(data);
+  }
+  assertEquals(pages, [[1], [2]]);
+  assertEquals(
+    server.requests.map(({ url }) => url.pathname + url.search),
+    ["/old", "/items?page=1", "/items?page=2"],
+  );
+});
