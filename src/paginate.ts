@@ -13,9 +13,12 @@ import type {
   SchemaFor,
 } from "./grab_types.ts";
 import { type Endpoint, parseEndpoint } from "./endpoint.ts";
-import { validationError } from "./errors.ts";
+import {
+  type GrabTransportError,
+  validationError,
+  type ValidationIssue,
+} from "./errors.ts";
 import { transportError } from "./transport_error.ts";
-import type { GrabTransportError } from "./errors.ts";
 import { unreadable } from "./redact.ts";
 import { combineHooks, HOOK_NAMES, type Hooks } from "./hooks.ts";
 import { nextLink, samePage, unfollowable } from "./next_link.ts";
@@ -119,6 +122,11 @@ export async function* paginate(
   const { limit: given, ...first } = readOptions(options);
   const { method } = parseEndpoint(endpoint);
   const limit = parsePageLimit(given);
+  const stream = first.body instanceof ReadableStream;
+  if (typeof limit !== "number" || stream) {
+    const issues = typeof limit === "number" ? [] : [limit];
+    throw validationError(stream ? [...issues, ONE_SHOT_BODY] : issues);
+  }
   const seen = new Set<string>();
   let requestUrl = "";
   let responseUrl = "";
@@ -227,16 +235,26 @@ function tracked(hooks: Hooks | undefined, track: Hooks): Hooks {
  * `null` and `undefined`). Anything else would quietly fetch no page or one
  * page more than asked, so it is refused before any request.
  */
-function parsePageLimit(limit: unknown): number {
+function parsePageLimit(limit: unknown): number | ValidationIssue {
   if (limit === undefined || limit === null || limit === Infinity) {
     return Infinity;
   }
   if (Number.isSafeInteger(limit) && (limit as number) >= 0) {
     return limit as number;
   }
-  throw validationError([{
+  return {
     path: "/limit",
     message:
       'Cannot use the option "limit": it must be a non-negative integer or Infinity',
-  }]);
+  };
 }
+
+/**
+ * Every page is asked with the body, and a stream can be sent once: the
+ * second page would fail after the first was read.
+ */
+const ONE_SHOT_BODY: ValidationIssue = {
+  path: "",
+  message:
+    "Cannot send a ReadableStream body with paginate: each page is asked with the body, and a stream can be sent only once; give it as a string, bytes or a Blob",
+};

@@ -519,3 +519,36 @@ Deno.test("paginate() stops at a link to a page it read through a redirect", asy
     ["/old", "/items?page=1", "/items?page=2"],
   );
 });
+
+Deno.test("paginate() refuses a stream body before any request: every page is asked with it", async () => {
+  await using server = startServer((_request, { url, body }) => {
+    const n = page(url);
+    const headers = n < 2
+      ? { link: `</search?page=${n + 1}>; rel="next"` }
+      : {};
+    return json([n, body], { headers });
+  });
+  const grab = createGrab(server.url, { retry: 0 });
+  const stream = () => new Blob(["term"]).stream();
+  const error = await assertRejects(
+    () => paginate(grab, "POST /search", { body: stream() }).next(),
+    GrabValidationError,
+  );
+  assertEquals(error.issues.length, 1);
+  assert(error.message.includes("ReadableStream"), error.message);
+  // With a bad limit too, both are listed.
+  const both = await assertRejects(
+    () => paginate(grab, "POST /search", { body: stream(), limit: -1 }).next(),
+    GrabValidationError,
+  );
+  assertEquals(both.issues.map((issue) => issue.path), ["/limit", ""]);
+  assertEquals(server.requests.length, 0);
+  // The same search as bytes is sent with each page.
+  const pages: unknown[] = [];
+  for await (
+    const [data] of paginate(grab, "POST /search", {
+      body: new TextEncoder().encode("term"),
+    })
+  ) pages.push(data);
+  assertEquals(pages, [[1, "term"], [2, "term"]]);
+});
