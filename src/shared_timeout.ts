@@ -1,7 +1,8 @@
 /**
  * Timeout signals shared by deadlines: the deadlines of one timeout that
  * start within a short window share one platform timeout signal, so a grab
- * pays for neither a controller nor a timer of its own.
+ * pays for neither a controller nor a timer of its own (but the first of
+ * each window, which keeps a timer it can clear).
  *
  * @module
  */
@@ -38,6 +39,20 @@ export interface Shared {
 
 /** The shared signal last handed out. */
 let last: Shared | undefined;
+
+/**
+ * The window each timeout was last met in, and its shared signal once a
+ * second deadline met it there. A platform timeout signal cannot be
+ * cleared: it holds its memory until it fires, however soon its grabs
+ * settle. So the first deadline of a window keeps a timer of its own, which
+ * is cleared when it is disposed, and only a second one makes a signal to
+ * share: timeouts that are seldom met twice in a window (each grab's its
+ * own, counted from a budget) leave nothing behind. Bounded in entries.
+ */
+const windows = new Map<number, { slot: number; shared: Shared | undefined }>();
+
+/** How many timeouts {@linkcode windows} remembers at once. */
+const WINDOWS_LIMIT = 64;
 
 /** Adds `waiter` to those told when the shared signal aborts. */
 export function listen(shared: Shared, waiter: () => void): void {
@@ -78,28 +93,48 @@ function windowOf(timeout: number): number {
 
 /**
  * A signal that aborts at least `timeout` ms after `now`, shared by every
- * deadline that starts in the same window with the same timeout. The
- * platform's timeout signal holds no timer that keeps a program alive and
- * needs no clearing, so a grab pays for neither a controller nor a timer of
- * its own.
+ * deadline but the first that starts in the same window with the same
+ * timeout; `undefined` for the first. The platform's timeout signal holds no
+ * timer that keeps a program alive and needs no clearing, so a grab pays for
+ * neither a controller nor a timer of its own.
  */
-function sharedSignal(now: number, timeout: number): Shared {
+function sharedSignal(now: number, timeout: number): Shared | undefined {
   const window = windowOf(timeout);
   const slot = Math.floor(now / window);
-  if (last === undefined || last.slot !== slot || last.timeout !== timeout) {
+  if (last !== undefined && last.slot === slot && last.timeout === timeout) {
+    return last;
+  }
+  const met = windows.get(timeout);
+  if (met === undefined) {
+    if (windows.size >= WINDOWS_LIMIT) windows.clear();
+    windows.set(timeout, { slot, shared: undefined });
+    return undefined;
+  }
+  if (met.slot !== slot) {
+    met.slot = slot;
+    met.shared = undefined;
+    return undefined;
+  }
+  if (met.shared === undefined) {
     // From the window's start: never early for a deadline at its close.
     const ms = timeout + window - (now - slot * window);
     const signal = AbortSignal.timeout(ms);
-    last = { slot, timeout, signal, waiting: new Set(), onAbort: undefined };
+    met.shared = {
+      slot,
+      timeout,
+      signal,
+      waiting: new Set(),
+      onAbort: undefined,
+    };
   }
-  return last;
+  return last = met.shared;
 }
 
 /**
  * The shared timeout signal for a deadline of `timeout` ms starting `now`,
- * or `undefined` when it must keep a timer of its own: `setTimeout` is
- * replaced (a fake clock), or the wait plus the window is longer than a
- * timer can hold.
+ * or `undefined` when it must keep a timer of its own: it is the first of
+ * its window, `setTimeout` is replaced (a fake clock), or the wait plus the
+ * window is longer than a timer can hold.
  */
 export function sharedTimeout(
   now: number,

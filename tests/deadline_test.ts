@@ -419,18 +419,22 @@ Deno.test("sleep()", async (t) => {
   });
 });
 
-/** Two shared deadlines made in one millisecond (retried across a tick). */
+/**
+ * Deadlines of `timeout` that share one signal, made in one millisecond
+ * (retried across a tick): the first deadline of a window keeps a timer of
+ * its own, so a third is made and the first disposed.
+ */
 function twoInOneMillisecond(timeout: number): [Deadline, Deadline] {
   for (let tries = 0; tries < 1_000; tries++) {
     const before = Date.now();
-    const pair: [Deadline, Deadline] = [
-      new Deadline(timeout, undefined, true),
-      new Deadline(timeout, undefined, true),
-    ];
+    const [first, ...pair] = [0, 1, 2].map(() =>
+      new Deadline(timeout, undefined, true)
+    ) as [Deadline, Deadline, Deadline];
+    first.dispose();
     if (Date.now() === before) return pair;
     pair.forEach((deadline) => deadline.dispose());
   }
-  throw new Error("Never made two deadlines in one millisecond");
+  throw new Error("Never made three deadlines in one millisecond");
 }
 
 Deno.test("shared deadlines", async (t) => {
@@ -519,12 +523,13 @@ Deno.test("shared deadlines", async (t) => {
   await t.step(
     "a long timeout shares one signal over a window of 1/2000 of it",
     () => {
-      // 30 s: grabs that start within the same 15 ms share a signal, so
-      // over a few milliseconds there are fewer signals than milliseconds.
+      // 30 s: grabs that start within the same 15 ms share a signal (but
+      // the first of each window), so over a few milliseconds there are
+      // fewer signals than milliseconds.
       const made: Deadline[] = [];
       const signals = new Set<AbortSignal>();
       const millis = new Set<number>();
-      while (millis.size < 4) {
+      while (millis.size < 8) {
         millis.add(Date.now());
         const deadline = new Deadline(30_000, undefined, true);
         made.push(deadline);
@@ -532,6 +537,46 @@ Deno.test("shared deadlines", async (t) => {
       }
       assert(signals.size < millis.size, `${signals.size} signals`);
       made.forEach((deadline) => deadline.dispose());
+    },
+  );
+
+  await t.step(
+    "the first deadline of a window keeps a timer of its own, cleared when it is disposed",
+    async () => {
+      // Timeouts met once each (counted from a budget, say) share nothing:
+      // a timeout signal of each would count on, holding its memory, long
+      // after its grab settled.
+      const signals = Array.from({ length: 10 }, (_, at) => {
+        const deadline = new Deadline(20 + at, undefined, true);
+        deadline.dispose();
+        return deadline.signal!;
+      });
+      // Made after them, so it aborts after any of them would have.
+      const later = AbortSignal.timeout(60);
+      await new Promise((resolve) =>
+        later.addEventListener("abort", resolve, { once: true })
+      );
+      assertEquals(signals.filter((signal) => signal.aborted), []);
+    },
+  );
+
+  await t.step(
+    "deadlines of two timeouts made in turn share one signal per timeout",
+    () => {
+      for (let tries = 0; tries < 1_000; tries++) {
+        const before = Date.now();
+        const made = [0, 1, 2, 3, 4, 5].map((at) =>
+          new Deadline(at % 2 === 0 ? 40_000 : 50_000, undefined, true)
+        );
+        made.forEach((deadline) => deadline.dispose());
+        if (Date.now() !== before) continue;
+        const [, , a2, b2, a3, b3] = made.map((deadline) => deadline.signal);
+        assertStrictEquals(a3, a2);
+        assertStrictEquals(b3, b2);
+        assert(a2 !== b2);
+        return;
+      }
+      throw new Error("Never made six deadlines in one millisecond");
     },
   );
 

@@ -60,6 +60,32 @@ Deno.test("grabs through a fetch that ignores the signal all time out together",
   }
 });
 
+Deno.test("grabs of timeouts met once each leave no timeout signal counting after they settle", async () => {
+  // A timeout counted from a budget differs from grab to grab: a platform
+  // timeout signal of each would hold its memory until it fired, long after
+  // its grab settled. Each grab keeps a timer of its own instead, cleared.
+  await using server = startServer({ "/item": () => Response.json({}) });
+  const signals: AbortSignal[] = [];
+  const grab = createGrab(server.url, {
+    retry: 0,
+    fetch: (input, init) => {
+      if (init?.signal) signals.push(init.signal);
+      return fetch(input, init);
+    },
+  });
+  for (let at = 0; at < 8; at++) {
+    const [, error] = await grab("GET /item", { timeout: 50 + at });
+    assertEquals(error, null);
+  }
+  assertEquals(signals.length, 8);
+  // Made after every grab's, so it aborts after any of theirs would have.
+  const later = AbortSignal.timeout(120);
+  await new Promise((resolve) =>
+    later.addEventListener("abort", resolve, { once: true })
+  );
+  assertEquals(signals.filter((signal) => signal.aborted).length, 0);
+});
+
 Deno.test("a program whose grabs have settled ends without waiting for their timeouts", async () => {
   // The grabs' ten-minute timeouts must not keep the child alive: the hang
   // guard of runChild ends it long before they would pass.
