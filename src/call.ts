@@ -16,6 +16,7 @@ import {
   type ValidationIssue,
 } from "./errors.ts";
 import { failedOutcome } from "./transport_error.ts";
+import { isPlatform } from "./fetch.ts";
 import { type Codec, codecFor } from "./format.ts";
 import type { HeaderRecord } from "./headers.ts";
 import type { SendOptions } from "./call_options.ts";
@@ -157,11 +158,16 @@ export function exchange(
   }
   if (Array.isArray(request)) throw invalid(method, url, request);
   // A live body stops the grab's clock at its head, so only the deadline
-  // of a body read to its end may share its timeout signal.
+  // of a body read to its end may share its timeout signal; and only one
+  // that no code of the caller's sees (a hook's `request.signal`, a custom
+  // `fetch`'s `init.signal`): a shared signal aborts when its timeout
+  // passes, after the grab has settled, and holds whatever listener was
+  // added to it till then.
   const deadline = new Deadline(
     resolved.timeout,
     resolved.signal,
-    !isLive(resolved.responseType),
+    !isLive(resolved.responseType) && resolved.hooks === undefined &&
+      isPlatform(resolved.fetch),
   );
   // The common grab goes straight to its attempts. A header function is
   // waited for first, and a live body's module after it: loaded before, its

@@ -1,9 +1,9 @@
 /**
  * Child process of shared_timeout_test.ts: grabs with a ten-minute timeout
- * (so their deadlines share timeout signals) through a custom `fetch`,
- * whose answers grab races against the deadline, and through the platform's
- * `fetch` against a local server, one at a time and many at once, including
- * a retry after a failure. It then writes a JSON line and returns; the
+ * through a custom `fetch`, whose answers grab races against the deadline
+ * (each with a timer of its own), and through the platform's `fetch` (so
+ * their deadlines share timeout signals) against a local server, one at a
+ * time and many at once, including a retry after a failure. It then writes a JSON line and returns; the
  * program must end by itself, with no timer of a settled grab keeping it
  * alive.
  *
