@@ -9,12 +9,8 @@
 import { runAttempts } from "./attempts.ts";
 import { Deadline, PASSED } from "./deadline.ts";
 import { type Endpoint, type HttpMethod, parseEndpoint } from "./endpoint.ts";
-import {
-  asValidationError,
-  type GrabValidationError,
-  validationError,
-  type ValidationIssue,
-} from "./errors.ts";
+import type { GrabValidationError, ValidationIssue } from "./errors.ts";
+import { asValidationError, validationError } from "./validation_error.ts";
 import { failedOutcome } from "./transport_error.ts";
 import { isPlatform } from "./fetch.ts";
 import { type Codec, codecFor } from "./format.ts";

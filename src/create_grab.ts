@@ -7,7 +7,7 @@
  */
 
 import { Call, exchange, withCodec } from "./call.ts";
-import { validationError } from "./errors.ts";
+import { validationError } from "./validation_error.ts";
 import { type Codec, codecFor, decodeOutcome } from "./format.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import type { GrabOptions } from "./options.ts";

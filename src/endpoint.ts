@@ -5,7 +5,7 @@
  * @module
  */
 
-import { validationError } from "./errors.ts";
+import { validationError } from "./validation_error.ts";
 
 /**
  * The HTTP methods an endpoint may name, upper case only.

@@ -13,11 +13,8 @@ import type {
   SchemaFor,
 } from "./grab_types.ts";
 import { type Endpoint, parseEndpoint } from "./endpoint.ts";
-import {
-  type GrabTransportError,
-  validationError,
-  type ValidationIssue,
-} from "./errors.ts";
+import { type GrabTransportError, type ValidationIssue } from "./errors.ts";
+import { validationError } from "./validation_error.ts";
 import { transportError } from "./transport_error.ts";
 import { unreadable } from "./redact.ts";
 import { combineHooks, HOOK_NAMES, type Hooks } from "./hooks.ts";

@@ -7,7 +7,8 @@
  */
 
 import type { Deadline } from "./deadline.ts";
-import { validationError, type ValidationIssue } from "./errors.ts";
+import type { ValidationIssue } from "./errors.ts";
+import { validationError } from "./validation_error.ts";
 import { type HeaderRecord, mergeHeaders } from "./headers.ts";
 import { lazy } from "./lazy.ts";
 import {

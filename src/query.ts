@@ -7,7 +7,7 @@
 
 import { type Casing, convertKey } from "./casing.ts";
 import { isPlainObject } from "./object.ts";
-import { validationError } from "./errors.ts";
+import { validationError } from "./validation_error.ts";
 import { DEFAULT_TEXT, LONE_SURROGATE } from "./text.ts";
 
 /**

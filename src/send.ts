@@ -9,7 +9,7 @@
 import type { Exchange } from "./attempts.ts";
 import { type BodySource, discardBody } from "./body.ts";
 import { tellProgress } from "./progress.ts";
-import { asValidationError } from "./errors.ts";
+import { asValidationError } from "./validation_error.ts";
 import type { Deadline } from "./deadline.ts";
 import {
   type Fetch,

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { validationError, type ValidationIssue } from "./errors.ts";
+import type { ValidationIssue } from "./errors.ts";
+import { validationError } from "./validation_error.ts";
 import { describeValue } from "./json_value.ts";
 import { redactUrls } from "./redact.ts";
 

@@ -115,6 +115,90 @@ Deno.test("isGrabHttpError(), isGrabTransportError(), isGrabValidationError()", 
   });
 });
 
+Deno.test("errors of a grab as JSON, and across a Worker", async (t) => {
+  await using server = startServer({
+    "/gone": () => json({ gone: true }, { status: 410 }),
+    "/item": () => new Response("not json"),
+  });
+  const { default: createGrab } = await import("../mod.ts");
+  const grab = createGrab(server.url, { retry: 0 });
+  const [, http] = await grab("GET /gone", { query: { token: "SECRET" } });
+  const [, transport] = await grab("GET /item");
+  const validation = await grab("GET /items/:id", {
+    params: { id: ".." },
+    query: { token: "SECRET" },
+  }).then(() => undefined, (error: unknown) => error);
+  assert(isGrabHttpError(http));
+  assert(isGrabTransportError(transport));
+  assert(isGrabValidationError(validation));
+  const errors = [http, transport, validation];
+
+  await t.step("JSON.stringify shows each one's name and message", () => {
+    for (const error of errors) {
+      const shown = JSON.parse(JSON.stringify(error));
+      assertEquals(shown.name, error.name);
+      assertEquals(shown.message, error.message);
+      assert(!JSON.stringify(error).includes("SECRET"));
+    }
+    const shown = JSON.parse(JSON.stringify(validation));
+    assertEquals(shown.issues, validation.issues);
+  });
+
+  await t.step(
+    "toJSON() crosses to a Worker, where the guards know it",
+    async () => {
+      const worker = new Worker(
+        new URL("./_guard_worker.ts", import.meta.url),
+        { type: "module" },
+      );
+      try {
+        const answered = new Promise<unknown>((resolve, reject) => {
+          worker.onmessage = (event) => resolve(event.data);
+          worker.onerror = (event) => {
+            event.preventDefault();
+            reject(new Error(event.message));
+          };
+        });
+        // An error itself arrives as a plain `Error`: structured cloning
+        // keeps its message, stack and cause, not its name or fields.
+        worker.postMessage([
+          ...errors,
+          ...errors.map((error) => error.toJSON()),
+        ]);
+        const message = (error: Error) => error.message;
+        assertEquals(await answered, [
+          ...errors.map((error) => ({
+            http: false,
+            transport: false,
+            validation: false,
+            message: message(error),
+          })),
+          {
+            http: true,
+            transport: false,
+            validation: false,
+            message: message(http),
+          },
+          {
+            http: false,
+            transport: true,
+            validation: false,
+            message: message(transport),
+          },
+          {
+            http: false,
+            transport: false,
+            validation: true,
+            message: message(validation),
+          },
+        ]);
+      } finally {
+        worker.terminate();
+      }
+    },
+  );
+});
+
 Deno.test("orThrow()", async (t) => {
   await using server = startServer({
     "/ok": () => json({ a: 1 }),

@@ -1,0 +1,64 @@
+/**
+ * The builders of {@linkcode GrabValidationError}s: the request named by
+ * origin and path only, every issue's message redacted of URLs' queries and
+ * userinfo.
+ *
+ * @module
+ */
+
+import { GrabValidationError, type ValidationIssue } from "./errors.ts";
+import { reasonOf, redactUrls, safeUrl } from "./redact.ts";
+
+/** The request a validation error is about, and where in it the problems are. */
+export interface RequestContext {
+  method: string;
+  url: URL | string;
+  /** `"the request"`, `"the options"`, `"the request body"`. */
+  where: string;
+}
+
+/**
+ * Builds a {@linkcode GrabValidationError}. About a request, the summary
+ * names its method and URL (origin and path only) and counts the problems;
+ * with a `summary` string it leads the joined issue messages; without
+ * either, the message is the issues' own.
+ */
+export function validationError(
+  found: ValidationIssue[],
+  context?: RequestContext | string,
+): GrabValidationError {
+  // An issue may quote the caller's own error (a toJSON or getter that
+  // threw), which may quote a URL with a token.
+  const issues = found.map((issue) => {
+    const message = redactUrls(issue.message);
+    return message === issue.message ? issue : { ...issue, message };
+  });
+  const detail = issues.map((issue) => issue.message).join("; ");
+  if (context === undefined) return new GrabValidationError(detail, issues);
+  if (typeof context === "string") {
+    return new GrabValidationError(`${context}: ${detail}`, issues);
+  }
+  const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
+  const { method, url, where } = context;
+  return new GrabValidationError(
+    `Cannot send ${method} ${safeUrl(url)}: ${count} in ${where} (${detail})`,
+    issues,
+  );
+}
+
+/**
+ * Anything thrown while a request is prepared, as the validation error it
+ * is: a `GrabValidationError` as it is, anything else (a getter or `toJSON`
+ * of the caller's that threw) wrapped, never a raw `TypeError`.
+ */
+export function asValidationError(
+  error: unknown,
+  method: string,
+  url: URL | string,
+): GrabValidationError {
+  if (error instanceof GrabValidationError) return error;
+  return validationError(
+    [{ path: "", message: `Cannot prepare the request: ${reasonOf(error)}` }],
+    { method, url, where: "the request" },
+  );
+}
