@@ -236,6 +236,8 @@ export function loggedView(error: GrabError): Record<string, unknown> {
     body: redactCause(error.body),
   };
   if (error.errors !== undefined) view.errors = redactCause(error.errors);
+  // Why `body` is `null`: a body over `maxBodyBytes`, broken off, too slow.
+  if (error.cause !== undefined) view.cause = redactCause(error.cause);
   return view;
 }
 

@@ -6,7 +6,12 @@
  * @module
  */
 
-import { assert, assertEquals, assertStrictEquals } from "@std/assert";
+import {
+  assert,
+  assertEquals,
+  assertStrictEquals,
+  assertStringIncludes,
+} from "@std/assert";
 import createGrab, { Call, isGrabTransportError } from "../mod.ts";
 import {
   head,
@@ -28,6 +33,18 @@ Deno.test("a GrabError's cause is why its body could not be read", async (t) => 
     assertStrictEquals(error.body, null);
     assert(isGrabTransportError(error.cause));
     assertStrictEquals(error.cause.kind, "too-large");
+  });
+
+  await t.step("a logged GrabError shows its cause", async () => {
+    await using server = startServer(() =>
+      json({ error: "x".repeat(1_000) }, { status: 500 })
+    );
+    const grab = createGrab(server.url, { retry: 0, maxBodyBytes: 100 });
+    const error = assertHttp(await settles(grab("GET /x")), 500);
+    const logged = JSON.parse(JSON.stringify(error));
+    assertEquals(logged.body, null);
+    assertEquals(logged.cause.kind, "too-large");
+    assertStringIncludes(Deno.inspect(error), "the body is over maxBodyBytes");
   });
 
   await t.step("broken off: kind network", async () => {
