@@ -11,7 +11,7 @@ import { Deadline, PASSED } from "./deadline.ts";
 import { type Endpoint, type HttpMethod, parseEndpoint } from "./endpoint.ts";
 import type { GrabValidationError, ValidationIssue } from "./errors.ts";
 import { asValidationError, validationError } from "./validation_error.ts";
-import { failedOutcome } from "./transport_error.ts";
+import { failedOutcome, unloadedOutcome } from "./transport_error.ts";
 import { isPlatform } from "./fetch.ts";
 import { type Codec, codecFor } from "./format.ts";
 import type { HeaderRecord } from "./headers.ts";
@@ -201,7 +201,8 @@ async function prepareThenAttempt(
         // A module that cannot be loaded (a bundle's chunk not fetched)
         // fails as the network would; the next grab loads it again.
         if (error === PASSED) throw error;
-        return failedOutcome("network", call.method, request.href, error);
+        const what = "the module of live bodies";
+        return unloadedOutcome(what, call.method, request.href, error);
       }
     }
     return await attempt(call, resolved, request, deadline, read, headers);
@@ -248,9 +249,12 @@ export async function withCodec(
   } catch (error) {
     // The body was never sent: a stream of it is released.
     releaseUnsent(resolved.body);
-    const passed = error === PASSED;
-    const kind = passed ? deadline.reason ?? "abort" : "network";
-    const cause = passed ? deadline.signal?.reason : error;
+    if (error !== PASSED) {
+      const what = "the JSON:API module";
+      return { failed: unloadedOutcome(what, call.method, href, error) };
+    }
+    const kind = deadline.reason ?? "abort";
+    const cause = deadline.signal?.reason;
     return { failed: failedOutcome(kind, call.method, href, cause) };
   } finally {
     deadline.dispose();

@@ -53,3 +53,21 @@ export function failedOutcome(
 ): SendOutcome & { ok: false } {
   return { ok: false, error: transportError(kind, method, href, { cause }) };
 }
+
+/**
+ * The outcome of an exchange that a module it needs (`what`) was not loaded
+ * for: a bundle's chunk that could not be fetched. Kind `"network"`, as that
+ * fetch failed, though the request was never sent; the next grab loads the
+ * module again.
+ */
+export function unloadedOutcome(
+  what: string,
+  method: string,
+  href: string,
+  cause: unknown,
+): SendOutcome & { ok: false } {
+  const message =
+    `Cannot send the request: ${what} could not be loaded (the next grab loads it again)`;
+  const extra = { cause, message };
+  return { ok: false, error: transportError("network", method, href, extra) };
+}

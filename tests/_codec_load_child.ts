@@ -25,8 +25,12 @@ const timeout = Number(Deno.args[0] ?? 300);
 const options = { format: "json-api", timeout, retry: 0 } as const;
 const grab = createGrab(url, options);
 const outcomes: Record<string, string> = {};
-const kindOf = (error: unknown) =>
-  (error as { kind?: string } | null)?.kind ?? "ok";
+// A module not loaded says so, rather than blaming the network.
+const kindOf = (error: unknown) => {
+  const { kind = "ok", message = "" } =
+    (error as { kind?: string; message?: string } | null) ?? {};
+  return message.includes("could not be loaded") ? `${kind}, unloaded` : kind;
+};
 for (const attempt of ["first", "second"]) {
   try {
     const [, error] = await grab("GET /a");
@@ -52,7 +56,7 @@ try {
 }
 try {
   const outcome = await new Call("GET /a", url).send(options);
-  outcomes["Call.send"] = outcome.ok ? "ok" : outcome.error.kind;
+  outcomes["Call.send"] = outcome.ok ? "ok" : kindOf(outcome.error);
 } catch (error) {
   outcomes["Call.send"] = `rejected: ${(error as Error)?.name}`;
 }

@@ -28,7 +28,11 @@ for (const headers of [undefined, () => ({ "x-token": "t" })]) {
     const name = `${responseType}${headers ? ", header function" : ""}`;
     try {
       const [, error] = await grab("GET /live", { responseType });
-      outcomes[name] = (error as { kind?: string } | null)?.kind ?? "ok";
+      const { kind = "ok", message = "" } =
+        (error as { kind?: string; message?: string } | null) ?? {};
+      // A module not loaded says so, rather than blaming the network.
+      const unloaded = message.includes("could not be loaded");
+      outcomes[name] = unloaded ? `${kind}, unloaded` : kind;
     } catch (error) {
       outcomes[name] = `rejected: ${(error as Error)?.name}`;
     }

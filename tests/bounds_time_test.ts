@@ -532,14 +532,14 @@ Deno.test("a live body whose module cannot be loaded is a network failure, never
   const names = [...types, ...types.map((type) => `${type}, header function`)];
   assertEquals(
     report.outcomes,
-    Object.fromEntries(names.map((name) => [name, "network"])),
+    Object.fromEntries(names.map((name) => [name, "network, unloaded"])),
   );
 });
 
 Deno.test("a JSON:API codec that cannot be loaded, or never loads, is a transport error within the timeout", async (t) => {
   for (
     const [map, kind, timeout] of [
-      ["missing_codec_map.json", "network", "10000"],
+      ["missing_codec_map.json", "network, unloaded", "10000"],
       ["hanging_codec_map.json", "timeout", "300"],
     ] as const
   ) {
