@@ -153,17 +153,17 @@ export function exchange(
     throw asValidationError(error, method, url);
   }
   if (Array.isArray(request)) throw invalid(method, url, request);
-  // A live body stops the grab's clock at its head, so only the deadline
-  // of a body read to its end may share its timeout signal; and only one
-  // that no code of the caller's sees (a hook's `request.signal`, a custom
-  // `fetch`'s `init.signal`): a shared signal aborts when its timeout
-  // passes, after the grab has settled, and holds whatever listener was
-  // added to it till then.
+  // Only a body read to its end may share its timeout (a live one stops
+  // the clock). A hook or a custom `fetch` sees the signal: it gets one of
+  // its own, as the shared one aborts after the grab, holding listeners.
   const deadline = new Deadline(
     resolved.timeout,
     resolved.signal,
-    !isLive(resolved.responseType) && resolved.hooks === undefined &&
-      isPlatform(resolved.fetch),
+    isLive(resolved.responseType)
+      ? false
+      : resolved.hooks === undefined && isPlatform(resolved.fetch)
+      ? "signal"
+      : "timer",
   );
   // The common grab goes straight to its attempts. A header function is
   // waited for first, and a live body's module after it: loaded before, its

@@ -44,15 +44,19 @@ export class Deadline {
    * @param timeout Milliseconds (at most 2^31 − 1), or `false` or `Infinity`
    * for none.
    * @param user The caller's signal.
-   * @param shared True when nothing will ever stop this clock early or abort
-   * this deadline alone (no live body keeps it): it may then share one
-   * timeout signal with the deadlines of the same timeout that start within
-   * 1/2000 of it.
+   * @param shared How this deadline may share the timeout of the deadlines
+   * of the same timeout that start within 1/2000 of it, when nothing will
+   * ever stop its clock early (no live body keeps it): `"signal"`, their
+   * timeout signal itself, when no code of the caller's sees it; `"timer"`,
+   * a signal of its own that their signal aborts until this deadline is
+   * disposed, when a hook or a custom `fetch` sees it (a shared signal
+   * aborts after the grab, holding its listeners till then); `false`, a
+   * timer of its own.
    */
   constructor(
     timeout: number | false,
     user: AbortSignal | undefined,
-    shared = false,
+    shared: "signal" | "timer" | false = false,
   ) {
     const bounded = timeout !== false && timeout !== Infinity;
     const now = Date.now();
@@ -61,15 +65,21 @@ export class Deadline {
       this.signal = undefined;
       return;
     }
-    this.#shared = bounded && user === undefined && shared
+    this.#shared = bounded && user === undefined && shared !== false
       ? sharedTimeout(now, timeout)
       : undefined;
-    if (this.#shared !== undefined) {
+    if (this.#shared !== undefined && shared === "signal") {
       this.signal = this.#shared.signal;
       return;
     }
     this.#controller = new AbortController();
     this.signal = this.#controller.signal;
+    const linked = this.#shared;
+    if (linked !== undefined) {
+      this.#onShared = () => this.#pass("timeout", linked.signal.reason);
+      listen(linked, this.#onShared);
+      return;
+    }
     if (user?.aborted) {
       this.#pass("abort", user.reason);
       return;
@@ -94,8 +104,9 @@ export class Deadline {
 
   /** Why the signal aborted, once it has. */
   get reason(): "timeout" | "abort" | undefined {
-    if (this.#reason === undefined && this.#shared?.signal.aborted) {
-      this.#pass("timeout", this.signal!.reason);
+    const shared = this.#shared;
+    if (this.#reason === undefined && shared?.signal.aborted) {
+      this.#pass("timeout", shared.signal.reason);
     }
     return this.#reason;
   }
@@ -201,6 +212,8 @@ export class Deadline {
       unlisten(this.#shared!, this.#onShared);
       this.#onShared = undefined;
     }
+    // A signal of its own no longer follows the shared one.
+    if (this.#controller !== undefined) this.#shared = undefined;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     if (this.#onAbort !== undefined) {
       this.#user!.removeEventListener("abort", this.#onAbort);

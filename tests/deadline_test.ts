@@ -428,7 +428,7 @@ function twoInOneMillisecond(timeout: number): [Deadline, Deadline] {
   for (let tries = 0; tries < 1_000; tries++) {
     const before = Date.now();
     const [first, ...pair] = [0, 1, 2].map(() =>
-      new Deadline(timeout, undefined, true)
+      new Deadline(timeout, undefined, "signal")
     ) as [Deadline, Deadline, Deadline];
     first.dispose();
     if (Date.now() === before) return pair;
@@ -456,8 +456,8 @@ Deno.test("shared deadlines", async (t) => {
     () => {
       const [a] = twoInOneMillisecond(30_000);
       const others = [
-        new Deadline(20_000, undefined, true),
-        new Deadline(30_000, new AbortController().signal, true),
+        new Deadline(20_000, undefined, "signal"),
+        new Deadline(30_000, new AbortController().signal, "signal"),
         new Deadline(30_000, undefined, false),
       ];
       for (const other of others) {
@@ -531,7 +531,7 @@ Deno.test("shared deadlines", async (t) => {
       const millis = new Set<number>();
       while (millis.size < 8) {
         millis.add(Date.now());
-        const deadline = new Deadline(30_000, undefined, true);
+        const deadline = new Deadline(30_000, undefined, "signal");
         made.push(deadline);
         signals.add(deadline.signal!);
       }
@@ -547,7 +547,7 @@ Deno.test("shared deadlines", async (t) => {
       // a timeout signal of each would count on, holding its memory, long
       // after its grab settled.
       const signals = Array.from({ length: 10 }, (_, at) => {
-        const deadline = new Deadline(20 + at, undefined, true);
+        const deadline = new Deadline(20 + at, undefined, "signal");
         deadline.dispose();
         return deadline.signal!;
       });
@@ -566,7 +566,7 @@ Deno.test("shared deadlines", async (t) => {
       for (let tries = 0; tries < 1_000; tries++) {
         const before = Date.now();
         const made = [0, 1, 2, 3, 4, 5].map((at) =>
-          new Deadline(at % 2 === 0 ? 40_000 : 50_000, undefined, true)
+          new Deadline(at % 2 === 0 ? 40_000 : 50_000, undefined, "signal")
         );
         made.forEach((deadline) => deadline.dispose());
         if (Date.now() !== before) continue;
@@ -581,10 +581,50 @@ Deno.test("shared deadlines", async (t) => {
   );
 
   await t.step(
+    'shared="timer": a signal of its own that aborts with the shared one, and no more once disposed',
+    async () => {
+      // 60 ms: one window a millisecond. A hook or a custom fetch sees
+      // these signals, so none is the shared one, and none aborts after
+      // its deadline was disposed.
+      const kept: Deadline[] = [];
+      const disposed: Deadline[] = [];
+      // Deadlines of the same windows that share the signal itself.
+      const plain = new Set<AbortSignal>();
+      let plains = 0;
+      for (let at = 0; at < 20 || plain.size === plains; at++) {
+        const deadline = new Deadline(60, undefined, "timer");
+        (at % 2 === 0 ? kept : disposed).push(deadline);
+        const other = new Deadline(60, undefined, "signal");
+        plain.add(other.signal!);
+        plains++;
+        other.dispose();
+      }
+      disposed.forEach((deadline) => deadline.dispose());
+      const signals = new Set([...kept, ...disposed].map((d) => d.signal));
+      assertEquals(signals.size, kept.length + disposed.length);
+      assertEquals([...signals].filter((signal) => plain.has(signal!)), []);
+      const later = AbortSignal.timeout(120);
+      await new Promise((resolve) =>
+        later.addEventListener("abort", resolve, { once: true })
+      );
+      for (const deadline of kept) {
+        assertEquals(deadline.signal?.reason?.name, "TimeoutError");
+        assertEquals(deadline.reason, "timeout");
+        deadline.dispose();
+      }
+      assertEquals(disposed.filter((d) => d.signal!.aborted), []);
+      assertEquals(
+        disposed.map((d) => d.reason),
+        disposed.map(() => undefined),
+      );
+    },
+  );
+
+  await t.step(
     "a timeout near a timer's limit is never shared, so never shortened",
     () => {
-      const a = new Deadline(2 ** 31 - 1, undefined, true);
-      const b = new Deadline(2 ** 31 - 1, undefined, true);
+      const a = new Deadline(2 ** 31 - 1, undefined, "signal");
+      const b = new Deadline(2 ** 31 - 1, undefined, "signal");
       assert(a.signal !== b.signal);
       a.dispose();
       b.dispose();
@@ -595,8 +635,8 @@ Deno.test("shared deadlines", async (t) => {
     "a fake clock is honoured: each deadline keeps its own timer",
     async () => {
       using time = new FakeTime();
-      const a = new Deadline(100, undefined, true);
-      const b = new Deadline(100, undefined, true);
+      const a = new Deadline(100, undefined, "signal");
+      const b = new Deadline(100, undefined, "signal");
       assert(a.signal !== b.signal);
       await time.tickAsync(99);
       assertEquals(a.reason, undefined);
