@@ -64,7 +64,12 @@ export function attemptInit(
   if (attempt !== exchange.deadline) {
     init = { ...init, signal: attempt.signal ?? null };
   }
-  return upload === undefined ? init : upload.init(init as EncodedInit);
+  if (upload === undefined) return init;
+  const counted = upload.init(init as EncodedInit);
+  // A stream is sent once, counted: the counted stream is what `fetch`
+  // takes, and what a grab that fails before it did releases.
+  if (!exchange.replayable) exchange.init.body = counted.body ?? null;
+  return counted;
 }
 
 /**

@@ -56,6 +56,14 @@ Deno.test("a stream body a failed grab never sent is cancelled", async (t) => {
       timeout: 50,
       hooks: { beforeRequest: never },
     }],
+    ["the same, with upload progress", "timeout", {
+      timeout: 50,
+      hooks: { beforeRequest: never },
+      onUploadProgress: () => {},
+    }],
+    ["a fetch that fails without reading it, with upload progress", "network", {
+      onUploadProgress: () => {},
+    }, { fetch: () => Promise.reject(new TypeError("offline")) }],
   ];
   for (const [what, kind, options, factory] of cases) {
     await t.step(what, async () => {
@@ -69,21 +77,27 @@ Deno.test("a stream body a failed grab never sent is cancelled", async (t) => {
     });
   }
 
-  await t.step("a hook that throws", async () => {
-    const body = source();
-    const grab = createGrab(server.url);
-    const failing = grab("POST /", {
-      body: body.body,
-      hooks: {
-        beforeRequest: () => {
-          throw new Error("the hook's bug");
-        },
-      },
-    });
-    const error = await settles(failing.catch((error: Error) => error));
-    assertEquals((error as Error).message, "the hook's bug");
-    await settles(body.cancelled, "the cancel of the body");
-  });
+  await t.step(
+    "a hook that throws, with upload progress or without",
+    async () => {
+      for (const counted of [{}, { onUploadProgress: () => {} }]) {
+        const body = source();
+        const grab = createGrab(server.url);
+        const failing = grab("POST /", {
+          body: body.body,
+          hooks: {
+            beforeRequest: () => {
+              throw new Error("the hook's bug");
+            },
+          },
+          ...counted,
+        });
+        const error = await settles(failing.catch((error: Error) => error));
+        assertEquals((error as Error).message, "the hook's bug");
+        await settles(body.cancelled, "the cancel of the body");
+      }
+    },
+  );
 
   await t.step("Call.send with a signal aborted", async () => {
     const body = source();
