@@ -30,11 +30,15 @@ export function uploadOf(
     return undefined;
   }
   // A stream read from already is refused here, as when it is sent plain;
-  // the request's body is what is counted and sent from now on.
-  if (init.body instanceof ReadableStream) {
-    init.body = makeRequest(exchange, init).body!;
-  }
-  const body = init.body;
+  // the request's body is what is counted and sent from now on. Any other
+  // body but a blob is taken now, as `fetch` takes it when called: bytes
+  // the caller reuses once the grab has begun are sent as they were.
+  const given = init.body;
+  const body = given instanceof ReadableStream
+    ? init.body = makeRequest(exchange, init).body!
+    : given instanceof Blob
+    ? given
+    : serialised(exchange, given);
   // Loaded on first use: a program that reports no upload never loads it.
   const preparing = uploadModule().then((module) =>
     module.Upload.of(
@@ -182,6 +186,15 @@ export function streamRequest(
     return undefined;
   }
   return makeRequest(exchange, init);
+}
+
+/** A body but a blob or a stream, serialised as `fetch` serialises it. */
+function serialised(exchange: Exchange, body: BodyInit): Response {
+  try {
+    return new Response(body);
+  } catch (error) {
+    throw asValidationError(error, exchange.method, exchange.href);
+  }
 }
 
 /** A request of the exchange; what the platform refuses is a validation error. */

@@ -58,7 +58,7 @@ export class Upload {
    * be followed with what the hook made, as `fetch` follows it.
    */
   static async of(
-    body: BodyInit,
+    body: Blob | ReadableStream<Uint8Array> | Response,
     report: Report,
     stream: boolean,
   ): Promise<Upload> {
@@ -67,11 +67,10 @@ export class Upload {
       upload.#blob = body;
       upload.#type = body.type === "" ? null : body.type;
     } else if (!(body instanceof ReadableStream)) {
-      // A Response serialises any other body as fetch would, with its media
-      // type (a form's boundary included).
-      const source = new Response(body);
-      upload.#type = source.headers.get("content-type");
-      upload.#blob = await source.blob();
+      // Any other body, serialised as fetch would, with its media type (a
+      // form's boundary included).
+      upload.#type = body.headers.get("content-type");
+      upload.#blob = await body.blob();
     }
     return upload;
   }

@@ -161,6 +161,42 @@ Deno.test("onUploadProgress", async (t) => {
     },
   );
 
+  await t.step(
+    "a body the caller changes once the grab has begun is sent as it was, as without progress",
+    async () => {
+      const changes: [string, () => [BodyInit, () => void]][] = [
+        ["bytes filled again", () => {
+          const bytes = new TextEncoder().encode("AAAA");
+          return [bytes, () => bytes.fill(66)];
+        }],
+        ["an ArrayBuffer transferred away", () => {
+          const buffer = new TextEncoder().encode("AAAA").buffer;
+          return [buffer, () => void buffer.transfer()];
+        }],
+        ["search parameters set again", () => {
+          const params = new URLSearchParams({ a: "AAAA" });
+          return [params, () => params.set("a", "BBBB")];
+        }],
+      ];
+      for (const [name, make] of changes) {
+        const sent = [];
+        for (const counted of [{}, { onUploadProgress: () => {} }]) {
+          const [body, change] = make();
+          // POST is not retried, so the body is handed on as it is.
+          const grabbing = grab<{ body: string }>("POST /echo", {
+            body,
+            ...counted,
+          });
+          change();
+          const [echo, error] = await grabbing;
+          assertEquals(error, null, name);
+          sent.push(echo?.body);
+        }
+        assertEquals(sent[1], sent[0], name);
+      }
+    },
+  );
+
   await t.step("a stream body is counted, its total unknown", async () => {
     const { seen, onUploadProgress } = recorder();
     const body = new Blob(["ab", "cd"]).stream();
