@@ -123,7 +123,7 @@ async function followRedirect(
   for (let hops = 1;; hops++) {
     // With no place to go, the redirect is the response, as from `fetch`.
     const location = response.headers.get("location");
-    if (location === null) return response;
+    if (location === null) return hops > 1 ? followed(response) : response;
     await discardBody(response, {
       platform: isPlatformResponse(response),
       deadline: attempt,
@@ -137,9 +137,22 @@ async function followRedirect(
     });
     const { fetch } = exchange;
     response = await sendRequest(fetch, hop.url, hop.init, undefined, attempt);
-    if (!upload.redirected(response)) return response;
+    if (!upload.redirected(response)) return followed(response);
     [from, plain] = [hop.url, hop.init];
   }
+}
+
+/**
+ * The response a redirect led to, `redirected` as from `fetch`: a hook may
+ * tell by it that it was sent elsewhere (to a login page).
+ */
+function followed(response: Response): Response {
+  try {
+    Object.defineProperty(response, "redirected", { value: true });
+  } catch {
+    // A response-like that cannot take it is left as it is.
+  }
+  return response;
 }
 
 /**

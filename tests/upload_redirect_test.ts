@@ -85,3 +85,35 @@ Deno.test("a counted form keeps its boundary on every hop, with hooks too", asyn
     assert(data!.body.includes(boundary), `hooks: ${"hooks" in given}`);
   }
 });
+
+Deno.test("an afterResponse hook sees a counted upload's redirect as fetch shows it", async () => {
+  await using fixture = startServer({
+    "/first": () =>
+      new Response(null, { status: 307, headers: { location: "/second" } }),
+    "/second": () =>
+      new Response(null, { status: 308, headers: { location: "/login" } }),
+    "/login": () => json({ login: true }),
+    "/stay": () => json({ login: false }),
+  });
+  for (const path of ["/first", "/stay"]) {
+    const seen = [];
+    for (const counted of [{}, { onUploadProgress: () => {} }]) {
+      let told = "";
+      const grab = createGrab(fixture.url, {
+        retry: 0,
+        hooks: {
+          afterResponse: (_request, response) => {
+            told = `${response.redirected} ${new URL(response.url).pathname}`;
+          },
+        },
+      });
+      const [, error] = await grab(`PUT ${path}` as "PUT /", {
+        body: "hello",
+        ...counted,
+      });
+      assertEquals(error, null);
+      seen.push(told);
+    }
+    assertEquals(seen[1], seen[0], path);
+  }
+});
