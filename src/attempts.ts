@@ -27,6 +27,7 @@ import {
   attemptInit,
   buildHookedRequest,
   pairForHooks,
+  readWhileUploading,
   send,
   sourceOf,
   streamRequest,
@@ -213,6 +214,7 @@ async function attemptWithin(
     source,
     whole: exchange.deadline,
   });
+  if (upload !== undefined) readWhileUploading(upload, outcome, exchange.read);
   if (!("broken" in outcome)) return outcome;
   return networkFailure(exchange, attempt, retry, request, outcome.broken);
 }

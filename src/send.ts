@@ -19,6 +19,8 @@ import {
 } from "./fetch.ts";
 import { isRequest, notA } from "./hooks.ts";
 import { lazy } from "./lazy.ts";
+import { type Broken, isLive, type ReadSettings } from "./outcome.ts";
+import type { SendOutcome } from "./result.ts";
 import type { Upload } from "./upload.ts";
 
 /** The body of an exchange whose upload is reported, prepared once. */
@@ -171,6 +173,21 @@ export async function uploaded(
     await discardBody(response, source);
     throw error;
   }
+}
+
+/**
+ * Throws what the upload's callback threw while the response was read: the
+ * upload it stopped broke the connection, which is the callback's failure,
+ * not the network's. A live body, the caller's since its head, is left be.
+ */
+export function readWhileUploading(
+  upload: Upload,
+  outcome: SendOutcome | Broken,
+  read: ReadSettings | undefined,
+): void {
+  const handedOver = "ok" in outcome && outcome.ok &&
+    read !== undefined && isLive(read.responseType);
+  if (!handedOver) upload.rethrow();
 }
 
 /** Where a response came from: whether the platform made it, and sent it. */
