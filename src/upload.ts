@@ -31,9 +31,9 @@ type EncodedInit = RequestInit & { headers: HeaderRecord };
 /**
  * The body of a request whose upload is reported, prepared once for all
  * its attempts: each attempt sends a fresh counted stream of it. A
- * replayable body is a blob, as `fetch` would serialise it (a blob or a
- * form's files are referred to, not read into memory); a stream is counted
- * as it passes.
+ * replayable body is a blob, as `fetch` would serialise it (a blob is
+ * referred to; a form's files are read into the blob on Deno, so a counted
+ * form holds them in memory); a stream is counted as it passes.
  */
 export class Upload {
   #report: Report;
