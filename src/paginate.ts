@@ -13,7 +13,7 @@ import type {
   SchemaFor,
 } from "./grab_types.ts";
 import { type Endpoint, parseEndpoint } from "./endpoint.ts";
-import { type GrabTransportError, type ValidationIssue } from "./errors.ts";
+import type { GrabTransportError, ValidationIssue } from "./errors.ts";
 import { validationError } from "./validation_error.ts";
 import { transportError } from "./transport_error.ts";
 import { unreadable } from "./redact.ts";
