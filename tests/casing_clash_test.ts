@@ -460,7 +460,7 @@ Deno.test("casing: JSON:API values with a key that has no value or is not read",
   );
 
   await t.step("reads: an attribute that is skipped is not looked into", () => {
-    for (const name of ["id", "Type"]) {
+    for (const name of ["id", "lid"]) {
       const result = denormalise({
         data: {
           type: "a",
@@ -472,4 +472,66 @@ Deno.test("casing: JSON:API values with a key that has no value or is not read",
       assertEquals(result.data, { type: "a", id: "1", name: "x" });
     }
   });
+});
+
+Deno.test("casing: a JSON:API field that the casing names type, id or lid", async (t) => {
+  const document = (body: unknown) =>
+    new Response(JSON.stringify(body), { headers: JSON_API });
+  await using server = startServer({
+    "/attribute": () =>
+      document({
+        data: { type: "a", id: "1", attributes: { Name: "n", Id: "X-9" } },
+      }),
+    "/relationship": () =>
+      document({
+        data: { type: "a", id: "1" },
+        included: [{
+          type: "b",
+          id: "2",
+          relationships: { Type: { data: { type: "c", id: "3" } } },
+        }],
+      }),
+    "/data-less": () =>
+      document({
+        data: {
+          type: "a",
+          id: "1",
+          relationships: { Lid: { meta: { m: 1 } } },
+        },
+      }),
+  });
+  const api = createGrab(server.url, {
+    format: "json-api",
+    casing: "camelCase",
+    retry: 0,
+  });
+
+  await t.step("reads: kind parse, never a value dropped", async () => {
+    const cases = [
+      ["/attribute", 'keys "id" and "Id" of /data both become "id"'],
+      ["/relationship", 'keys "type" and "Type" of /included/0 both become'],
+      ["/data-less", 'keys "lid" and "Lid" of /data both become "lid"'],
+    ] as const;
+    for (const [path, why] of cases) {
+      const [data, error] = await api(`GET ${path}`);
+      assertStrictEquals(data, null);
+      assert(isGrabTransportError(error));
+      assertStrictEquals(error.kind, "parse");
+      assertStringIncludes(error.message, `Cannot read the response: ${why}`);
+    }
+  });
+
+  await t.step(
+    "control: with casing none or PascalCase, each is kept",
+    async () => {
+      const [none] = await api<Record<string, unknown>>("GET /attribute", {
+        casing: "none",
+      });
+      assertEquals(none, { type: "a", id: "1", Name: "n", Id: "X-9" });
+      const [pascal] = await api<Record<string, unknown>>("GET /attribute", {
+        casing: "PascalCase",
+      });
+      assertEquals(pascal, { type: "a", id: "1", Name: "n", Id: "X-9" });
+    },
+  );
 });

@@ -59,8 +59,9 @@ export type DenormaliseResult =
  * twice, the first occurrence wins and `data` keeps its length, but a first
  * occurrence with no `attributes` and no `relationships` (a relationship
  * endpoint's linkage, asked with `include`) takes the next one's fields.
- * Attributes named `type`, `id` or `lid` are skipped. `__proto__` stays an
- * own data property.
+ * Attributes named `type`, `id` or `lid` are skipped; one that the casing
+ * names so (`Id` in camelCase) is a clash. `__proto__` stays an own data
+ * property.
  *
  * With a casing other than `"none"`, attribute and relationship names and the
  * keys nested in attribute values are converted; `type` values, ids, `meta`

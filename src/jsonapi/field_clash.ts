@@ -9,12 +9,7 @@
  */
 
 import { convertKey } from "../casing.ts";
-import {
-  clashIn,
-  findClash,
-  findKeyClash,
-  type KeyClash,
-} from "../convert_keys.ts";
+import { clashIn, findClash, findKeyClash, KeyClash } from "../convert_keys.ts";
 import { escapeToken, isIdentityKey, isPlainObject } from "../object.ts";
 import type { Pass } from "./passes.ts";
 import type { Flat, Wire } from "./resource_index.ts";
@@ -68,8 +63,28 @@ export function locateClash(
     const clash =
       clashIn(`${at}/attributes`, fieldNames(pass, [attributes]), casing) ??
         clashIn(at, fieldNames(pass, [attributes, relationships]), casing) ??
+        identityClash(pass, [attributes, relationships], at) ??
         valueClash(pass, attributes, `${at}/attributes`);
     if (clash !== undefined) return clash;
+  }
+  return undefined;
+}
+
+// A field that the casing names `type`, `id` or `lid` (`Id` in camelCase),
+// which would take the place of the resource's own member.
+function identityClash(
+  pass: Pass,
+  sources: (Wire | undefined)[],
+  at: string,
+): KeyClash | undefined {
+  for (const source of sources) {
+    for (const name in source) {
+      if (pass.inherited && !Object.hasOwn(source, name)) continue;
+      const key = convertKey(name, pass.casing);
+      if (key !== name && isIdentityKey(key)) {
+        return new KeyClash(at, [key, name], pass.casing);
+      }
+    }
   }
   return undefined;
 }

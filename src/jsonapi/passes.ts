@@ -15,6 +15,7 @@ import { convertKeys } from "../convert_keys.ts";
 import {
   escapeToken,
   hasEnumerableInheritedKeys,
+  isIdentityKey,
   isPlainObject,
   setOwn,
 } from "../object.ts";
@@ -188,7 +189,11 @@ function copyAttributes(pass: Pass, attributes: Wire, flat: Flat): void {
     // isIdentityKey and setOwn spelled out: this loop runs most, and the
     // calls measured a few per cent slower. A skipped attribute's value is
     // not converted: a clash inside it loses nothing.
-    if (key === "type" || key === "id" || key === "lid") continue;
+    if (key === "type" || key === "id" || key === "lid") {
+      // `Id` in camelCase would take the place of the resource's `id`.
+      if (key !== name) throw FIELDS_CLASHED;
+      continue;
+    }
     if (name === "type" || name === "id" || name === "lid") continue;
     let value = attributes[name];
     if (convert && typeof value === "object" && value !== null) {
@@ -227,7 +232,9 @@ export function linkResources(pass: Pass): string | undefined {
         return relationshipProblem(pass, i, name, " is not an object");
       }
       const key = convert ? convertKey(name, casing) : name;
-
+      if (key !== name && flat !== null && isIdentityKey(key)) {
+        throw FIELDS_CLASHED;
+      }
       const linkage = relationship.data;
       if (linkage === undefined) continue;
       const value = resolveLinkage(index, linkage);

@@ -298,7 +298,7 @@ Deno.test("denormalise()", async (t) => {
   );
 
   await t.step(
-    "skips fields named type, id or lid, before and after casing",
+    "skips fields named type, id or lid; refuses one that casing names so",
     () => {
       const data = dataOf({
         data: {
@@ -320,18 +320,24 @@ Deno.test("denormalise()", async (t) => {
         "PascalCase",
       );
       assertEquals(pascal, { type: "articles", id: "1", Title: "Hi" });
-      const camel = dataOf(
-        {
-          data: {
-            type: "articles",
-            id: "1",
-            attributes: { Type: "x", Id: "2", title: "Hi" },
-            relationships: { Lid: { data: null } },
-          },
-        },
-        "camelCase",
-      );
-      assertEquals(camel, { type: "articles", id: "1", title: "Hi" });
+      // Kept, its value would be lost: two keys that the casing makes one.
+      const fields = [
+        [{ attributes: { Type: "x", title: "Hi" } }, "type", "Type"],
+        [{ attributes: { title: "Hi", Id: "2" } }, "id", "Id"],
+        [{ relationships: { Lid: { data: null } } }, "lid", "Lid"],
+      ] as const;
+      for (const [members, key, name] of fields) {
+        const camel = denormalise(
+          { data: { type: "articles", id: "1", ...members } },
+          { casing: "camelCase" },
+        );
+        assertEquals(camel, {
+          ok: false,
+          clash: true,
+          reason:
+            `keys "${key}" and "${name}" of /data both become "${key}" in camelCase`,
+        });
+      }
     },
   );
 
