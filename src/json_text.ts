@@ -13,7 +13,8 @@ import {
 } from "./casing.ts";
 import { clashIn, KeyClash } from "./convert_keys.ts";
 import type { ValidationIssue } from "./errors.ts";
-import { emptyFormOf, findNonJsonValues, isInvalidDate } from "./json_value.ts";
+import { findNonJsonValues, TOO_LARGE_TO_WRITE } from "./json_value.ts";
+import { emptyFormOf, isInvalidDate } from "./json_loss.ts";
 import { isPlainObject, setOwn } from "./object.ts";
 
 /**
@@ -65,6 +66,10 @@ export function toJson(
   if (issues.length > 0) return issues;
   // A clash the walk did not meet again (a getter that answers otherwise).
   if (failure instanceof KeyClash) return [failure.issue("")];
+  // Too deep for the stack, or too long for a string.
+  if (failure instanceof RangeError) {
+    return [{ path: "", message: TOO_LARGE_TO_WRITE }];
+  }
   const why = failure instanceof Error
     ? failure.message
     : "it has no JSON form";

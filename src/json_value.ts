@@ -10,6 +10,7 @@ import { clashIn } from "./convert_keys.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { reasonOf } from "./redact.ts";
 import { isPlainObject, joinPointer } from "./object.ts";
+import { emptyFormOf, isInvalidDate } from "./json_loss.ts";
 
 /** Options of {@linkcode findNonJsonValues}. */
 export interface FindNonJsonValuesOptions {
@@ -65,7 +66,12 @@ export function describeValue(value: unknown): string {
  * object that is its own ancestor; the same object in two sibling places is
  * fine). `undefined` is accepted, as `JSON.stringify` drops it (or writes
  * `null` in an array). An object with a `toJSON` method (`Date`) is accepted
- * and not walked, unless `options.callToJSON` asks to check what it returns. Iterative, so a deep value cannot overflow the stack.
+ * and not walked, unless `options.callToJSON` asks to check what it returns.
+ * Iterative, so a deep value cannot overflow the stack, and bounded: past
+ * ten million items and members, or (calling `toJSON`, which may make new
+ * objects without end) ten thousand levels, it stops with one issue at
+ * `path`, {@linkcode TOO_LARGE_TO_WRITE}. An array's items are looked at one
+ * at a time, so a sparse one costs no memory.
  *
  * Each issue's `path` is a JSON pointer below `path` (default `""`).
  *
@@ -83,200 +89,168 @@ export function findNonJsonValues(
   path = "",
   options: FindNonJsonValuesOptions = {},
 ): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  const ancestors = new Set<unknown>(options.within);
-  const casing = options.casing ?? "none";
+  const walk = new Walk(options);
+  const stack = walk.stack;
   // The member key is undefined for the root and array items.
-  const stack: Step[] = [
-    [value, path, undefined, false],
-  ];
-  const report = (at: string, what: string) =>
-    issues.push({
-      path: at,
-      message: `Cannot serialise ${
-        at === "" ? "the body" : `"${at}"`
-      } as JSON: value is ${what}`,
-    });
+  stack.push([value, path, undefined, false, 0]);
   while (stack.length > 0) {
-    const [current, at, key, leaving] = stack.pop()!;
-    if (leaving) {
-      ancestors.delete(current);
+    const step = stack.pop()!;
+    const [current, at, key, state] = step;
+    if (state !== false) {
+      walk.resume(step);
       continue;
     }
     if (key !== undefined && options.check !== undefined) {
       const message = options.check(key, at);
-      if (message !== undefined) issues.push({ path: at, message });
+      if (message !== undefined) walk.issues.push({ path: at, message });
     }
     if (typeof current === "object" && current !== null) {
-      const lost = lossOf(current);
-      if (lost !== undefined) {
-        report(at, lost);
-        continue;
+      if (!walk.enter(current, step)) {
+        // Past what JSON can write, or a walk without end: the rest unseen.
+        walk.issues.push({ path, message: TOO_LARGE_TO_WRITE });
+        break;
       }
-      if (typeof (current as { toJSON?: unknown }).toJSON === "function") {
-        if (options.callToJSON !== true) continue;
-        // What JSON.stringify would write is what toJSON returns.
-        const [ok, json] = attempt(() =>
-          (current as { toJSON(key: string): unknown }).toJSON(key ?? "")
-        );
-        if (!ok) report(at, `an object whose toJSON threw (${json})`);
-        else if (json !== current) stack.push([json, at, undefined, false]);
-        continue;
-      }
-      if (ancestors.has(current)) {
-        report(at, "a circular reference");
-        continue;
-      }
-      ancestors.add(current);
-      stack.push([current, at, undefined, true]);
-      const keys = pushMembers(stack, current, at, report, casing !== "none");
-      const clash = keys && clashIn(at, keys, casing);
-      if (clash) issues.push(clash.issue(joinPointer(at, clash.keys[1])));
     } else if (
       typeof current === "number" ? !Number.isFinite(current) : (
         typeof current === "bigint" || typeof current === "function" ||
         typeof current === "symbol"
       )
     ) {
-      report(at, describeValue(current));
+      walk.report(at, describeValue(current));
     }
   }
-  return issues;
+  return walk.issues;
 }
 
-/** One value on the walk: [value, path, member key, leaving]. */
-type Step = [unknown, string, string | undefined, boolean];
+/**
+ * Why a body cannot be written when it nests or holds more than JSON can
+ * write: a `toJSON` that makes new objects without end, an array whose
+ * length is far past its items.
+ */
+export const TOO_LARGE_TO_WRITE =
+  "Cannot serialise the body as JSON: it is nested deeper, or holds more, than JSON can write";
+
+/** The most items and members a walk looks at: a sparse array's length costs no memory. */
+const MAX_SLOTS = 10_000_000;
+/** Deeper than `JSON.stringify` itself can write, on any runtime. */
+const MAX_DEPTH = 10_000;
 
 /**
- * Pushes the items or members of `current`, reading each getter once. With
- * `keyed`, returns the keys of a plain object whose values are not
- * `undefined`, in order: the keys JSON writes, and a casing renames.
+ * One value on the walk: [value, path, member key, state, depth]. The state
+ * is `false` for a value to look at, `true` for an object being left, and
+ * for an array the index of the next item to look at.
  */
-function pushMembers(
-  stack: Step[],
-  current: object,
-  at: string,
-  report: (at: string, what: string) => void,
-  keyed: boolean,
-): string[] | undefined {
-  if (Array.isArray(current)) {
-    for (let i = current.length - 1; i >= 0; i--) {
-      stack.push([current[i], joinPointer(at, i), undefined, false]);
+type Step = [unknown, string, string | undefined, boolean | number, number];
+
+/** What a walk has found, what is left and what it may still look at. */
+class Walk {
+  readonly issues: ValidationIssue[] = [];
+  readonly stack: Step[] = [];
+  readonly #ancestors: Set<unknown>;
+  readonly #casing: Casing;
+  readonly #callToJSON: boolean;
+  /** Only what toJSON methods return can nest without end. */
+  readonly #maxDepth: number;
+  #slots = MAX_SLOTS;
+
+  constructor(options: FindNonJsonValuesOptions) {
+    this.#ancestors = new Set(options.within);
+    this.#casing = options.casing ?? "none";
+    this.#callToJSON = options.callToJSON === true;
+    this.#maxDepth = this.#callToJSON ? MAX_DEPTH : Infinity;
+  }
+
+  report(at: string, what: string): void {
+    this.issues.push({
+      path: at,
+      message: `Cannot serialise ${
+        at === "" ? "the body" : `"${at}"`
+      } as JSON: value is ${what}`,
+    });
+  }
+
+  /** Looks at an object; false when it is past the walk's bounds. */
+  enter(current: object, [, at, key, , depth]: Step): boolean {
+    const lost = lossOf(current);
+    if (lost !== undefined) {
+      this.report(at, lost);
+      return true;
     }
-    return undefined;
+    if (typeof (current as { toJSON?: unknown }).toJSON === "function") {
+      if (!this.#callToJSON) return true;
+      // What JSON.stringify would write is what toJSON returns.
+      const [ok, json] = attempt(() =>
+        (current as { toJSON(key: string): unknown }).toJSON(key ?? "")
+      );
+      if (!ok) this.report(at, `an object whose toJSON threw (${json})`);
+      else if (json !== current) {
+        this.stack.push([json, at, undefined, false, depth]);
+      }
+      return true;
+    }
+    if (this.#ancestors.has(current)) {
+      this.report(at, "a circular reference");
+      return true;
+    }
+    if (depth >= this.#maxDepth) return false;
+    const isArray = Array.isArray(current);
+    const size = isArray
+      ? current.length
+      : this.#pushMembers(current, at, depth);
+    if ((this.#slots -= size) < 0) return false;
+    this.#ancestors.add(current);
+    // An array's items are looked at one at a time, from this step.
+    if (isArray) this.stack.push([current, at, undefined, 0, depth]);
+    return true;
   }
-  const record = current as Record<string, unknown>;
-  const keys = Object.keys(record);
-  const written = keyed && isPlainObject(record) ? [] as string[] : undefined;
-  for (let i = keys.length - 1; i >= 0; i--) {
-    const k = keys[i]!;
-    const [ok, member] = attempt(() => record[k]);
-    if (ok) stack.push([member, joinPointer(at, k), k, false]);
-    else report(joinPointer(at, k), `a getter that threw (${member})`);
-    if (ok && member !== undefined) written?.push(k);
+
+  /** Steps past an object left, or on to an array's next item. */
+  resume([current, at, , state, depth]: Step): void {
+    const array = current as unknown[];
+    if (state === true || state === array.length) {
+      this.#ancestors.delete(current);
+      return;
+    }
+    const i = state as number;
+    this.stack.push([array, at, undefined, i + 1, depth]);
+    this.stack.push([
+      array[i],
+      joinPointer(at, i),
+      undefined,
+      false,
+      depth + 1,
+    ]);
   }
-  return written?.reverse();
+
+  /**
+   * Pushes the members of an object, reading each getter once, and the step
+   * that leaves it; looks for two keys the casing makes one. Returns how
+   * many members it has.
+   */
+  #pushMembers(current: object, at: string, depth: number): number {
+    const record = current as Record<string, unknown>;
+    const keys = Object.keys(record);
+    const keyed = this.#casing !== "none" && isPlainObject(record);
+    const written: string[] = [];
+    this.stack.push([current, at, undefined, true, depth]);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const k = keys[i]!;
+      const [ok, member] = attempt(() => record[k]);
+      if (ok) {
+        this.stack.push([member, joinPointer(at, k), k, false, depth + 1]);
+      } else this.report(joinPointer(at, k), `a getter that threw (${member})`);
+      if (keyed && ok && member !== undefined) written.push(k);
+    }
+    const clash = keyed && clashIn(at, written.reverse(), this.#casing);
+    if (clash) this.issues.push(clash.issue(joinPointer(at, clash.keys[1])));
+    return keys.length;
+  }
 }
 
 /** What JSON would make of an object that loses its data, if it would. */
 function lossOf(value: object): string | undefined {
   if (isInvalidDate(value)) return "an invalid Date";
   return emptyFormOf(value);
-}
-
-/**
- * What an object is that JSON writes as `{}` though it holds data where
- * JSON does not look, or `undefined`: a `Map` or a `Set`, and any object of
- * a class with no `toJSON` and no own keys, whose data is in its slots or
- * behind getters (a `Promise` not awaited, a `Blob`, an `ArrayBuffer`, a
- * `RegExp`, an `Error`). Plain objects and arrays are written as they are.
- *
- * @example
- * ```ts ignore
- * emptyFormOf(Promise.resolve(1)); // "a Promise, which JSON writes as {}"
- * emptyFormOf({}); // undefined
- * ```
- */
-export function emptyFormOf(value: unknown): string | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  const proto = Object.getPrototypeOf(value);
-  // Object.prototype, of this realm or another, or none.
-  if (proto === Object.prototype || proto === null) return undefined;
-  if (Object.getPrototypeOf(proto) === null || Array.isArray(value)) {
-    return undefined;
-  }
-  if (!isCollection(value)) {
-    if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
-      return undefined;
-    }
-    if (Object.keys(value).length > 0) return undefined;
-  }
-  const tag = Object.prototype.toString.call(value).slice(8, -1);
-  // A boxed primitive is written as its value, a typed array by its items.
-  if (BOXED.has(tag) || (ArrayBuffer.isView(value) && tag !== "DataView")) {
-    return undefined;
-  }
-  if (tag === "BigInt") return "a BigInt";
-  if (tag !== "Object") {
-    return `${
-      /^[AEIO]/.test(tag) ? "an" : "a"
-    } ${tag}, which JSON writes as {}`;
-  }
-  // An object of a class that is empty (a data object with every field
-  // unset) is `{}`; one whose data JSON does not see is not.
-  return hidesData(value)
-    ? "an object of a class whose data JSON does not see (getters, hidden or symbol keys), which JSON writes as {}"
-    : undefined;
-}
-
-const BOXED: ReadonlySet<string> = new Set(["Number", "String", "Boolean"]);
-
-/** The classes {@linkcode hidesData} looks through for getters. */
-const MAX_CLASSES = 64;
-
-/**
- * True when an object with no enumerable own keys holds data elsewhere:
- * its own keys that are hidden or symbols, or getters of its classes.
- * Private fields cannot be seen from outside; such an object goes as `{}`.
- * A chain of classes longer than {@linkcode MAX_CLASSES} (a Proxy can make
- * one without end) is taken as hiding data.
- */
-function hidesData(value: object): boolean {
-  if (Reflect.ownKeys(value).length > 0) return true;
-  let classes = 0;
-  for (
-    let proto = Object.getPrototypeOf(value);
-    proto !== null && Object.getPrototypeOf(proto) !== null;
-    proto = Object.getPrototypeOf(proto)
-  ) {
-    if (++classes > MAX_CLASSES) return true;
-    const members = Object.getOwnPropertyDescriptors(proto);
-    for (const key of Reflect.ownKeys(members)) {
-      if (members[key as string]!.get !== undefined) return true;
-    }
-  }
-  return false;
-}
-
-/**
- * True for a `Date` whose time is not a number and that JSON writes with
- * the built-in `toJSON`: as `null`. A subclass with a `toJSON` of its own
- * says what it is.
- */
-export function isInvalidDate(value: unknown): boolean {
-  return value instanceof Date && Number.isNaN(value.getTime()) &&
-    value.toJSON === Date.prototype.toJSON;
-}
-
-/**
- * True for a `Map` or a `Set` with no `toJSON`: JSON writes either as `{}`,
- * its items lost.
- */
-export function isCollection(
-  value: unknown,
-): value is Map<unknown, unknown> | Set<unknown> {
-  return (value instanceof Map || value instanceof Set) &&
-    typeof (value as { toJSON?: unknown }).toJSON !== "function";
 }
 
 /** Runs `read`: `[true, value]`, or `[false, message]` when it throws. */

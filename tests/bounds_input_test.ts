@@ -171,6 +171,29 @@ function circularQuery(url: string, variant: string): Promise<QueryReply> {
   );
 }
 
+Deno.test("a JSON body that JSON cannot write in full is refused at once", async (t) => {
+  await using server = okServer();
+  for (const variant of ["sparse", "sparse-casing", "endless"] as const) {
+    await t.step(
+      `${variant}: a GrabValidationError, not a crash or a hang`,
+      async () => {
+        const reply = await runChild<QueryReply>(
+          "./_body_child.ts",
+          ["--allow-net=127.0.0.1", "--v8-flags=--max-old-space-size=256"],
+          { args: [server.url, variant], guardMs: 30_000 },
+        );
+        assertEquals(reply.outcome, "rejected", JSON.stringify(reply));
+        assertEquals(reply.name, "GrabValidationError", reply.message);
+        assertStringIncludes(
+          reply.message!,
+          "it is nested deeper, or holds more, than JSON can write",
+        );
+        assertEquals(server.requests.length, 0);
+      },
+    );
+  }
+});
+
 Deno.test("a relative target cannot climb out of the base address's path", async (t) => {
   await using server = okServer();
   const base = `${server.url}/v1`;

@@ -263,6 +263,18 @@ Deno.test("toJson() gives an issue for each value JSON cannot carry", async (t) 
       ["/a", "/b/c"],
     );
   });
+
+  await t.step("a value nested too deep for the stack says so", () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = { a_b: deep };
+    for (const casing of ["none", "snake_case"] as const) {
+      assertEquals(toJson(deep, casing), [{
+        path: "",
+        message:
+          "Cannot serialise the body as JSON: it is nested deeper, or holds more, than JSON can write",
+      }]);
+    }
+  });
 });
 
 Deno.test("isPassThrough()", async (t) => {

@@ -1,9 +1,6 @@
 import { assertEquals, assertStrictEquals } from "@std/assert";
-import {
-  describeValue,
-  emptyFormOf,
-  findNonJsonValues,
-} from "../src/json_value.ts";
+import { describeValue, findNonJsonValues } from "../src/json_value.ts";
+import { emptyFormOf } from "../src/json_loss.ts";
 
 const message = (path: string, what: string) =>
   `Cannot serialise ${

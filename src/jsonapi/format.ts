@@ -8,7 +8,7 @@
 
 import type { ValidationIssue } from "../errors.ts";
 import { type Codec, isPassThrough, NO_BODY } from "../format.ts";
-import { findNonJsonValues } from "../json_value.ts";
+import { findNonJsonValues, TOO_LARGE_TO_WRITE } from "../json_value.ts";
 import { toJson } from "../json_text.ts";
 import { denormalise } from "./denormalise.ts";
 import { mediaType } from "./media_type.ts";
@@ -23,8 +23,7 @@ function callerIssues(body: unknown): ValidationIssue[] {
 
 const TOO_DEEP: ValidationIssue = Object.freeze({
   path: "",
-  message:
-    "Cannot serialise the body as JSON: it is nested deeper, or holds more, than JSON can write",
+  message: TOO_LARGE_TO_WRITE,
 });
 
 /** The JSON:API codec. */

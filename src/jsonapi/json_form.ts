@@ -5,7 +5,7 @@
  * @module
  */
 
-import { isCollection, isInvalidDate } from "../json_value.ts";
+import { isCollection, isInvalidDate } from "../json_loss.ts";
 import { isPlainObject, setOwn } from "../object.ts";
 
 /** What {@linkcode jsonForm} gives for a body a getter or `toJSON` of throws. */

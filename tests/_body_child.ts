@@ -1,0 +1,47 @@
+/**
+ * Child process of bounds_input_test.ts: grabs with a JSON body that JSON
+ * cannot write in full and reports how the grab ended. It runs in its own
+ * process, with a small heap, so that a check of the body that never ends,
+ * or that holds a step for each slot of a sparse array, fails the test
+ * instead of the run.
+ *
+ * Arguments: the server URL, then `sparse` (an array of length 2^32 − 1
+ * beside a NaN), `sparse-casing` (the same with `casing`) or `endless` (a
+ * `toJSON` that makes a new object leading to another, without end).
+ *
+ * @module
+ */
+
+import createGrab from "../mod.ts";
+import { report } from "./_memory.ts";
+
+const [url = "", variant = "sparse"] = Deno.args;
+
+class Node {
+  toJSON(): unknown {
+    return { next: new Node() };
+  }
+}
+
+let body: Record<string, unknown>;
+if (variant === "endless") body = { head: new Node() };
+else {
+  const items: unknown[] = [];
+  items.length = 2 ** 32 - 1;
+  body = { items, total: NaN };
+}
+const grab = createGrab(url, {
+  timeout: 5_000,
+  retry: 0,
+  casing: variant === "sparse-casing" ? "camelCase" : "none",
+});
+try {
+  await grab("POST /items", { body });
+  await report({ outcome: "resolved" });
+} catch (error) {
+  await report({
+    outcome: "rejected",
+    name: error instanceof Error ? error.name : typeof error,
+    message: error instanceof Error ? error.message : String(error),
+  });
+}
