@@ -5,7 +5,13 @@
  * @module
  */
 
-import { type Casing, convertKey } from "./casing.ts";
+import {
+  type Casing,
+  clashMark,
+  convertKey,
+  mayHaveClashed,
+} from "./casing.ts";
+import { clashIn } from "./convert_keys.ts";
 import { isPlainObject } from "./object.ts";
 import { validationError } from "./validation_error.ts";
 import { DEFAULT_TEXT, LONE_SURROGATE } from "./text.ts";
@@ -65,12 +71,14 @@ export function serialiseQuery(
   };
   const budget = new Budget();
   budget.spend(keys.length);
+  const mark = casing === "none" ? 0 : clashMark(casing);
   for (let i = keys.length - 1; i >= 0; i--) {
     const key = keys[i]!;
     stack.push(
       entry(query[key], convertKey(key, casing), key === "fields", root),
     );
   }
+  if (casing !== "none") checkClash(stack, keys, casing, mark);
   while (stack.length > 0) {
     const current = stack.pop()!;
     const { value, name } = current;
@@ -81,13 +89,7 @@ export function serialiseQuery(
     if (Array.isArray(value)) {
       budget.spend(value.length);
       if (joinArrays && value.every(isScalar)) {
-        const kept = value.filter((item) =>
-          item !== undefined && item !== null
-        );
-        // name=a,b,c (JSON:API): the items that are there, comma-joined.
-        if (kept.length > 0) {
-          budget.write(params, name, kept.map((item) => scalar(item, name)));
-        }
+        writeJoined(budget, params, name, value);
         continue;
       }
       for (let i = value.length - 1; i >= 0; i--) {
@@ -104,11 +106,27 @@ export function serialiseQuery(
         const written = current.typeNames ? key : convertKey(key, casing);
         stack.push(entry(value[key], `${name}[${written}]`, false, current));
       }
+      if (!current.typeNames && casing !== "none") {
+        checkClash(stack, inner, casing, mark, name);
+      }
     } else {
       budget.write(params, name, [scalar(value, name)]);
     }
   }
   return params;
+}
+
+/** `name=a,b,c` (JSON:API): the items that are there, comma-joined. */
+function writeJoined(
+  budget: Budget,
+  params: URLSearchParams,
+  name: string,
+  items: unknown[],
+): void {
+  const kept = items.filter((item) => item !== undefined && item !== null);
+  if (kept.length > 0) {
+    budget.write(params, name, kept.map((item) => scalar(item, name)));
+  }
 }
 
 /** The deepest nesting a query may have: `a[b][c]…` with this many brackets. */
@@ -154,6 +172,31 @@ class Budget {
       );
     }
     params.append(name, texts.length === 1 ? texts[0]! : texts.join(","));
+  }
+}
+
+/**
+ * Refuses two of `keys` (whose entries are the last on `stack`, in order)
+ * that `casing` makes one: the server would read one of them, or both as a
+ * list. A key without a value is not written, so it clashes with none.
+ * Looked for only when the casing's conversions since `mark` say a clash
+ * may be there (see `clashMark`).
+ */
+function checkClash(
+  stack: Entry[],
+  keys: string[],
+  casing: Casing,
+  mark: number,
+  name?: string,
+): void {
+  if (!mayHaveClashed(casing, mark)) return;
+  const written = keys.filter((_, i) => {
+    const value = stack[stack.length - 1 - i]!.value;
+    return value !== undefined && value !== null;
+  });
+  const clash = clashIn("", written, casing);
+  if (clash !== undefined) {
+    refuse(`${clash.message}, so one value would hide the other`, name);
   }
 }
 

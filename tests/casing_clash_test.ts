@@ -535,3 +535,26 @@ Deno.test("casing: a JSON:API field that the casing names type, id or lid", asyn
     },
   );
 });
+
+Deno.test("casing: a query with two keys that become one is refused, nothing sent", async () => {
+  await using server = startServer(() => json({}));
+  const api = createGrab(server.url, { casing: "camelCase", retry: 0 });
+  const error = await assertRejects(
+    () => api("GET /items", { query: { page: { perPage: 10, per_page: 50 } } }),
+    GrabValidationError,
+  );
+  assertStringIncludes(
+    error.issues[0]!.message,
+    'at "page": keys "perPage" and "per_page" both become "per_page" in snake_case',
+  );
+  assertStrictEquals(server.requests.length, 0);
+  const [, none] = await api("GET /items", {
+    query: { page: { perPage: 10, per_page: 50 } },
+    casing: "none",
+  });
+  assertStrictEquals(none, null);
+  assertStrictEquals(
+    server.requests[0]!.url.search,
+    "?page%5BperPage%5D=10&page%5Bper_page%5D=50",
+  );
+});

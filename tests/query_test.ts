@@ -1,4 +1,6 @@
-import { assertEquals } from "@std/assert";
+import { assertEquals, assertThrows } from "@std/assert";
+import { GrabValidationError } from "../mod.ts";
+import type { Casing } from "../src/casing.ts";
 import { serialiseQuery } from "../src/query.ts";
 
 function query(
@@ -98,4 +100,54 @@ Deno.test("serialiseQuery()", async (t) => {
     assertEquals(back.get("q"), "a&b=c d");
     assertEquals(back.get("x[y]"), "#");
   });
+});
+
+Deno.test("serialiseQuery() refuses two keys of one object that the casing makes one", async (t) => {
+  const refused = (value: Record<string, unknown>, casing: Casing) =>
+    assertThrows(
+      () =>
+        serialiseQuery(value, new URLSearchParams(), {
+          format: "json",
+          casing,
+        }),
+      GrabValidationError,
+    ).issues;
+
+  await t.step("at the top and nested, naming both keys", () => {
+    assertEquals(refused({ firstName: "a", first_name: "b" }, "snake_case"), [{
+      path: "",
+      message:
+        'Cannot serialise the query: keys "firstName" and "first_name" both become "first_name" in snake_case, so one value would hide the other',
+    }]);
+    assertEquals(
+      refused({ filter: { "page-size": 1, pageSize: 2 } }, "kebab-case"),
+      [{
+        path: "",
+        message:
+          'Cannot serialise the query at "filter": keys "page-size" and "pageSize" both become "page-size" in kebab-case, so one value would hide the other',
+      }],
+    );
+  });
+
+  await t.step(
+    "a key without a value, and type names in fields, clash with none",
+    () => {
+      assertEquals(
+        query(
+          { firstName: "a", first_name: null, x: { a_b: undefined, aB: 1 } },
+          "json",
+          "snake_case",
+        ),
+        "first_name=a&x[a_b]=1",
+      );
+      assertEquals(
+        query(
+          { fields: { blog_posts: ["a"], blogPosts: ["b"] } },
+          "json-api",
+          "snake_case",
+        ),
+        "fields[blog_posts]=a&fields[blogPosts]=b",
+      );
+    },
+  );
 });
