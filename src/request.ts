@@ -76,7 +76,10 @@ export function encodeRequest(
   const stream = body.body instanceof ReadableStream;
   if (body.body !== undefined) {
     const { limit, methods } = resolved.retry;
-    init.body = limit > 0 && methods.has(method) ? held(body.body) : body.body;
+    // Sent more than once, or after a header function is waited for.
+    const later = resolved.headerFunction !== undefined ||
+      (limit > 0 && methods.has(method));
+    init.body = later ? held(body.body) : body.body;
   }
   if (stream) init.duplex = "half";
   if (resolved.redirect !== undefined) init.redirect = resolved.redirect;
@@ -94,10 +97,11 @@ export function encodeRequest(
 }
 
 /**
- * A body that may be sent again, copied where the caller could still change
- * it (bytes, a form, search parameters): `fetch` sends what a body holds
- * when it is called, so each retry sends what the first attempt sent, even
- * when the caller reuses or transfers its buffer once the grab has begun.
+ * A body that may be sent again, or only once a header function is done,
+ * copied where the caller could still change it (bytes, a form, search
+ * parameters): `fetch` sends what a body holds when it is called, so each
+ * attempt sends what the grab was given, even when the caller reuses or
+ * transfers its buffer once the grab has begun.
  */
 function held(body: BodyInit): BodyInit {
   if (body instanceof ArrayBuffer) return body.slice(0);

@@ -82,3 +82,44 @@ Deno.test("each retry sends the body the first attempt sent, though the caller c
     },
   );
 });
+
+Deno.test("a body sent after a header function is the body the grab was given", async (t) => {
+  await using server = startServer((_request, seen) =>
+    json({ got: seen.body })
+  );
+  // The header function is waited for before the first attempt: the body
+  // the caller changes meanwhile must not be what goes out, retried or not.
+  const grab = createGrab(server.url, {
+    headers: async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return { authorization: "Bearer t" };
+    },
+  });
+  const cases: [string, () => [BodyInit, () => void]][] = [
+    ["bytes filled again", () => {
+      const bytes = new TextEncoder().encode("AAAA");
+      return [bytes, () => bytes.fill(66)];
+    }],
+    ["an ArrayBuffer transferred away", () => {
+      const buffer = new TextEncoder().encode("AAAA").buffer;
+      return [buffer, () => void buffer.transfer()];
+    }],
+    ["search parameters set again", () => {
+      const params = new URLSearchParams({ a: "AAAA" });
+      return [params, () => params.set("a", "BBBB")];
+    }],
+  ];
+  for (const [name, make] of cases) {
+    for (const method of ["POST", "PUT"] as const) {
+      await t.step(`${method}: ${name}`, async () => {
+        const [body, change] = make();
+        const grabbing = grab(`${method} /echo`, { body });
+        change();
+        const [data, error] = await grabbing;
+        assertEquals(error, null);
+        const sent = body instanceof URLSearchParams ? "a=AAAA" : "AAAA";
+        assertEquals(data, { got: sent });
+      });
+    }
+  }
+});
