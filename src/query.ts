@@ -32,7 +32,10 @@ export type Format = "json" | "json-api";
 export interface SerialiseQueryOptions {
   /** Arrays are comma-joined in `"json-api"`, repeated keys in `"json"`. */
   format: Format;
-  /** Casing for keys at every level, except type names inside `fields[…]`. */
+  /**
+   * Casing for keys at every level, except type names inside `fields[…]`
+   * and, in JSON:API, parameter names of only a-z (`include`, `page`).
+   */
   casing?: Casing;
 }
 
@@ -74,9 +77,12 @@ export function serialiseQuery(
   const mark = casing === "none" ? 0 : clashMark(casing);
   for (let i = keys.length - 1; i >= 0; i--) {
     const key = keys[i]!;
-    stack.push(
-      entry(query[key], convertKey(key, casing), key === "fields", root),
-    );
+    // JSON:API keeps names of only a-z for its own parameters (`include`,
+    // `page`, …): a server must refuse them in another casing.
+    const name = joinArrays && SPEC_NAME.test(key)
+      ? key
+      : convertKey(key, casing);
+    stack.push(entry(query[key], name, key === "fields", root));
   }
   if (casing !== "none") checkClash(stack, keys, casing, mark);
   while (stack.length > 0) {
@@ -199,6 +205,9 @@ function checkClash(
     refuse(`${clash.message}, so one value would hide the other`, name);
   }
 }
+
+/** A query parameter name JSON:API reserves for itself: only a-z. */
+const SPEC_NAME = /^[a-z]+$/;
 
 /** Refuses the query, saying where when `name` says it. */
 function refuse(problem: string, name?: string): never {

@@ -1,5 +1,6 @@
 import { assertEquals, assertThrows } from "@std/assert";
-import { GrabValidationError } from "../mod.ts";
+import createGrab, { GrabValidationError } from "../mod.ts";
+import { startServer } from "./_server.ts";
 import type { Casing } from "../src/casing.ts";
 import { serialiseQuery } from "../src/query.ts";
 
@@ -149,5 +150,44 @@ Deno.test("serialiseQuery() refuses two keys of one object that the casing makes
         "fields[blog_posts]=a&fields[blogPosts]=b",
       );
     },
+  );
+});
+
+Deno.test("JSON:API keeps its own parameter names in every wire casing", async () => {
+  await using server = startServer(() =>
+    new Response(JSON.stringify({ data: [] }), {
+      headers: { "content-type": "application/vnd.api+json" },
+    })
+  );
+  const query = {
+    include: ["author"],
+    sort: "-createdAt",
+    page: { perPage: 10 },
+    filter: { authorName: "x" },
+    fields: { articles: ["title"] },
+    customParam: 1,
+  };
+  const sent = async (format: "json" | "json-api") => {
+    const grab = createGrab(server.url, {
+      format,
+      casing: "camelCase",
+      wireCasing: "PascalCase",
+    });
+    const [, error] = await grab("GET /articles", { query });
+    assertEquals(error, null);
+    return decodeURIComponent(server.requests.at(-1)!.url.search);
+  };
+  // A JSON:API server must refuse `Include` or `Page`: names of only a-z
+  // are the specification's. The keys inside them, and the caller's own
+  // parameters, follow the wire casing.
+  assertEquals(
+    await sent("json-api"),
+    "?include=author&sort=-createdAt&page[PerPage]=10&filter[AuthorName]=x" +
+      "&fields[articles]=title&CustomParam=1",
+  );
+  // Outside JSON:API no name is reserved.
+  assertEquals(
+    (await sent("json")).startsWith("?Include=author&Sort=-createdAt"),
+    true,
   );
 });
