@@ -30,15 +30,14 @@ type EncodedInit = RequestInit & { headers: HeaderRecord };
 
 /**
  * The body of a request whose upload is reported, prepared once for all
- * its attempts: each attempt sends a fresh counted stream of it. A
- * replayable body is a blob, as `fetch` would serialise it (a blob is
- * referred to; a form's files are read into the blob on Deno, so a counted
- * form holds them in memory); a stream is counted as it passes.
+ * its attempts, each sending a fresh counted stream of it: the bytes `fetch`
+ * would send, a blob (the caller's, or a form's, which Deno reads its files
+ * into), or a stream counted as it passes.
  */
 export class Upload {
   #report: Report;
   #streams: boolean;
-  #blob: Blob | undefined;
+  #body: Blob | ArrayBuffer | undefined;
   #type: string | null = null;
   #thrown: { error: unknown } | undefined;
   // This attempt follows redirects itself; then its body was sent whole.
@@ -53,9 +52,8 @@ export class Upload {
 
   /**
    * Prepares `body` (replayable, or a stream sent once) for its attempts.
-   * `stream` is false when the body must go out as given: a
-   * `beforeRequest` hook may replace the request, and a redirect must then
-   * be followed with what the hook made, as `fetch` follows it.
+   * With `stream` false it goes out whole: a `beforeRequest` hook may
+   * replace the request, and a redirect then follows what the hook made.
    */
   static async of(
     body: Blob | ReadableStream<Uint8Array> | Response,
@@ -64,20 +62,23 @@ export class Upload {
   ): Promise<Upload> {
     const upload = new Upload(report, stream && streamsRequests());
     if (body instanceof Blob) {
-      upload.#blob = body;
+      upload.#body = body;
       upload.#type = body.type === "" ? null : body.type;
     } else if (!(body instanceof ReadableStream)) {
       // Any other body, serialised as fetch would, with its media type (a
-      // form's boundary included).
+      // form's boundary included); a form's blob may refer to its files.
       upload.#type = body.headers.get("content-type");
-      upload.#blob = await body.blob();
+      upload.#body = upload.#type?.startsWith("multipart/form-data")
+        ? await body.blob()
+        : await body.arrayBuffer();
     }
     return upload;
   }
 
   /** The size of a replayable body; `undefined` for a stream. */
   get #total(): number | undefined {
-    return this.#blob?.size;
+    const body = this.#body;
+    return body instanceof Blob ? body.size : body?.byteLength;
   }
 
   /** The init of one attempt, its body counted as it is read. */
@@ -85,22 +86,22 @@ export class Upload {
     this.#manual = false;
     this.#whole = false;
     this.#movedTo = undefined;
-    const blob = this.#blob;
-    if (blob === undefined) {
+    const whole = this.#body;
+    if (whole === undefined) {
       const body = init.body as ReadableStream<Uint8Array>;
       return { ...init, body: body.pipeThrough(this.#counter()) };
-    }
-    const total = blob.size;
-    if (!this.#streams) {
-      this.#report({ loaded: 0, total });
-      this.#whole = true;
-      return init;
     }
     let headers: HeaderRecord = init.headers;
     if (this.#type !== null && headers["content-type"] === undefined) {
       headers = { ...headers, "content-type": this.#type };
     }
-    const body = this.#slices(blob);
+    if (!this.#streams) {
+      this.#report({ loaded: 0, total: this.#total });
+      this.#whole = true;
+      // The bytes as the grab began, not as the caller has left them.
+      return whole instanceof Blob ? init : { ...init, body: whole, headers };
+    }
+    const body = this.#slices(whole);
     const counted = { ...init, body, headers, duplex: "half" } as RequestInit;
     // A streamed body cannot follow a redirect: it is followed by sending
     // the body again as it was given (see `follow`).
@@ -135,10 +136,10 @@ export class Upload {
       );
     }
     const init = redirectInit(status, next, from, plain, request);
-    if (init.body !== undefined && this.#blob !== undefined) {
+    if (init.body !== undefined && this.#body !== undefined) {
       // The body as prepared, of the media type the headers may name: a
       // form serialised again would get another boundary.
-      init.body = this.#blob;
+      init.body = this.#body;
       const headers = init.headers as Headers;
       if (this.#type !== null && !headers.has("content-type")) {
         headers.set("content-type", this.#type);
@@ -180,11 +181,11 @@ export class Upload {
   }
 
   /**
-   * The blob in slices, each read when `fetch` asks for it (a blob's own
+   * The body in slices, each read when `fetch` asks for it (a blob's own
    * stream may hand over all of it at once) and counted as it goes.
    */
-  #slices(blob: Blob): ReadableStream<Uint8Array> {
-    const total = blob.size;
+  #slices(whole: Blob | ArrayBuffer): ReadableStream<Uint8Array> {
+    const total = this.#total!;
     let at = 0;
     return new ReadableStream<Uint8Array>({
       start: (controller) => {
@@ -193,7 +194,9 @@ export class Upload {
       pull: async (controller) => {
         if (at >= total) return controller.close();
         const end = Math.min(at + SLICE, total);
-        const slice = blob.slice(at, end).arrayBuffer();
+        const slice = whole instanceof Blob
+          ? whole.slice(at, end).arrayBuffer()
+          : whole.slice(at, end);
         controller.enqueue(new Uint8Array(await slice));
         at = end;
         if (!this.#tell({ loaded: at, total })) controller.error(callback());
