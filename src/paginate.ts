@@ -209,8 +209,9 @@ function readOptions(
 /**
  * The caller's hooks, read as a grab reads them (`null` is none, a hook
  * keeps its object as `this`), then paginate's. Hooks that are not an
- * object of functions are left as given, for the grab to refuse; hooks that
- * cannot be read are refused.
+ * object of functions, or that have a member no hook is named (a misspelt
+ * one), are left as read, for the grab to refuse; hooks that cannot be read
+ * are refused.
  */
 function tracked(hooks: Hooks | undefined, track: Hooks): Hooks {
   if (hooks === undefined) return track;
@@ -221,8 +222,10 @@ function tracked(hooks: Hooks | undefined, track: Hooks): Hooks {
   } catch (error) {
     throw validationError([unreadable("the hooks", error)]);
   }
-  const wrong = HOOK_NAMES.some((name) =>
-    own[name] !== undefined && typeof own[name] !== "function"
+  const wrong = Object.entries(own).some(([name, hook]) =>
+    hook !== undefined && hook !== null &&
+    (typeof hook !== "function" ||
+      !(HOOK_NAMES as readonly string[]).includes(name))
   );
   return wrong ? own : combineHooks(own, track)!;
 }

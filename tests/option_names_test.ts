@@ -172,6 +172,16 @@ Deno.test("an option no grab takes is refused, never lost", async (t) => {
     const before = server.requests.length;
     const pages = paginate(grab, "GET /x", untyped({ limt: 2 }));
     await assertRejects(() => pages.next(), GrabValidationError, '"limt"');
+    // A misspelt hook beside paginate's own, with a right one or alone.
+    for (
+      const hooks of [{ beforeRequst() {} }, { afterResponse() {}, befor: 1 }]
+    ) {
+      await assertRejects(
+        () => paginate(grab, "GET /x", untyped({ hooks })).next(),
+        GrabValidationError,
+        "there is no such member",
+      );
+    }
     assertEquals(server.requests.length, before);
   });
 });
