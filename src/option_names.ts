@@ -65,7 +65,6 @@ export const MEMBERS: ReadonlyMap<string, readonly string[]> = new Map<
  * frameworks) that grab does not pass on: a custom `fetch` can add them.
  */
 const FETCH_INIT = new Set([
-  "method",
   "cache",
   "mode",
   "keepalive",
@@ -98,6 +97,9 @@ export function noSuchOption(name: string, scope: Scope): string {
   }
   if (scope !== "factory" && NAMES.factory.has(name)) {
     return `${head} in a call: it is an option of createGrab`;
+  }
+  if (name === "method") {
+    return `${head}: the method is the endpoint's first word ("POST /users")`;
   }
   if (FETCH_INIT.has(name)) {
     return `${head}: grab does not pass it to fetch. A factory's fetch can ` +

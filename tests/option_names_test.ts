@@ -80,7 +80,7 @@ Deno.test("an option no grab takes is refused, never lost", async (t) => {
   });
 
   await t.step("fetch's own init members say how to pass them", async () => {
-    for (const name of ["cache", "keepalive", "mode", "method", "client"]) {
+    for (const name of ["cache", "keepalive", "mode", "client"]) {
       await assertRejects(
         () => grab("GET /x", untyped({ [name]: "x" })),
         GrabValidationError,
@@ -88,6 +88,12 @@ Deno.test("an option no grab takes is refused, never lost", async (t) => {
           `A factory's fetch can add it: fetch: (input, init) => fetch(input, { ...init, ${name} })`,
       );
     }
+    // The method is not fetch's to be told: it is the endpoint's.
+    await assertRejects(
+      () => grab("GET /x", untyped({ method: "POST" })),
+      GrabValidationError,
+      'Cannot use the option "method": the method is the endpoint\'s first word ("POST /users")',
+    );
     assertEquals(server.requests.length, 0);
   });
 
