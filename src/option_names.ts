@@ -92,8 +92,10 @@ export function noSuchOption(name: string, scope: Scope): string {
     return `${head} in createGrab: it is an option of each call`;
   }
   if (scope === "send" && GRAB_ONLY.has(name)) {
-    return `${head} in Call.send, which leaves the body as read: it is an ` +
-      "option of a grab";
+    const which = name === "schema"
+      ? "checks no body"
+      : "sends and reads keys as they are";
+    return `${head} in Call.send, which ${which}: it is an option of a grab`;
   }
   if (scope !== "factory" && NAMES.factory.has(name)) {
     return `${head} in a call: it is an option of createGrab`;

@@ -218,8 +218,8 @@ Deno.test("Call.send takes fetch, and refuses what only a grab does", async (t) 
     );
     assertInstanceOf(error, GrabValidationError);
     assertEquals(messagesOf(error), [
-      'Cannot use the option "schema" in Call.send, which leaves the body as read: it is an option of a grab',
-      'Cannot use the option "casing" in Call.send, which leaves the body as read: it is an option of a grab',
+      'Cannot use the option "schema" in Call.send, which checks no body: it is an option of a grab',
+      'Cannot use the option "casing" in Call.send, which sends and reads keys as they are: it is an option of a grab',
     ]);
     assertEquals(server.requests.length, 1);
   });
