@@ -79,7 +79,9 @@ export class GrabStream<T> implements AsyncIterable<T> {
 
   /**
    * The id of the last Server-Sent Event seen (`""` before any `id:`
-   * field), to resume with a `Last-Event-ID` header; `""` for NDJSON.
+   * field), to resume with a `Last-Event-ID` header; `""` for NDJSON. An
+   * event the loop was not given (it broke, or the body was ended) does not
+   * count, so a resume asks for it again.
    */
   get lastEventId(): string {
     return this.#source.lastEventId;

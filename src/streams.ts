@@ -76,8 +76,7 @@ class Chunks {
     // A body that is not the platform's may ignore the signal: cancelling
     // its reader ends a pending read at once.
     this.#stopWaiting = live.deadline.onPass(() => {
-      // Let go at once, even of a body nobody reads any more; the next read
-      // tells why it ended.
+      // Let go at once, even of a body nobody reads; the next read says why.
       this.#passed = true;
       this.#close();
       this.#reader?.cancel().catch(ignore);
@@ -197,6 +196,8 @@ class Items<Raw extends ServerSentEvent | string> {
   #ended = false;
   #cancelled = false;
   #failure: GrabTransportError | undefined;
+  // As far as the caller has read: an event dropped unserved does not count.
+  #lastEventId = "";
   // Ends the schema check under way: the caller's code may never settle.
   #stopCheck: (() => void) | undefined;
 
@@ -212,7 +213,7 @@ class Items<Raw extends ServerSentEvent | string> {
   }
 
   get lastEventId(): string {
-    return this.#sse?.lastEventId ?? "";
+    return this.#lastEventId;
   }
 
   async next(): Promise<ItemStep<unknown>> {
@@ -227,12 +228,18 @@ class Items<Raw extends ServerSentEvent | string> {
         this.#queue[this.#at++] = undefined as unknown as Raw;
         const step = await this.#decode(raw);
         // Cancelled while a schema checked the item: it is not served.
-        return this.#cancelled ? null : step;
+        if (this.#cancelled) return null;
+        if (typeof raw !== "string" && step !== null && "value" in step) {
+          this.#lastEventId = (raw as ServerSentEvent).id;
+        }
+        return step;
       }
       if (this.#failure !== undefined) return { error: this.#failure };
       if (this.#ended) return null;
       this.#queue.length = 0;
       this.#at = 0;
+      // Every event parsed was served: an id with no data counts too.
+      this.#lastEventId = this.#sse?.lastEventId ?? "";
       let chunk;
       try {
         chunk = await this.#chunks.read();

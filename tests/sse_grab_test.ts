@@ -331,3 +331,63 @@ Deno.test("responseType sse", async (t) => {
     );
   });
 });
+
+Deno.test("lastEventId counts only the events the loop was given", async (t) => {
+  const BODY = "id: 1\ndata: 1\n\nid: 2\ndata: 2\n\nid: 3\n\n";
+  await using server = startServer(() => new Response(BODY, { headers: SSE }));
+  const grab = createGrab(server.url);
+
+  await t.step(
+    "the caller's signal ends it after the first event",
+    async () => {
+      const controller = new AbortController();
+      const [events] = await grab("GET /e", {
+        responseType: "sse",
+        signal: controller.signal,
+      });
+      const seen: string[] = [];
+      for await (const { data } of events!) {
+        seen.push(data);
+        controller.abort();
+      }
+      assertEquals(seen, ["1"]);
+      assertEquals(events!.error?.kind, "abort");
+      // Event 2 was parsed but never given: a resume must ask for it again.
+      assertEquals(events!.lastEventId, "1");
+    },
+  );
+
+  await t.step("a break after the first event", async () => {
+    const [events] = await grab("GET /e", { responseType: "sse" });
+    for await (const _ of events!) break;
+    assertEquals(events!.lastEventId, "1");
+  });
+
+  await t.step("the schema refuses the second event", async () => {
+    const ONE = {
+      "~standard": {
+        version: 1 as const,
+        vendor: "test",
+        validate: (value: unknown) =>
+          value === 1 ? { value } : { issues: [{ message: "not 1" }] },
+      },
+    };
+    const [events] = await grab("GET /e", { responseType: "sse", schema: ONE });
+    const seen: unknown[] = [];
+    for await (const { data } of events!) seen.push(data);
+    assertEquals(seen, [1]);
+    assertEquals(events!.error?.kind, "schema");
+    assertEquals(events!.lastEventId, "1");
+  });
+
+  await t.step("read to the end, an id with no data counts", async () => {
+    const [events] = await grab("GET /e", { responseType: "sse" });
+    const seen: string[] = [];
+    for await (const { data } of events!) {
+      seen.push(data);
+      assertEquals(events!.lastEventId, data);
+    }
+    assertEquals(seen, ["1", "2"]);
+    assertEquals(events!.lastEventId, "3");
+  });
+});
