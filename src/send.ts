@@ -178,14 +178,16 @@ export async function uploaded(
 /**
  * Throws what the upload's callback threw while the response was read: the
  * upload it stopped broke the connection, which is the callback's failure,
- * not the network's. A live body, the caller's since its head, is left be.
+ * not the network's. A live body, the caller's since its head, is left be;
+ * an error body or no body at all was read (or let go) as any other.
  */
 export function readWhileUploading(
   upload: Upload,
   outcome: SendOutcome | Broken,
   read: ReadSettings | undefined,
 ): void {
-  const handedOver = "ok" in outcome && outcome.ok &&
+  const handedOver = "ok" in outcome && outcome.ok && !outcome.empty &&
+    outcome.status >= 200 && outcome.status < 300 &&
     read !== undefined && isLive(read.responseType);
   if (!handedOver) upload.rethrow();
 }
