@@ -151,7 +151,8 @@ export function resolveOptions(
       issues.push(...mergeHeaders(headers, callHeaders));
     }
     if (issues.length > 0) return issues;
-    return resolved(f, call, headers, trusted ? factory : undefined);
+    const result = resolved(f, call, headers, trusted ? factory : undefined);
+    return uncheckable(result) ?? result;
   } catch (error) {
     // A header, a retry option or a hook read through a getter that threw.
     return [unreadable(OPTIONS, error)];
@@ -221,6 +222,23 @@ export function readMembers(
     if (!keys.includes(key)) copy[key] = value[key];
   }
   return copy;
+}
+
+/**
+ * The issue of a `schema` given with a response type it cannot check
+ * (bytes, a blob, a raw stream), which would be ignored without a word.
+ */
+function uncheckable(
+  { schema, responseType }: Resolved,
+): ValidationIssue[] | undefined {
+  const unchecked = responseType === "bytes" || responseType === "blob" ||
+    responseType === "stream";
+  if (schema === undefined || !unchecked) return undefined;
+  return [{
+    path: "",
+    message: `Cannot use the option "schema" with responseType ` +
+      `"${responseType}": bytes, blobs and raw streams are not checked`,
+  }];
 }
 
 /** What options that could not be read are called in their issue. */

@@ -224,3 +224,35 @@ Deno.test("Call.send takes fetch, and refuses what only a grab does", async (t) 
     assertEquals(server.requests.length, 1);
   });
 });
+
+Deno.test("a schema with a response type it cannot check is refused", async () => {
+  await using server = startServer(() => new Response("raw"));
+  const grab = createGrab(server.url);
+  for (const responseType of ["bytes", "blob", "stream"] as const) {
+    await assertRejects(
+      () =>
+        grab("GET /x", { responseType, schema: rowSchema } as Record<
+          string,
+          unknown
+        >),
+      GrabValidationError,
+      `Cannot use the option "schema" with responseType "${responseType}": ` +
+        "bytes, blobs and raw streams are not checked",
+    );
+  }
+  // The factory's response type counts too.
+  const bytes = createGrab(server.url, { responseType: "bytes" });
+  await assertRejects(
+    () => bytes("GET /x", { schema: rowSchema } as Record<string, unknown>),
+    GrabValidationError,
+    'responseType "bytes"',
+  );
+  assertEquals(server.requests.length, 0);
+  const [text, error] = await grab("GET /x", {
+    responseType: "text",
+    schema: {
+      "~standard": { version: 1, vendor: "t", validate: (v) => ({ value: v }) },
+    },
+  });
+  assertEquals([text, error], ["raw", null]);
+});
