@@ -13,7 +13,7 @@
  */
 
 import createGrab from "../mod.ts";
-import { report } from "./_memory.ts";
+import { reportSettled } from "./_memory.ts";
 
 const [url = "", variant = "sparse"] = Deno.args;
 
@@ -35,13 +35,4 @@ const grab = createGrab(url, {
   retry: 0,
   casing: variant === "sparse-casing" ? "camelCase" : "none",
 });
-try {
-  await grab("POST /items", { body });
-  await report({ outcome: "resolved" });
-} catch (error) {
-  await report({
-    outcome: "rejected",
-    name: error instanceof Error ? error.name : typeof error,
-    message: error instanceof Error ? error.message : String(error),
-  });
-}
+await reportSettled(grab("POST /items", { body }));

@@ -34,6 +34,23 @@ export async function report(value: unknown): Promise<void> {
 }
 
 /**
+ * Reports how `settling` ended: `{ outcome: "resolved" }`, or `"rejected"`
+ * with the error's name and message.
+ */
+export async function reportSettled(settling: Promise<unknown>): Promise<void> {
+  try {
+    await settling;
+    await report({ outcome: "resolved" });
+  } catch (error) {
+    await report({
+      outcome: "rejected",
+      name: error instanceof Error ? error.name : typeof error,
+      message: error instanceof Error ? error.message : String(error),
+    });
+  }
+}
+
+/**
  * The reasons of the promise rejections nobody handles from now on, kept
  * rather than ending the process, for a child to report.
  */

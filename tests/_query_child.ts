@@ -10,7 +10,7 @@
  */
 
 import createGrab, { Call } from "../mod.ts";
-import { report } from "./_memory.ts";
+import { reportSettled } from "./_memory.ts";
 
 const [url = "", variant = "object"] = Deno.args;
 const query: Record<string, unknown> = { a: 1 };
@@ -26,18 +26,8 @@ if (variant === "array") {
 } else {
   query["self"] = query;
 }
-try {
-  if (variant === "call") {
-    await new Call("GET /items", url).send({ query, timeout: 5_000, retry: 0 });
-  } else {
-    const grab = createGrab(url, { timeout: 5_000, retry: 0 });
-    await grab("GET /items", { query });
-  }
-  await report({ outcome: "resolved" });
-} catch (error) {
-  await report({
-    outcome: "rejected",
-    name: error instanceof Error ? error.name : typeof error,
-    message: error instanceof Error ? error.message : String(error),
-  });
-}
+await reportSettled(
+  variant === "call"
+    ? new Call("GET /items", url).send({ query, timeout: 5_000, retry: 0 })
+    : createGrab(url, { timeout: 5_000, retry: 0 })("GET /items", { query }),
+);

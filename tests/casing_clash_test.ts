@@ -392,11 +392,7 @@ Deno.test("casing: JSON:API fields with two names that become one", async (t) =>
       ],
     ] as const;
     for (const [path, why] of cases) {
-      const [data, error] = await api(`GET ${path}`);
-      assertStrictEquals(data, null);
-      assert(isGrabTransportError(error));
-      assertStrictEquals(error.kind, "parse");
-      assertStringIncludes(error.message, `Cannot read the response: ${why}`);
+      await assertClash(api, path, why);
       const [kept, none] = await api(`GET ${path}`, { casing: "none" });
       assertStrictEquals(none, null);
       assert(kept !== null);
@@ -512,13 +508,7 @@ Deno.test("casing: a JSON:API field that the casing names type, id or lid", asyn
       ["/relationship", 'keys "type" and "Type" of /included/0 both become'],
       ["/data-less", 'keys "lid" and "Lid" of /data both become "lid"'],
     ] as const;
-    for (const [path, why] of cases) {
-      const [data, error] = await api(`GET ${path}`);
-      assertStrictEquals(data, null);
-      assert(isGrabTransportError(error));
-      assertStrictEquals(error.kind, "parse");
-      assertStringIncludes(error.message, `Cannot read the response: ${why}`);
-    }
+    for (const [path, why] of cases) await assertClash(api, path, why);
   });
 
   await t.step(
@@ -558,3 +548,16 @@ Deno.test("casing: a query with two keys that become one is refused, nothing sen
     "?page%5BperPage%5D=10&page%5Bper_page%5D=50",
   );
 });
+
+/** Asserts that reading `path` fails as a clash of keys, kind `"parse"`. */
+async function assertClash(
+  api: ReturnType<typeof createGrab>,
+  path: `/${string}`,
+  why: string,
+): Promise<void> {
+  const [data, error] = await api(`GET ${path}`);
+  assertStrictEquals(data, null);
+  assert(isGrabTransportError(error));
+  assertStrictEquals(error.kind, "parse");
+  assertStringIncludes(error.message, `Cannot read the response: ${why}`);
+}

@@ -6,6 +6,7 @@ import {
   assertStrictEquals,
 } from "@std/assert";
 import createGrab, { GrabTransportError, type Progress } from "../mod.ts";
+import { CHANGED_BODIES } from "./_changes.ts";
 import { startServer } from "./_server.ts";
 
 function server() {
@@ -164,24 +165,10 @@ Deno.test("onUploadProgress", async (t) => {
   await t.step(
     "a body the caller changes once the grab has begun is sent as it was, as without progress",
     async () => {
-      const changes: [string, () => [BodyInit, () => void]][] = [
-        ["bytes filled again", () => {
-          const bytes = new TextEncoder().encode("AAAA");
-          return [bytes, () => bytes.fill(66)];
-        }],
-        ["an ArrayBuffer transferred away", () => {
-          const buffer = new TextEncoder().encode("AAAA").buffer;
-          return [buffer, () => void buffer.transfer()];
-        }],
-        ["search parameters set again", () => {
-          const params = new URLSearchParams({ a: "AAAA" });
-          return [params, () => params.set("a", "BBBB")];
-        }],
-      ];
       // A `beforeRequest` hook, which may replace the body, has it sent
       // whole rather than streamed: taken when the grab began all the same.
       const hooked = { hooks: { beforeRequest: () => {} } };
-      for (const [name, make] of changes) {
+      for (const [name, make] of CHANGED_BODIES) {
         for (const hooks of [{}, hooked]) {
           const sent = [];
           for (const counted of [{}, { onUploadProgress: () => {} }]) {
