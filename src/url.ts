@@ -117,7 +117,7 @@ export function fillUrl(
   if (template.params.length > 0) {
     const segments = template.segments.slice();
     for (const [name, index] of template.params) {
-      const value = values?.[name];
+      const value = paramValue(values, name);
       const problem = segmentProblem(value);
       if (problem !== undefined) {
         (issues ??= []).push(
@@ -135,6 +135,21 @@ export function fillUrl(
     search = search === "" ? "?" + extraQuery : search + "&" + extraQuery;
   }
   return target + search;
+}
+
+/**
+ * The value given for `name`. A name that every object has (`:constructor`,
+ * `:toString`) is taken only from the caller's own keys: not given, it is
+ * missing, not the function `Object.prototype` holds.
+ */
+function paramValue(
+  values: Readonly<Record<string, unknown>> | undefined,
+  name: string,
+): unknown {
+  if (values === undefined) return undefined;
+  return name in Object.prototype && !Object.hasOwn(values, name)
+    ? undefined
+    : values[name];
 }
 
 /**

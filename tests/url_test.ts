@@ -109,6 +109,24 @@ Deno.test("fillUrl()", async (t) => {
     assertEquals(fillUrl(t2, undefined, ""), "https://api.test/s");
   });
 
+  await t.step("a name every object has is missing unless given", () => {
+    const filled = template("https://api.test", "/a/:constructor/:toString");
+    assertEquals(fillUrl(filled, {}, ""), [
+      {
+        path: "",
+        message: 'Cannot fill path parameter "constructor": value is missing',
+      },
+      {
+        path: "",
+        message: 'Cannot fill path parameter "toString": value is missing',
+      },
+    ]);
+    assertEquals(
+      fillUrl(filled, { constructor: "c", toString: 2 }, ""),
+      "https://api.test/a/c/2",
+    );
+  });
+
   await t.step("lists every missing or bad parameter", () => {
     const result = fillUrl(
       template("https://api.test", "/a/:one/b/:two/c/:three"),
