@@ -50,6 +50,9 @@ export interface Hooks {
    * `Request` to send that one instead. A hook that reads the body must
    * return a replacement (or read a `clone()`): a request left with a used
    * body cannot be sent, and rejects the grab with a `TypeError`.
+   * Trust is decided by the endpoint's URL: a replacement for another origin
+   * carries what it was made with (`new Request(url, request)` copies the
+   * factory's headers), and the factory's `afterResponse` still runs for it.
    * @default {undefined}
    *
    * @example A request ID on every attempt
