@@ -25,8 +25,10 @@ import {
   checkIdentifier,
   checkJson,
   checkLinkage,
+  checkMemberName,
   checkSharedName,
   checkTypeAndId,
+  RELATIONSHIP_MEMBERS,
 } from "./write_checks.ts";
 
 type Item = Record<string, unknown>;
@@ -57,9 +59,9 @@ export interface ValidateWriteOptions {
  * value has a `relationships` or `links` member; every attribute and
  * relationship name, and every key inside attribute values, is a valid
  * JSON:API 1.1 member name once cased to `wireCasing`; linkage is
- * `{ type, id | lid, meta? }` (@-members and extension members allowed), an
- * array of those or `null`; a document
- * resource has only resource members; and every value can be JSON. The
+ * `{ type, id | lid, meta? }`, an array of those or `null`; a document, its
+ * resources and relationship objects hold only the members JSON:API defines
+ * (and @-members and extension members); and every value can be JSON. The
  * other fields of a flat relationship target (a denormalised resource sent
  * back) are not checked, as `serialise` drops them.
  *
@@ -111,17 +113,21 @@ function checkDocument(check: Check, body: Item): void {
   const root = [body];
   for (const key of Object.keys(body)) {
     const value = body[key];
-    if (key !== "data") checkJson(check, value, joinPointer("", key), root);
-    else if (Array.isArray(value)) {
+    const at = joinPointer("", key);
+    if (key !== "data") {
+      const known = value === undefined ||
+        checkMemberName(check, key, at, "document");
+      if (known) checkJson(check, value, at, root);
+    } else if (Array.isArray(value)) {
       // By index: a hole is not an identifier (forEach would skip it).
       for (let i = 0; i < value.length; i++) {
         const item: unknown = value[i];
-        const at = joinPointer("/data", i);
+        const p = joinPointer(at, i);
         if (
           isPlainObject(item) &&
           (item.attributes !== undefined || item.relationships !== undefined)
-        ) checkWireResource(check, item, at, [body, value]);
-        else checkIdentifier(check, item, at, [body, value]);
+        ) checkWireResource(check, item, p, [body, value]);
+        else checkIdentifier(check, item, p, [body, value]);
       }
     } else if (isPlainObject(value)) {
       checkWireResource(check, value, "/data", root);
@@ -262,13 +268,14 @@ const checkRelationshipMember: MemberCheck = (
   for (const member of Object.keys(value)) {
     const p = joinPointer(at, member);
     const item = value[member];
-    // JSON leaves out what is undefined: it is no member.
-    if (
-      item !== undefined &&
-      (["data", "links", "meta"].includes(member) || isExtensionMember(member))
-    ) members++;
+    if (item === undefined) continue; // JSON leaves it out: it is no member.
+    if (RELATIONSHIP_MEMBERS.includes(member) || isExtensionMember(member)) {
+      members++;
+    }
     if (member === "data") checkLinkage(check, item, p, [...within, value]);
-    else checkJson(check, item, p, [...within, value]);
+    else if (checkMemberName(check, member, p, "relationship")) {
+      checkJson(check, item, p, [...within, value]);
+    }
   }
   if (members === 0) {
     add(

@@ -128,6 +128,42 @@ export function checkIdentifier(
   }
 }
 
+/** The members JSON:API defines for a relationship object. */
+export const RELATIONSHIP_MEMBERS: readonly string[] = [
+  "data",
+  "links",
+  "meta",
+];
+
+const MEMBERS = {
+  document: ["data", "meta", "jsonapi", "links", "included"],
+  relationship: RELATIONSHIP_MEMBERS,
+} as const;
+
+/**
+ * Checks a member of a request document or of a relationship object (`what`):
+ * one JSON:API does not define for it, and neither an @-member nor an
+ * extension's, is an issue, as JSON:API 1.1 allows no other ("Document
+ * Structure"). Returns true for an allowed member.
+ */
+export function checkMemberName(
+  check: Check,
+  key: string,
+  at: string,
+  what: keyof typeof MEMBERS,
+): boolean {
+  const allowed: readonly string[] = MEMBERS[what];
+  if (allowed.includes(key) || isExtraMember(key)) return true;
+  add(
+    check,
+    at,
+    `Cannot send ${what} member "${key}": only ${
+      allowed.join(", ")
+    }, @-members and extension members are allowed`,
+  );
+  return false;
+}
+
 /**
  * Checks the name of a field of a flat resource (`flat`), or of an attribute
  * or relationship of a wire one: it must not be reserved and must be a valid

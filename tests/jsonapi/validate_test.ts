@@ -343,6 +343,44 @@ Deno.test("validateWrite()", async (t) => {
       ]],
     ],
     [
+      "a relationship object member JSON:API does not define",
+      {
+        type: "a",
+        relationships: {
+          author: {
+            data: { type: "p", id: "1" },
+            count: 3,
+            "@note": 1,
+            "ns:rank": 2,
+            unsent: undefined,
+          },
+        },
+      },
+      POST,
+      [[
+        "/relationships/author/count",
+        'Cannot send relationship member "count": only data, links, meta, @-members and extension members are allowed',
+      ]],
+    ],
+    [
+      "a document member JSON:API does not define",
+      {
+        data: { type: "a", attributes: { t: 1 } },
+        title: "x",
+        meta: { m: 1 },
+        jsonapi: { version: "1.1" },
+        links: { self: "/a" },
+        "@context": "c",
+        "ns:x": 1,
+        unsent: undefined,
+      },
+      POST,
+      [[
+        "/title",
+        'Cannot send document member "title": only data, meta, jsonapi, links, included, @-members and extension members are allowed',
+      ]],
+    ],
+    [
       "a JSON pointer with ~ and /",
       { type: "a", "a/b": { "c~d": () => 1 } },
       POST,
