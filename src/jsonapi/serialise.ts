@@ -187,7 +187,9 @@ export function serialise(
   for (const key of Object.keys(b)) {
     const value = b[key];
     if (isIdentityKey(key) || value === undefined) continue;
-    if (isFlatRelationship(value)) {
+    // An @-member or an extension's member is the resource's own, as sent.
+    if (isExtraMember(key)) setOwn(data, key, value);
+    else if (isFlatRelationship(value)) {
       setOwn(relationships, convertKey(key, to), {
         data: Array.isArray(value) ? value.map(reduce) : reduce(value as Item),
       });

@@ -325,3 +325,33 @@ Deno.test("createGrab() in json-api format", async (t) => {
     );
   }
 });
+
+Deno.test("a flat write keeps @-members and extension members on the resource", async () => {
+  await using server = startServer(() => document({ data: null }));
+  const api = createGrab(server.url, {
+    format: "json-api",
+    casing: "camelCase",
+    wireCasing: "snake_case",
+  });
+  const [, error] = await api("PATCH /articles/1", {
+    body: {
+      type: "articles",
+      id: "1",
+      "@context": "https://schema.org",
+      "version:id": "v7",
+      readTime: 4,
+    },
+  });
+  assertEquals(error, null);
+  // JSON:API 1.1: neither is an attribute; the server reads an extension's
+  // member where the extension puts it, on the resource.
+  assertEquals(JSON.parse(server.requests[0]!.body), {
+    data: {
+      type: "articles",
+      id: "1",
+      "@context": "https://schema.org",
+      "version:id": "v7",
+      attributes: { read_time: 4 },
+    },
+  });
+});
