@@ -48,8 +48,9 @@ export interface Hooks {
   /**
    * Called before each attempt with the request about to be sent. Return a
    * `Request` to send that one instead. A hook that reads the body must
-   * return a replacement (or read a `clone()`): a request left with a used
-   * body cannot be sent, and rejects the grab with a `TypeError`.
+   * return a replacement (or read a `clone()`): a request left with a body
+   * used or locked by a reader cannot be sent, and rejects the grab with a
+   * `TypeError`.
    * Trust is decided by the endpoint's URL: a replacement for another origin
    * carries what it was made with (`new Request(url, request)` copies the
    * factory's headers), and the factory's `afterResponse` still runs for it.
@@ -72,7 +73,8 @@ export interface Hooks {
    * original's body with other headers, works too); the original body is
    * then cancelled unless the hook read it or the replacement carries it.
    * A hook that reads the body must return a replacement (or read a
-   * `clone()`): leaving a used body rejects the grab with a `TypeError`.
+   * `clone()`): leaving a body used or locked by a reader, or returning
+   * one, rejects the grab with a `TypeError`.
    * The request is unsent, its body there to send again, unless the body
    * was a stream: grab keeps no copy of a stream upload, so that request's
    * body is used.
@@ -209,7 +211,7 @@ export async function runAfterResponse(
   }
   if (!replaced || replaced === response) {
     source.cloned = streamOf(response) !== body;
-    if (response.bodyUsed) throw usedBody();
+    if (unreadable(response)) throw usedBody();
     return response;
   }
   if (!isResponse(replaced)) {
@@ -224,7 +226,7 @@ export async function runAfterResponse(
   source.platform = isPlatformResponse(replaced);
   source.direct = false;
   release(response, replaced);
-  if (replaced.bodyUsed) throw usedBody();
+  if (unreadable(replaced)) throw usedBody();
   return replaced;
 }
 
@@ -269,9 +271,17 @@ export function notA(what: string, hook: string): TypeError {
   );
 }
 
+/**
+ * True for a body a hook read, or holds a reader of: reading it would fail
+ * as if the network had, and be retried.
+ */
+function unreadable(response: Response): boolean {
+  return response.bodyUsed || streamOf(response)?.locked === true;
+}
+
 function usedBody(): TypeError {
   // The hook's bug, not the network's: reading it again cannot work.
   return new TypeError(
-    "Cannot read the response: an afterResponse hook used its body; return a new Response or read a clone",
+    "Cannot read the response: an afterResponse hook used or locked its body; return a new Response or read a clone",
   );
 }

@@ -153,7 +153,7 @@ Deno.test("beforeRequest hooks in a chain: each result is checked before the nex
   );
 });
 
-Deno.test("a beforeRequest hook that leaves the body used: the grab rejects, nothing is sent or retried", async (t) => {
+Deno.test("a beforeRequest hook that leaves the body used or locked: the grab rejects, nothing is sent or retried", async (t) => {
   await using server = startServer(() => json({ ok: true }));
   let fetched = 0;
   const counting: typeof fetch = (input, init) => {
@@ -173,6 +173,17 @@ Deno.test("a beforeRequest hook that leaves the body used: the grab rejects, not
       await copy.arrayBuffer();
       return copy;
     }],
+    // Locked but unread: `bodyUsed` is still false, and fetch refused it
+    // at every attempt as a network failure.
+    ["locks the body and returns nothing", (request) => {
+      request.body!.getReader();
+      return Promise.resolve();
+    }],
+    ["returns a request whose body it locked", async (request) => {
+      const copy = new Request(request);
+      copy.body!.getReader();
+      return await Promise.resolve(copy);
+    }],
   ];
   for (const [name, beforeRequest] of hooks) {
     await t.step(name, async () => {
@@ -186,7 +197,7 @@ Deno.test("a beforeRequest hook that leaves the body used: the grab rejects, not
             },
           }),
         TypeError,
-        "beforeRequest hook used its body",
+        "beforeRequest hook used or locked its body",
       );
       assertEquals([calls, fetched, server.requests.length], [1, 0, 0]);
     });
@@ -203,4 +214,45 @@ Deno.test("a beforeRequest hook that leaves the body used: the grab rejects, not
     assertEquals(data, { ok: true });
     assertEquals(server.requests.at(-1)?.body, "abc");
   });
+});
+
+Deno.test("an afterResponse hook that leaves the body locked: the grab rejects, nothing is retried", async (t) => {
+  await using server = startServer(() => json({ ok: true }));
+  const grab = createGrab(server.url, {
+    retry: { limit: 2, backoff: () => 0 },
+  });
+  const readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
+  const hooks: [string, (response: Response) => Response | void][] = [
+    ["locks the response's body and returns nothing", (response) => {
+      readers.push(response.body!.getReader());
+    }],
+    ["returns a response whose body it locked", (response) => {
+      void response.body?.cancel();
+      const made = new Response('{"made":true}');
+      readers.push(made.body!.getReader());
+      return made;
+    }],
+  ];
+  for (const [name, afterResponse] of hooks) {
+    await t.step(name, async () => {
+      const before = server.requests.length;
+      let calls = 0;
+      await assertRejects(
+        () =>
+          grab("GET /", {
+            hooks: {
+              afterResponse: (_request, response) => (
+                calls++, afterResponse(response)
+              ),
+            },
+          }),
+        TypeError,
+        "afterResponse hook used or locked its body",
+      );
+      // Not taken for a body the network broke off, and retried.
+      assertEquals([calls, server.requests.length - before], [1, 1]);
+      // The reader is the hook's to release.
+      await Promise.all(readers.splice(0).map((reader) => reader.cancel()));
+    });
+  }
 });
