@@ -5,6 +5,7 @@
  */
 
 import { type BodySource, cancelBody, discardBody } from "./body.ts";
+import type { Deadline } from "./deadline.ts";
 import type { GrabTransportError } from "./errors.ts";
 import { isPlatformResponse, isResponse } from "./fetch.ts";
 
@@ -120,64 +121,31 @@ export interface Hooks {
     | undefined;
 }
 
-/** The hooks of a factory and a call, factory first. */
-export function combineHooks(
-  first: Hooks | undefined,
-  second: Hooks | undefined,
-): Hooks | undefined {
-  if (first === undefined) return second;
-  if (second === undefined) return first;
-  const out: Hooks = {};
-  const beforeRequest = chain(first.beforeRequest, second.beforeRequest);
-  if (beforeRequest) {
-    out.beforeRequest = async (request) => {
-      let current = request;
-      for (const hook of beforeRequest) {
-        const next = await hook(current);
-        if (!next) continue;
-        // Checked before the next hook gets it, as a lone hook's is.
-        if (!isRequest(next)) throw notA("Request", "beforeRequest");
-        current = next;
-      }
-      return current;
-    };
-  }
-  const afterResponse = chain(first.afterResponse, second.afterResponse);
-  if (afterResponse) {
-    // The caller cancels the response it passed in; a replacement that a
-    // later hook replaces again, or that is left when a hook throws, is
-    // cancelled here.
-    out.afterResponse = async (request, response) => {
-      let current = response;
-      try {
-        for (const hook of afterResponse) {
-          const next = (await hook(request, current)) || current;
-          // Not a response: what it holds is the hook's, not grab's.
-          if (!isResponse(next)) throw notA("Response", "afterResponse");
-          if (next !== current && current !== response) {
-            release(current, next);
-          }
-          current = next;
-        }
-      } catch (error) {
-        if (current !== response) release(current, undefined);
-        throw error;
-      }
-      return current;
-    };
-  }
-  const beforeRetry = chain(first.beforeRetry, second.beforeRetry);
-  if (beforeRetry) {
-    out.beforeRetry = async (info) => {
-      for (const hook of beforeRetry) await hook(info);
-    };
-  }
-  return out;
+/**
+ * Hooks that {@linkcode combineHooks} chained: each takes the deadline as
+ * its last argument, to hold each hook of the chain to it and release a
+ * replacement an earlier hook made when a later one outlasts it.
+ */
+const CHAINS = new WeakSet<object>();
+
+/** Marks a function that runs a chain of hooks; see `CHAINS`. */
+export function markChain<T extends object>(hook: T): T {
+  CHAINS.add(hook);
+  return hook;
 }
 
-function chain<T>(a: T | undefined, b: T | undefined): T[] | undefined {
-  if (a === undefined) return b === undefined ? undefined : [b];
-  return b === undefined ? [a] : [a, b];
+/** Calls a `beforeRequest` hook; a chain of them within `deadline`. */
+export function callBeforeRequest(
+  hook: NonNullable<Hooks["beforeRequest"]>,
+  request: Request,
+  deadline: Deadline,
+): Request | void | Promise<Request | void> {
+  return CHAINS.has(hook)
+    ? (hook as (request: Request, deadline: Deadline) => Promise<Request>)(
+      request,
+      deadline,
+    )
+    : hook(request);
 }
 
 /**
@@ -196,7 +164,9 @@ export async function runAfterResponse(
   const body = streamOf(response);
   let replaced: Response | void;
   try {
-    const running = hook(request, response);
+    const running = CHAINS.has(hook) && source.deadline !== undefined
+      ? (hook as ChainedAfterResponse)(request, response, source.deadline)
+      : hook(request, response);
     replaced = source.deadline === undefined
       ? await running
       : await source.deadline.race<Response | void>(
@@ -230,13 +200,23 @@ export async function runAfterResponse(
   return replaced;
 }
 
+/** `afterResponse` hooks chained; see `CHAINS`. */
+type ChainedAfterResponse = (
+  request: Request,
+  response: Response,
+  deadline: Deadline,
+) => Promise<Response>;
+
 /**
  * Cancels the body of a response a hook replaced, unless the replacement
  * carries that very stream on (`new Response(response.body, response)`).
  * The cancel is asked, not waited for: when the replacement is a clone, the
  * original's cancel settles only once the clone is read or cancelled too.
  */
-function release(replaced: Response, by: Response | undefined): void {
+export function release(
+  replaced: Response,
+  by: Response | undefined,
+): void {
   const body = replaced.body;
   if (body === null || body === by?.body) return;
   void cancelBody(replaced);

@@ -17,7 +17,7 @@ import {
   isPlatformResponse,
   sendRequest,
 } from "./fetch.ts";
-import { isRequest, notA } from "./hooks.ts";
+import { callBeforeRequest, isRequest, notA } from "./hooks.ts";
 import { lazy } from "./lazy.ts";
 import { type Broken, isLive, type ReadSettings } from "./outcome.ts";
 import type { SendOutcome } from "./result.ts";
@@ -250,8 +250,8 @@ export async function buildHookedRequest(
   const request = makeRequest(exchange, init);
   const hooks = exchange.hooks!;
   if (hooks.beforeRequest === undefined) return request;
-  // Called as a method: a hooks object may be a class instance.
-  const replaced = await attempt.race(hooks.beforeRequest(request));
+  const running = callBeforeRequest(hooks.beforeRequest, request, attempt);
+  const replaced = await attempt.race(running);
   // The hook's bug, not a request to send and retry as the network failing.
   if (replaced && !isRequest(replaced)) throw notA("Request", "beforeRequest");
   const sent = replaced || request;

@@ -11,7 +11,7 @@ import createGrab, { GrabTransportError, type Hooks } from "../mod.ts";
 import { silent, startFaultServer } from "./_faults.ts";
 import { closedPort, json, startServer } from "./_server.ts";
 import { settle, until, watch } from "./_time.ts";
-import { settles } from "./_bounds.ts";
+import { assertTransport, settles } from "./_bounds.ts";
 import { runAfterResponse } from "../src/hooks.ts";
 import type { BodySource } from "../src/body.ts";
 
@@ -489,6 +489,27 @@ Deno.test("combineHooks()", async (t) => {
     assertStrictEquals(error, null);
     assertEquals(data?.path, "/echo");
   });
+
+  await t.step(
+    "a factory replacement is cancelled when a call hook outlasts the timeout",
+    async () => {
+      const cancelled = Promise.withResolvers<void>();
+      const grab = createGrab(server.url, {
+        timeout: 50,
+        hooks: {
+          afterResponse: () =>
+            new Response(
+              new ReadableStream({ cancel: () => cancelled.resolve() }),
+            ),
+        },
+      });
+      const result = await settles(grab("GET /echo", {
+        hooks: { afterResponse: () => new Promise<never>(() => {}) },
+      }));
+      assertTransport(result, "timeout");
+      await settles(cancelled.promise, "the cancel of the replacement");
+    },
+  );
 
   await t.step("a call hook throwing after a factory replacement", async () => {
     const thrown = new Error("call hook");

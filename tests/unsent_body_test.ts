@@ -99,6 +99,45 @@ Deno.test("a stream body a failed grab never sent is cancelled", async (t) => {
     },
   );
 
+  await t.step(
+    "a request an earlier beforeRequest hook made, left when a later hook throws or outlasts the timeout",
+    async () => {
+      // The factory's hook moves the body into a request of its own: the
+      // caller's stream is no longer the grab's to cancel, that request is.
+      const grab = createGrab(server.url, {
+        retry: 0,
+        hooks: {
+          beforeRequest(request) {
+            const headers = new Headers(request.headers);
+            headers.set("x-signed", "yes");
+            return new Request(request, { headers });
+          },
+        },
+      });
+      const later: [string, () => Promise<never>][] = [
+        ["timeout", () => new Promise<never>(() => {})],
+        ["throws", () => Promise.reject(new Error("the call hook's bug"))],
+      ];
+      for (const [what, beforeRequest] of later) {
+        const body = source();
+        const settled = await settles(
+          grab("POST /", {
+            body: body.body,
+            timeout: 50,
+            hooks: { beforeRequest },
+          }).catch((error: Error) => error),
+        );
+        if (settled instanceof Error) {
+          assertEquals([what, settled.message], [
+            "throws",
+            "the call hook's bug",
+          ]);
+        } else assertTransport(settled, "timeout");
+        await settles(body.cancelled, `the cancel of the body (${what})`);
+      }
+    },
+  );
+
   await t.step("Call.send with a signal aborted", async () => {
     const body = source();
     const outcome = await settles(

@@ -1,0 +1,120 @@
+/**
+ * Factory and call hooks combined into one chain each, factory first, each
+ * hook held to the attempt's deadline.
+ *
+ * @module
+ */
+
+import { cancelBody } from "./body.ts";
+import type { Deadline } from "./deadline.ts";
+import { isResponse } from "./fetch.ts";
+import { type Hooks, isRequest, markChain, notA, release } from "./hooks.ts";
+
+type BeforeRequest = NonNullable<Hooks["beforeRequest"]>;
+type AfterResponse = NonNullable<Hooks["afterResponse"]>;
+
+/** The hooks of a factory and a call, factory first. */
+export function combineHooks(
+  first: Hooks | undefined,
+  second: Hooks | undefined,
+): Hooks | undefined {
+  if (first === undefined) return second;
+  if (second === undefined) return first;
+  const out: Hooks = {};
+  const beforeRequest = chain(first.beforeRequest, second.beforeRequest);
+  if (beforeRequest) out.beforeRequest = chainBeforeRequest(beforeRequest);
+  const afterResponse = chain(first.afterResponse, second.afterResponse);
+  if (afterResponse) out.afterResponse = chainAfterResponse(afterResponse);
+  const beforeRetry = chain(first.beforeRetry, second.beforeRetry);
+  if (beforeRetry) {
+    out.beforeRetry = async (info) => {
+      for (const hook of beforeRetry) await hook(info);
+    };
+  }
+  return out;
+}
+
+function chain<T>(a: T | undefined, b: T | undefined): T[] | undefined {
+  if (a === undefined) return b === undefined ? undefined : [b];
+  return b === undefined ? [a] : [a, b];
+}
+
+/**
+ * `beforeRequest` hooks in turn, each given what the one before returned.
+ * A replacement left when a later hook throws or outlasts the deadline is
+ * released: its body may be the caller's stream, moved into it, which the
+ * grab would otherwise leave open.
+ */
+function chainBeforeRequest(hooks: BeforeRequest[]): BeforeRequest {
+  return markChain(async (request: Request, deadline?: Deadline) => {
+    let current = request;
+    try {
+      for (const hook of hooks) {
+        const next = await within(deadline, hook(current), releaseRequest);
+        if (!next) continue;
+        // Checked before the next hook gets it, as a lone hook's is.
+        if (!isRequest(next)) throw notA("Request", "beforeRequest");
+        current = next;
+      }
+    } catch (error) {
+      if (current !== request) releaseRequest(current);
+      throw error;
+    }
+    return current;
+  });
+}
+
+/**
+ * `afterResponse` hooks in turn. The caller cancels the response it passed
+ * in; a replacement that a later hook replaces again, or that is left when
+ * a hook throws or outlasts the deadline, is cancelled here.
+ */
+function chainAfterResponse(hooks: AfterResponse[]): AfterResponse {
+  return markChain(
+    async (request: Request, response: Response, deadline?: Deadline) => {
+      let current = response;
+      try {
+        for (const hook of hooks) {
+          const running = hook(request, current);
+          const next = (await within(deadline, running, releaseLate)) ||
+            current;
+          // Not a response: what it holds is the hook's, not grab's.
+          if (!isResponse(next)) throw notA("Response", "afterResponse");
+          if (next !== current && current !== response) {
+            release(current, next);
+          }
+          current = next;
+        }
+      } catch (error) {
+        if (current !== response) release(current, undefined);
+        throw error;
+      }
+      return current;
+    },
+  );
+}
+
+/** What a hook gives, or the deadline's rejection once it passes. */
+function within<T>(
+  deadline: Deadline | undefined,
+  value: T | Promise<T>,
+  late: (value: T) => void,
+): T | Promise<T> {
+  return deadline === undefined ? value : deadline.race(value, late);
+}
+
+/** Cancels the body of a request no attempt will send. */
+function releaseRequest(request: Request | void): void {
+  let body: ReadableStream | null | undefined;
+  try {
+    body = isRequest(request) ? request.body : undefined;
+  } catch {
+    return;
+  }
+  if (body && !body.locked) body.cancel().catch(() => {});
+}
+
+/** Cancels a response a hook gave after the deadline passed. */
+function releaseLate(response: Response | void): void {
+  if (isResponse(response)) void cancelBody(response);
+}
