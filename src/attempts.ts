@@ -171,7 +171,7 @@ async function attemptWithin(
     if (cause === PASSED) throw cause;
     return networkFailure(exchange, attempt, retry, request, cause);
   }
-  const source = sourceOf(exchange.fetch, response, attempt);
+  const source = sourceOf(exchange, response, attempt, request);
   if (upload !== undefined) await uploaded(upload, response, source);
   if (hooks?.afterResponse) {
     response = await runAfterResponse(

@@ -48,7 +48,8 @@ export const HOOK_NAMES = [
 export interface Hooks {
   /**
    * Called before each attempt with the request about to be sent. Return a
-   * `Request` to send that one instead. A hook that reads the body must
+   * `Request` to send that one instead; sent to another URL, it is that URL
+   * a `GrabError` names, as after a redirect. A hook that reads the body must
    * return a replacement (or read a `clone()`): a request left with a body
    * used or locked by a reader cannot be sent, and rejects the grab with a
    * `TypeError`.

@@ -11,12 +11,7 @@ import { type BodySource, discardBody } from "./body.ts";
 import { tellProgress } from "./progress.ts";
 import { asValidationError } from "./validation_error.ts";
 import type { Deadline } from "./deadline.ts";
-import {
-  type Fetch,
-  isPlatform,
-  isPlatformResponse,
-  sendRequest,
-} from "./fetch.ts";
+import { isPlatform, isPlatformResponse, sendRequest } from "./fetch.ts";
 import { callBeforeRequest, isRequest, notA } from "./hooks.ts";
 import { lazy } from "./lazy.ts";
 import { type Broken, isLive, type ReadSettings } from "./outcome.ts";
@@ -192,15 +187,23 @@ export function readWhileUploading(
   if (!handedOver) upload.rethrow();
 }
 
-/** Where a response came from: whether the platform made it, and sent it. */
+/**
+ * Where a response came from: whether the platform made it, and sent it.
+ * `sent` is the request a `beforeRequest` hook left, when there is one.
+ */
 export function sourceOf(
-  fetch: Fetch,
+  exchange: Exchange,
   response: Response,
   deadline: Deadline,
+  sent: Request | undefined,
 ): BodySource & { deadline: Deadline } {
   const platform = isPlatformResponse(response);
-  // A response the platform did not make shows the fetch is a wrapper.
-  return { platform, direct: platform && isPlatform(fetch), deadline };
+  // A response the platform did not make shows the fetch is a wrapper; a
+  // request a hook sent elsewhere is answered at its own URL, not ours.
+  const direct = platform && isPlatform(exchange.fetch) &&
+    (exchange.hooks?.beforeRequest === undefined ||
+      sent?.url === exchange.href);
+  return { platform, direct, deadline };
 }
 
 /**

@@ -7,7 +7,12 @@ import {
 } from "@std/assert";
 import { assertSpyCalls, returnsNext, spy } from "@std/testing/mock";
 import { FakeTime } from "@std/testing/time";
-import createGrab, { GrabTransportError, type Hooks } from "../mod.ts";
+import createGrab, {
+  Call,
+  GrabTransportError,
+  type Hooks,
+  isGrabHttpError,
+} from "../mod.ts";
 import { silent, startFaultServer } from "./_faults.ts";
 import { closedPort, json, startServer } from "./_server.ts";
 import { settle, until, watch } from "./_time.ts";
@@ -90,6 +95,24 @@ Deno.test("Hooks.beforeRequest", async (t) => {
     });
     assertEquals(data?.path, "/echo");
   });
+
+  await t.step(
+    "a Request to another path: a GrabError and the outcome name where it went",
+    async () => {
+      // As after a redirect: the URL is the one that gave the response.
+      const hooks: Hooks = {
+        beforeRequest: (request) =>
+          new Request(new URL("/gone?token=s3cret", request.url), request),
+      };
+      const [, error] = await grab("GET /echo", { hooks });
+      assert(isGrabHttpError(error));
+      assertEquals([error.statusCode, error.url], [404, `${server.url}/gone`]);
+      assertEquals(error.message, `404 Not Found: GET ${server.url}/gone`);
+      const outcome = await new Call("GET /echo", server.url).send({ hooks });
+      assert(outcome.ok);
+      assertEquals(outcome.url, `${server.url}/gone?token=s3cret`);
+    },
+  );
 
   await t.step("headers set in place are sent", async () => {
     const [data] = await grab("GET /private", {
