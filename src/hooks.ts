@@ -50,9 +50,8 @@ export interface Hooks {
    * Called before each attempt with the request about to be sent. Return a
    * `Request` to send that one instead; sent to another URL, it is that URL
    * a `GrabError` names, as after a redirect. A hook that reads the body must
-   * return a replacement (or read a `clone()`): a request left with a body
-   * used or locked by a reader cannot be sent, and rejects the grab with a
-   * `TypeError`.
+   * return a replacement (or read a `clone()`): a request left with a used
+   * body cannot be sent, and rejects the grab with a `TypeError`.
    * Trust is decided by the endpoint's URL: a replacement for another origin
    * carries what it was made with (`new Request(url, request)` copies the
    * factory's headers), and the factory's `afterResponse` still runs for it.

@@ -258,16 +258,14 @@ export async function buildHookedRequest(
   // The hook's bug, not a request to send and retry as the network failing.
   if (replaced && !isRequest(replaced)) throw notA("Request", "beforeRequest");
   const sent = replaced || request;
-  // A body read, or held by a reader, cannot be sent: `fetch` would fail
-  // at every attempt as if the network had.
-  if (sent.bodyUsed || sent.body?.locked) throw usedBody();
+  if (sent.bodyUsed) throw usedBody();
   return sent;
 }
 
-/** A request whose body a `beforeRequest` hook read or locked. */
+/** A request whose body a `beforeRequest` hook read: it cannot be sent. */
 function usedBody(): TypeError {
   return new TypeError(
-    "Cannot send the request: a beforeRequest hook used or locked its body; read a clone() or return a new Request",
+    "Cannot send the request: a beforeRequest hook used its body; read a clone() or return a new Request",
   );
 }
 

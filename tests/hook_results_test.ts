@@ -153,7 +153,7 @@ Deno.test("beforeRequest hooks in a chain: each result is checked before the nex
   );
 });
 
-Deno.test("a beforeRequest hook that leaves the body used or locked: the grab rejects, nothing is sent or retried", async (t) => {
+Deno.test("a beforeRequest hook that leaves the body used: the grab rejects, nothing is sent or retried", async (t) => {
   await using server = startServer(() => json({ ok: true }));
   let fetched = 0;
   const counting: typeof fetch = (input, init) => {
@@ -173,17 +173,6 @@ Deno.test("a beforeRequest hook that leaves the body used or locked: the grab re
       await copy.arrayBuffer();
       return copy;
     }],
-    // Locked but unread: `bodyUsed` is still false, and fetch refused it
-    // at every attempt as a network failure.
-    ["locks the body and returns nothing", (request) => {
-      request.body!.getReader();
-      return Promise.resolve();
-    }],
-    ["returns a request whose body it locked", async (request) => {
-      const copy = new Request(request);
-      copy.body!.getReader();
-      return await Promise.resolve(copy);
-    }],
   ];
   for (const [name, beforeRequest] of hooks) {
     await t.step(name, async () => {
@@ -197,7 +186,7 @@ Deno.test("a beforeRequest hook that leaves the body used or locked: the grab re
             },
           }),
         TypeError,
-        "beforeRequest hook used or locked its body",
+        "beforeRequest hook used its body",
       );
       assertEquals([calls, fetched, server.requests.length], [1, 0, 0]);
     });
