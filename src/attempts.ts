@@ -160,7 +160,7 @@ async function attemptWithin(
     ? streamRequest(exchange, init, upload)
     : await buildHookedRequest(exchange, init, attempt);
   let sent = request;
-  if (request !== undefined && hooks?.afterResponse && request.body !== null) {
+  if (request !== undefined && hooks?.afterResponse) {
     [sent, request] = pairForHooks(exchange, attempt, request);
   }
   let response: Response;

@@ -284,8 +284,13 @@ export function pairForHooks(
   request: Request,
 ): [sent: Request, unsent: Request] {
   if (!exchange.replayable) return [request, request];
+  // Not told by `request.body`: reading it makes Deno send a body of bytes
+  // as a stream, chunked, without the `Content-Length` a server may want.
   if (exchange.hooks?.beforeRequest !== undefined) {
     return [request.clone(), request];
+  }
+  if (exchange.init.body === undefined || exchange.init.body === null) {
+    return [request, request];
   }
   const plain = attemptInit(exchange, attempt, undefined);
   return [request, new Request(exchange.href, plain)];

@@ -220,6 +220,27 @@ Deno.test("Hooks.afterResponse", async (t) => {
     ]);
   });
 
+  await t.step(
+    "a body is sent with its Content-Length, not chunked, as without hooks",
+    async () => {
+      // A server may refuse a body without a length (411, or a 500 from a
+      // framework that reads it whole).
+      const grab = createGrab(server.url);
+      const cases: Hooks[] = [
+        { afterResponse() {} },
+        { beforeRequest() {}, afterResponse() {} },
+      ];
+      for (const hooks of cases) {
+        const [data] = await grab<{ headers: Record<string, string> }>(
+          "PUT /echo",
+          { body: { a: 1 }, hooks },
+        );
+        assertEquals(data?.headers["content-length"], "7");
+        assertEquals(data?.headers["transfer-encoding"], undefined);
+      }
+    },
+  );
+
   await t.step("a replacement Response is read like the original", async () => {
     const grab = createGrab(server.url);
     const [data, error, meta] = await grab("GET /big", {
