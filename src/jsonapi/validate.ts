@@ -12,7 +12,6 @@ import { isIdentityKey, isPlainObject, joinPointer } from "../object.ts";
 import {
   isExtensionMember,
   isExtraMember,
-  isFlatRelationship,
   isRelationshipObject,
   shapeOf,
 } from "./serialise.ts";
@@ -20,8 +19,10 @@ import {
   add,
   type Check,
   checkAttribute,
+  checkExtraMember,
   checkField,
   checkFieldClash,
+  checkFlatField,
   checkIdentifier,
   checkJson,
   checkLinkage,
@@ -151,14 +152,12 @@ function checkFlatResource(check: Check, body: Item): void {
     const value = body[key];
     if (isIdentityKey(key)) continue;
     const at = joinPointer("", key);
-    if (value !== undefined) fields.push([key, at]);
-    checkField(check, key, at, true);
-    if (!isFlatRelationship(value)) checkAttribute(check, value, at, root);
-    else if (Array.isArray(value)) {
-      value.forEach((item: Item, i) =>
-        checkTypeAndId(check, item, joinPointer(at, i), "linkage")
-      );
-    } else checkTypeAndId(check, value as Item, at, "linkage");
+    // Sent on the resource as written, as `serialise` puts it: no field.
+    if (isExtraMember(key)) checkExtraMember(check, key, value, at, root);
+    else {
+      if (value !== undefined) fields.push([key, at]);
+      checkFlatField(check, key, value, at, root);
+    }
   }
   checkFieldClash(check, "", fields);
 }

@@ -11,7 +11,7 @@ import type { HttpMethod } from "../endpoint.ts";
 import type { ValidationIssue } from "../errors.ts";
 import { describeValue, findNonJsonValues } from "../json_value.ts";
 import { isIdentityKey, isPlainObject, joinPointer } from "../object.ts";
-import { isExtraMember } from "./serialise.ts";
+import { isExtraMember, isFlatRelationship } from "./serialise.ts";
 
 type Item = Record<string, unknown>;
 
@@ -183,6 +183,44 @@ export function checkField(
       (flat && (RESERVED.has(raw) || raw === "attributes")),
   );
   if (problem !== undefined) add(check, at, problem);
+}
+
+/** Checks a field of a flat resource: its name, its value as attribute or linkage. */
+export function checkFlatField(
+  check: Check,
+  key: string,
+  value: unknown,
+  at: string,
+  within: object[],
+): void {
+  checkField(check, key, at, true);
+  if (!isFlatRelationship(value)) checkAttribute(check, value, at, within);
+  else if (Array.isArray(value)) {
+    value.forEach((item: Item, i) =>
+      checkTypeAndId(check, item, joinPointer(at, i), "linkage")
+    );
+  } else checkTypeAndId(check, value as Item, at, "linkage");
+}
+
+/**
+ * Checks an @-member or an extension's member of a flat resource, kept on
+ * the resource as written: a valid member name and a value JSON can carry.
+ */
+export function checkExtraMember(
+  check: Check,
+  key: string,
+  value: unknown,
+  at: string,
+  within: object[],
+): void {
+  if (!MEMBER_NAME.test(key)) {
+    add(
+      check,
+      at,
+      `Cannot send member "${key}": the name is not a valid JSON:API member name`,
+    );
+  }
+  checkJson(check, value, at, within);
 }
 
 /**

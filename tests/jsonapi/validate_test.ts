@@ -488,6 +488,41 @@ Deno.test("validateWrite()", async (t) => {
     });
   }
 
+  await t.step(
+    "checks an @-member or extension member of a flat resource as the resource's, not as an attribute",
+    () => {
+      // Sent on the resource as written, as in the wire shape: JSON-LD
+      // terms such as "links" or an IRI are no attribute's members.
+      const context = {
+        "@vocab": "https://schema.org/",
+        links: "schema:url",
+        "https://schema.org/name": { "@type": "@id" },
+        fooBar: 1,
+      };
+      const flat = {
+        type: "a",
+        "@context": context,
+        "ns:ref": { type: "", id: 1 },
+      };
+      const wire = { data: flat };
+      for (const body of [flat, wire]) {
+        assertEquals(validateWrite(body, CAMEL), []);
+      }
+      const { data } = serialise(flat, CAMEL) as {
+        data: Record<string, unknown>;
+      };
+      assertStrictEquals(data["@context"], context);
+      assertEquals(validateWrite({ type: "a", "@": 1, "ns:x": 1n }, CAMEL), [
+        {
+          path: "/@",
+          message:
+            'Cannot send member "@": the name is not a valid JSON:API member name',
+        },
+        { path: "/ns:x", message: nonJson("/ns:x", "a BigInt") },
+      ]);
+    },
+  );
+
   await t.step("accepts generated valid flat resources", () => {
     fc.assert(
       fc.property(flatResource, casing, ([body, kinds], casing) => {
