@@ -12,7 +12,7 @@ import type {
   ValidationIssue,
 } from "./error_types.ts";
 import type { JsonApiError } from "./jsonapi/types.ts";
-import { loggedView, transportView } from "./redact.ts";
+import { loggedView, transportView } from "./logged_view.ts";
 
 export type {
   GrabErrorOptions,

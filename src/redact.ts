@@ -6,11 +6,7 @@
  * @module
  */
 
-import type {
-  GrabError,
-  GrabTransportError,
-  ValidationIssue,
-} from "./errors.ts";
+import type { ValidationIssue } from "./errors.ts";
 import { isPlainObject, setOwn } from "./object.ts";
 
 /** `origin + pathname` of a URL: no userinfo, no query, no fragment. */
@@ -104,15 +100,29 @@ function count(text: string, char: string): number {
  */
 export function redactCause(cause: unknown): unknown {
   try {
-    return new Redaction().value(cause, 0);
+    return new Redaction(false).value(cause, 0);
   } catch {
     // A revoked Proxy, or worse.
     return undefined;
   }
 }
 
+/**
+ * What a logged error shows of a value: as {@linkcode redactCause}, and
+ * without functions and symbols, which are not data: JSON leaves them out,
+ * and structured cloning (posting `error.toJSON()` to a Worker) refuses
+ * them.
+ */
+export function loggedValue(value: unknown): unknown {
+  try {
+    return new Redaction(true).value(value, 0);
+  } catch {
+    return undefined;
+  }
+}
+
 /** How many objects one redaction looks at, at most. */
-const MAX_OBJECTS = 1_000;
+export const MAX_OBJECTS = 1_000;
 
 /** How deep one redaction goes, at most. */
 const MAX_DEPTH = 8;
@@ -124,10 +134,22 @@ const MAX_DEPTH = 8;
 class Redaction {
   #seen = new Map<object, unknown>();
   #left = MAX_OBJECTS;
+  #dataOnly: boolean;
+
+  /** @param dataOnly Leave out functions and symbols. */
+  constructor(dataOnly: boolean) {
+    this.#dataOnly = dataOnly;
+  }
 
   value(value: unknown, depth: number): unknown {
     if (value === UNREADABLE) return undefined;
     if (typeof value === "string") return redactUrls(value);
+    if (
+      this.#dataOnly &&
+      (typeof value === "function" || typeof value === "symbol")
+    ) {
+      return undefined;
+    }
     if (typeof value !== "object" || value === null) return value;
     if (this.#seen.has(value)) return this.#seen.get(value);
     // A chain too deep or too wide is cut here rather than kept whole;
@@ -217,54 +239,11 @@ function isError(value: object): value is Error {
 const UNREADABLE: unique symbol = Symbol("unreadable");
 
 /** `object[key]`, or {@linkcode UNREADABLE} when reading it throws. */
-function read(object: object, key: PropertyKey): unknown {
+export function read(object: object, key: PropertyKey): unknown {
   try {
     return (object as Record<PropertyKey, unknown>)[key];
   } catch {
     return UNREADABLE;
-  }
-}
-
-/** A {@linkcode GrabError} as logs may show it. */
-export function loggedView(error: GrabError): Record<string, unknown> {
-  const view: Record<string, unknown> = {
-    name: error.name,
-    message: error.message,
-    statusCode: error.statusCode,
-    method: error.method,
-    url: error.url,
-    body: redactCause(error.body),
-  };
-  if (error.errors !== undefined) view.errors = redactCause(error.errors);
-  // Why `body` is `null`: a body over `maxBodyBytes`, broken off, too slow.
-  if (error.cause !== undefined) view.cause = redactCause(error.cause);
-  return view;
-}
-
-/**
- * A {@linkcode GrabTransportError} as logs may show it, its schema issues
- * redacted as a `GrabError`'s body is: an issue may quote the failed value.
- */
-export function transportView(
-  error: GrabTransportError,
-): Record<string, unknown> {
-  const { name, message, kind, method, url, cause, issues } = error;
-  const view: Record<string, unknown> = { name, message, kind, method, url };
-  if (cause !== undefined) view.cause = redactCause(cause);
-  if (issues !== undefined) view.issues = redactCause(plainIssues(issues));
-  return view;
-}
-
-/** The issues a redaction looks at, arktype's class as `{ message, path }`. */
-function plainIssues(issues: readonly unknown[]): unknown[] | undefined {
-  try {
-    return issues.slice(0, MAX_OBJECTS).map((issue) =>
-      isPlainObject(issue) || typeof issue !== "object" || issue === null
-        ? issue
-        : { message: read(issue, "message"), path: read(issue, "path") }
-    );
-  } catch {
-    return undefined; // A Proxy whose traps throw.
   }
 }
 

@@ -199,6 +199,38 @@ Deno.test("errors of a grab as JSON, and across a Worker", async (t) => {
   );
 });
 
+Deno.test("toJSON() of an error whose cause or issues hold functions can be posted", async () => {
+  await using server = startServer({ "/ok": () => json({ ok: true }) });
+  const { default: createGrab } = await import("../mod.ts");
+  // A custom fetch's rejection, and a schema's issue (valibot's `check`
+  // puts its function in `requirement`), may hold functions and symbols,
+  // which structured cloning refuses.
+  const refusing = createGrab(server.url, {
+    retry: 0,
+    fetch: () => Promise.reject({ code: "E_DOWN", retry() {}, tag: Symbol() }),
+  });
+  const [, network] = await refusing("GET /ok");
+  const schema = {
+    "~standard": {
+      version: 1 as const,
+      vendor: "test",
+      validate: () => ({
+        issues: [{ message: "Invalid", requirement: (v: unknown) => !!v }],
+      }),
+    },
+  };
+  const grab = createGrab(server.url, { retry: 0 });
+  const [, failed] = await grab("GET /ok", { schema });
+  assert(isGrabTransportError(network));
+  assert(isGrabTransportError(failed));
+  const cloned = structuredClone([network.toJSON(), failed.toJSON()]);
+  assertEquals(cloned.map(isGrabTransportError), [true, true]);
+  assertEquals(cloned[0]!.cause, { code: "E_DOWN" });
+  assertEquals(cloned[1]!.issues, [{ message: "Invalid" }]);
+  // The properties themselves keep what was given.
+  assertEquals(typeof (network.cause as { retry: unknown }).retry, "function");
+});
+
 Deno.test("orThrow()", async (t) => {
   await using server = startServer({
     "/ok": () => json({ a: 1 }),

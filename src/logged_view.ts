@@ -1,0 +1,54 @@
+/**
+ * What a logged error shows (`JSON.stringify`, `console.log`, an inspector):
+ * its fields, and the values the server or a schema gave, redacted of URLs'
+ * queries and userinfo and kept to data.
+ *
+ * @module
+ */
+
+import type { GrabError, GrabTransportError } from "./errors.ts";
+import { isPlainObject } from "./object.ts";
+import { loggedValue, MAX_OBJECTS, read } from "./redact.ts";
+
+/** A {@linkcode GrabError} as logs may show it. */
+export function loggedView(error: GrabError): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    name: error.name,
+    message: error.message,
+    statusCode: error.statusCode,
+    method: error.method,
+    url: error.url,
+    body: loggedValue(error.body),
+  };
+  if (error.errors !== undefined) view.errors = loggedValue(error.errors);
+  // Why `body` is `null`: a body over `maxBodyBytes`, broken off, too slow.
+  if (error.cause !== undefined) view.cause = loggedValue(error.cause);
+  return view;
+}
+
+/**
+ * A {@linkcode GrabTransportError} as logs may show it, its schema issues
+ * redacted as a `GrabError`'s body is: an issue may quote the failed value.
+ */
+export function transportView(
+  error: GrabTransportError,
+): Record<string, unknown> {
+  const { name, message, kind, method, url, cause, issues } = error;
+  const view: Record<string, unknown> = { name, message, kind, method, url };
+  if (cause !== undefined) view.cause = loggedValue(cause);
+  if (issues !== undefined) view.issues = loggedValue(plainIssues(issues));
+  return view;
+}
+
+/** The issues a redaction looks at, arktype's class as `{ message, path }`. */
+function plainIssues(issues: readonly unknown[]): unknown[] | undefined {
+  try {
+    return issues.slice(0, MAX_OBJECTS).map((issue) =>
+      isPlainObject(issue) || typeof issue !== "object" || issue === null
+        ? issue
+        : { message: read(issue, "message"), path: read(issue, "path") }
+    );
+  } catch {
+    return undefined; // A Proxy whose traps throw.
+  }
+}
