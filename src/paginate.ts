@@ -47,6 +47,9 @@ import type { SchemaOutput, StandardSchema } from "./schema.ts";
  * @throws {GrabError} when a page answers with a status outside 2xx.
  * @throws {GrabTransportError} when a page cannot be fetched or read, or its
  * next link cannot be followed (not an http(s) URL, credentials in it).
+ * @throws {GrabValidationError} before any request, for what a grab refuses
+ * and for a `limit` that is not a non-negative integer or `Infinity` or a
+ * `ReadableStream` body, which every page would need again.
  *
  * @example Every article, 20 at a time
  * ```ts
