@@ -98,7 +98,8 @@ export function noSuchOption(name: string, scope: Scope): string {
     return `${head} in Call.send, which ${which}: it is an option of a grab`;
   }
   if (scope !== "factory" && NAMES.factory.has(name)) {
-    return `${head} in a call: it is an option of createGrab`;
+    const where = scope === "send" ? "Call.send" : "a call";
+    return `${head} in ${where}: it is an option of createGrab`;
   }
   if (name === "method") {
     return `${head}: the method is the endpoint's first word ("POST /users")`;

@@ -196,6 +196,14 @@ Deno.test("Call.send takes fetch, and refuses what only a grab does", async (t) 
   await using server = startServer(() => Response.json({ ok: true }));
   const call = new Call("GET /x", server.url);
 
+  await t.step("trustedOrigins is createGrab's", async () => {
+    await assertRejects(
+      () => call.send({ trustedOrigins: [] } as Record<string, unknown>),
+      GrabValidationError,
+      'Cannot use the option "trustedOrigins" in Call.send: it is an option of createGrab',
+    );
+  });
+
   await t.step("a fetch of its own is used", async () => {
     let used = 0;
     const outcome = await call.send({
