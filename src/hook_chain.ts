@@ -6,12 +6,13 @@
  */
 
 import { cancelBody } from "./body.ts";
-import type { Deadline } from "./deadline.ts";
+import { type Deadline, PASSED } from "./deadline.ts";
 import { isResponse } from "./fetch.ts";
 import { type Hooks, isRequest, markChain, notA, release } from "./hooks.ts";
 
 type BeforeRequest = NonNullable<Hooks["beforeRequest"]>;
 type AfterResponse = NonNullable<Hooks["afterResponse"]>;
+type BeforeRetry = NonNullable<Hooks["beforeRetry"]>;
 
 /** The hooks of a factory and a call, factory first. */
 export function combineHooks(
@@ -26,11 +27,7 @@ export function combineHooks(
   const afterResponse = chain(first.afterResponse, second.afterResponse);
   if (afterResponse) out.afterResponse = chainAfterResponse(afterResponse);
   const beforeRetry = chain(first.beforeRetry, second.beforeRetry);
-  if (beforeRetry) {
-    out.beforeRetry = async (info) => {
-      for (const hook of beforeRetry) await hook(info);
-    };
-  }
+  if (beforeRetry) out.beforeRetry = chainBeforeRetry(beforeRetry);
   return out;
 }
 
@@ -93,6 +90,23 @@ function chainAfterResponse(hooks: AfterResponse[]): AfterResponse {
     },
   );
 }
+
+/**
+ * `beforeRetry` hooks in turn. None is called once the deadline has passed:
+ * the grab has settled by then, and no retry follows.
+ */
+function chainBeforeRetry(hooks: BeforeRetry[]): BeforeRetry {
+  return markChain(
+    async (info: Parameters<BeforeRetry>[0], deadline?: Deadline) => {
+      for (const hook of hooks) {
+        if (deadline?.reason !== undefined) throw PASSED;
+        await within(deadline, hook(info), ignore);
+      }
+    },
+  );
+}
+
+function ignore(): void {}
 
 /** What a hook gives, or the deadline's rejection once it passes. */
 function within<T>(

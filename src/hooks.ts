@@ -151,6 +151,20 @@ export function callBeforeRequest(
     : hook(request);
 }
 
+/** Calls a `beforeRetry` hook; a chain of them within `deadline`. */
+export function callBeforeRetry(
+  hook: NonNullable<Hooks["beforeRetry"]>,
+  info: Parameters<NonNullable<Hooks["beforeRetry"]>>[0],
+  deadline: Deadline,
+): void | Promise<void> {
+  return CHAINS.has(hook)
+    ? (hook as (info: unknown, deadline: Deadline) => Promise<void>)(
+      info,
+      deadline,
+    )
+    : hook(info);
+}
+
 /**
  * Runs an `afterResponse` hook within the deadline of `source`; the response
  * to use from here on. The response it replaced is cancelled, and so is one

@@ -555,6 +555,41 @@ Deno.test("combineHooks()", async (t) => {
     },
   );
 
+  await t.step(
+    "a call beforeRetry is not called once a factory beforeRetry outlasted the grab",
+    async () => {
+      await using busy = startServer(() => json({}, { status: 503 }));
+      const held = Promise.withResolvers<void>();
+      const log: string[] = [];
+      const grab = createGrab(busy.url, {
+        retry: { ...NO_WAIT, limit: 1 },
+        hooks: {
+          beforeRetry: () => {
+            log.push("factory");
+            return held.promise;
+          },
+        },
+      });
+      const controller = new AbortController();
+      const pending = grab("GET /busy", {
+        signal: controller.signal,
+        hooks: { beforeRetry: () => void log.push("call") },
+      });
+      await settles(
+        (async () => {
+          while (log.length === 0) await new Promise((r) => setTimeout(r, 1));
+        })(),
+        "the factory beforeRetry",
+      );
+      controller.abort();
+      assertTransport(await settles(pending), "abort");
+      held.resolve();
+      // The chain's next turn, had it gone on, would have come by now.
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      assertEquals(log, ["factory"]);
+    },
+  );
+
   await t.step("a call hook throwing after a factory replacement", async () => {
     const thrown = new Error("call hook");
     const grab = createGrab(server.url, {
