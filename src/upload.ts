@@ -7,10 +7,8 @@
  */
 
 import type { HeaderRecord } from "./headers.ts";
+import { parseHttpUrl, redirectInit, REDIRECTS } from "./redirect_hop.ts";
 import type { Progress } from "./response_type.ts";
-
-/** The statuses `fetch` follows by sending the request again. */
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** The piece of a body handed to `fetch` at a time. */
 const SLICE = 64 * 1024;
@@ -101,7 +99,7 @@ export class Upload {
       // The bytes as the grab began, not as the caller has left them.
       return whole instanceof Blob ? init : { ...init, body: whole, headers };
     }
-    const body = this.#slices(whole);
+    const body = this.#slices(whole, init.signal ?? undefined);
     const counted = { ...init, body, headers, duplex: "half" } as RequestInit;
     // A streamed body cannot follow a redirect: it is followed by sending
     // the body again as it was given (see `follow`).
@@ -182,9 +180,14 @@ export class Upload {
 
   /**
    * The body in slices, each read when `fetch` asks for it (a blob's own
-   * stream may hand over all of it at once) and counted as it goes.
+   * stream may hand over all of it at once) and counted as it goes. It ends
+   * with its attempt: a `fetch` that reads on after the signal reports
+   * nothing to a grab that has settled.
    */
-  #slices(whole: Blob | ArrayBuffer): ReadableStream<Uint8Array> {
+  #slices(
+    whole: Blob | ArrayBuffer,
+    signal: AbortSignal | undefined,
+  ): ReadableStream<Uint8Array> {
     const total = this.#total!;
     let at = 0;
     return new ReadableStream<Uint8Array>({
@@ -194,10 +197,13 @@ export class Upload {
       pull: async (controller) => {
         if (at >= total) return controller.close();
         const end = Math.min(at + SLICE, total);
-        const slice = whole instanceof Blob
-          ? whole.slice(at, end).arrayBuffer()
-          : whole.slice(at, end);
-        controller.enqueue(new Uint8Array(await slice));
+        const slice = new Uint8Array(
+          await (whole instanceof Blob
+            ? whole.slice(at, end).arrayBuffer()
+            : whole.slice(at, end)),
+        );
+        if (signal?.aborted) return controller.error(signal.reason);
+        controller.enqueue(slice);
         at = end;
         if (!this.#tell({ loaded: at, total })) controller.error(callback());
       },
@@ -223,63 +229,6 @@ export class Upload {
       },
     });
   }
-}
-
-/** `location` resolved against `base`, when that is an http(s) URL. */
-function parseHttpUrl(location: string, base: string): URL | undefined {
-  try {
-    const url = new URL(location, base);
-    return url.protocol === "http:" || url.protocol === "https:"
-      ? url
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The headers `fetch` drops when a redirect turns a request into a GET. */
-const BODY_HEADERS = [
-  "content-type",
-  "content-length",
-  "content-encoding",
-  "content-language",
-  "content-location",
-];
-
-/**
- * The headers that stay on their origin: the platforms' `fetch` drops them
- * on a redirect to another one.
- */
-const ORIGIN_HEADERS = ["authorization", "proxy-authorization", "cookie"];
-
-/**
- * The request of a redirect's next hop, as `fetch` makes it: a 303 (or a
- * 301 or 302 after a POST) becomes a GET without the body; the headers a
- * hook set are kept; credentials stay on their origin.
- */
-function redirectInit(
-  status: number,
-  next: URL,
-  href: string,
-  plain: RequestInit,
-  request: Request | undefined,
-): RequestInit {
-  const method = request?.method ?? plain.method ?? "GET";
-  const headers = new Headers(request?.headers ?? plain.headers);
-  const get = (status === 303 && method !== "HEAD") ||
-    ((status === 301 || status === 302) && method === "POST");
-  // The next redirect is met, and counted, by the caller of `follow`.
-  const hop: RequestInit = { ...plain, headers, redirect: "manual" };
-  if (get) {
-    hop.method = "GET";
-    delete hop.body;
-    delete (hop as { duplex?: string }).duplex;
-    for (const name of BODY_HEADERS) headers.delete(name);
-  } else hop.method = method;
-  if (next.origin !== new URL(href).origin) {
-    for (const name of ORIGIN_HEADERS) headers.delete(name);
-  }
-  return hop;
 }
 
 /** The reason a counted body fails with when its callback threw. */

@@ -404,3 +404,50 @@ Deno.test("onUploadProgress", async (t) => {
     );
   }
 });
+
+Deno.test("onUploadProgress is not called once its grab settled", async (t) => {
+  await using fixture = server();
+  // A fetch that goes on sending after the grab gave up on it: it waits,
+  // then sends without the signal, as a careless wrapper would.
+  for (
+    const [name, body] of [
+      ["bytes", () => new TextEncoder().encode("some bytes")],
+      ["a stream", () => new Blob(["streamed"]).stream()],
+    ] as const
+  ) {
+    await t.step(`${name} read by a fetch after an abort`, async () => {
+      const called = Promise.withResolvers<void>();
+      const gate = Promise.withResolvers<void>();
+      let sending: Promise<Response> | undefined;
+      const grab = createGrab(fixture.url, {
+        retry: 0,
+        fetch: (input, init) => {
+          called.resolve();
+          const { signal: _, ...rest } = init ?? {};
+          sending = gate.promise.then(() => fetch(input, rest));
+          return sending;
+        },
+      });
+      let settled = false;
+      const late: Progress[] = [];
+      const controller = new AbortController();
+      const pending = grab("PUT /size", {
+        body: body(),
+        signal: controller.signal,
+        onUploadProgress: (progress) => {
+          if (settled) late.push({ ...progress });
+        },
+      });
+      await called.promise;
+      controller.abort();
+      const [, error] = await pending;
+      settled = true;
+      assertInstanceOf(error, GrabTransportError);
+      assertEquals(error.kind, "abort");
+      gate.resolve();
+      // The body the fetch reads now ends at once, unsent and unreported.
+      await sending!.then((response) => response.body?.cancel(), () => {});
+      assertEquals(late, []);
+    });
+  }
+});
