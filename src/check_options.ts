@@ -18,6 +18,7 @@ import {
   noSuchOption,
   type Scope,
 } from "./option_names.ts";
+import { RESPONSE_TYPES } from "./response_type.ts";
 import { MAX_TIMER_DELAY } from "./retry.ts";
 import type { StandardSchema } from "./schema.ts";
 
@@ -158,18 +159,7 @@ const CHECKS = new Map<string, [number, Check]>(
     ["onDownloadProgress", checkFunction],
     ["onUploadProgress", checkFunction],
     ["format", oneOf(["json", "json-api"])],
-    [
-      "responseType",
-      oneOf([
-        "json",
-        "text",
-        "bytes",
-        "blob",
-        "stream",
-        "sse",
-        "ndjson",
-      ]),
-    ],
+    ["responseType", oneOf(RESPONSE_TYPES)],
     ["casing", oneOf(CASINGS)],
     ["wireCasing", oneOf(CASINGS)],
     ["redirect", oneOf(["follow", "error", "manual"])],

@@ -30,6 +30,20 @@ export type ResponseType =
   | "sse"
   | "ndjson";
 
+/**
+ * Every {@linkcode ResponseType}, for the check of an option's value.
+ * @internal
+ */
+export const RESPONSE_TYPES: readonly ResponseType[] = [
+  "json",
+  "text",
+  "bytes",
+  "blob",
+  "stream",
+  "sse",
+  "ndjson",
+];
+
 /** The response types whose data is a stream the caller reads. */
 export type StreamType = "stream" | "sse" | "ndjson";
 

@@ -32,6 +32,7 @@ import createGrab, {
   GrabValidationError,
   type Hooks,
 } from "../mod.ts";
+import { RESPONSE_TYPES } from "../src/response_type.ts";
 import { startServer } from "./_server.ts";
 
 const RUNS = Number(Deno.env.get("GRAB_CHAOS_RUNS") ?? 160);
@@ -64,15 +65,7 @@ const FAULTS = [
   "endless",
   "error",
 ] as const;
-const TYPES = [
-  "json",
-  "text",
-  "bytes",
-  "blob",
-  "stream",
-  "sse",
-  "ndjson",
-] as const;
+const TYPES = RESPONSE_TYPES;
 const LIVE = new Set(["stream", "sse", "ndjson"]);
 
 interface Combo {
