@@ -18,7 +18,7 @@ import {
   statusOf,
 } from "./fetch.ts";
 import { headerOf } from "./platform_response.ts";
-import { callBeforeRetry, type Hooks, runAfterResponse } from "./hooks.ts";
+import { callHook, type Hooks, runAfterResponse } from "./hooks.ts";
 import { READ_JSON, readOutcome, type ReadSettings } from "./outcome.ts";
 import type { Progress } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
@@ -93,13 +93,13 @@ export async function runAttempts(exchange: Exchange): Promise<SendOutcome> {
       );
       if (!("retry" in step)) return step;
       if (hooks?.beforeRetry) {
-        await deadline.race(callBeforeRetry(hooks.beforeRetry, {
+        await deadline.race(callHook(hooks.beforeRetry, deadline, {
           request: step.request ?? new Request(exchange.href, exchange.init),
           attempt: attempt + 1,
           error: step.error,
           statusCode: step.statusCode,
           delay: step.delay,
-        }, deadline));
+        }));
       }
       if (!(await sleep(step.delay, deadline.signal))) return passed(exchange);
     }

@@ -137,32 +137,20 @@ export function markChain<T extends object>(hook: T): T {
   return hook;
 }
 
-/** Calls a `beforeRequest` hook; a chain of them within `deadline`. */
-export function callBeforeRequest(
-  hook: NonNullable<Hooks["beforeRequest"]>,
-  request: Request,
-  deadline: Deadline,
-): Request | void | Promise<Request | void> {
-  return CHAINS.has(hook)
-    ? (hook as (request: Request, deadline: Deadline) => Promise<Request>)(
-      request,
-      deadline,
-    )
-    : hook(request);
-}
-
-/** Calls a `beforeRetry` hook; a chain of them within `deadline`. */
-export function callBeforeRetry(
-  hook: NonNullable<Hooks["beforeRetry"]>,
-  info: Parameters<NonNullable<Hooks["beforeRetry"]>>[0],
-  deadline: Deadline,
-): void | Promise<void> {
-  return CHAINS.has(hook)
-    ? (hook as (info: unknown, deadline: Deadline) => Promise<void>)(
-      info,
-      deadline,
-    )
-    : hook(info);
+/**
+ * Calls a hook with `args`; a chain of hooks (see `CHAINS`) gets the
+ * deadline after them, to hold each of its hooks to it.
+ */
+export function callHook<A extends unknown[], R>(
+  hook: (...args: A) => R,
+  deadline: Deadline | undefined,
+  ...args: A
+): R {
+  if (deadline === undefined || !CHAINS.has(hook)) return hook(...args);
+  return (hook as unknown as (...args: [...A, Deadline]) => R)(
+    ...args,
+    deadline,
+  );
 }
 
 /**
@@ -181,9 +169,7 @@ export async function runAfterResponse(
   const body = streamOf(response);
   let replaced: Response | void;
   try {
-    const running = CHAINS.has(hook) && source.deadline !== undefined
-      ? (hook as ChainedAfterResponse)(request, response, source.deadline)
-      : hook(request, response);
+    const running = callHook(hook, source.deadline, request, response);
     replaced = source.deadline === undefined
       ? await running
       : await source.deadline.race<Response | void>(
@@ -216,13 +202,6 @@ export async function runAfterResponse(
   if (unreadable(replaced)) throw usedBody();
   return replaced;
 }
-
-/** `afterResponse` hooks chained; see `CHAINS`. */
-type ChainedAfterResponse = (
-  request: Request,
-  response: Response,
-  deadline: Deadline,
-) => Promise<Response>;
 
 /**
  * Cancels the body of a response a hook replaced, unless the replacement

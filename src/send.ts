@@ -12,7 +12,7 @@ import { tellProgress } from "./progress.ts";
 import { asValidationError } from "./validation_error.ts";
 import type { Deadline } from "./deadline.ts";
 import { isPlatform, isPlatformResponse, sendRequest } from "./fetch.ts";
-import { callBeforeRequest, isRequest, notA } from "./hooks.ts";
+import { callHook, isRequest, notA } from "./hooks.ts";
 import { lazy } from "./lazy.ts";
 import { type Broken, isLive, type ReadSettings } from "./outcome.ts";
 import type { SendOutcome } from "./result.ts";
@@ -253,7 +253,7 @@ export async function buildHookedRequest(
   const request = makeRequest(exchange, init);
   const hooks = exchange.hooks!;
   if (hooks.beforeRequest === undefined) return request;
-  const running = callBeforeRequest(hooks.beforeRequest, request, attempt);
+  const running = callHook(hooks.beforeRequest, attempt, request);
   const replaced = await attempt.race(running);
   // The hook's bug, not a request to send and retry as the network failing.
   if (replaced && !isRequest(replaced)) throw notA("Request", "beforeRequest");
