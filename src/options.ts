@@ -66,7 +66,7 @@ export type QueryInit = URLSearchParams | Record<string, unknown>;
 export interface GrabOptions {
   /**
    * Headers for every request: a `HeadersInit`, or a function (sync or async)
-   * called per request, for tokens. With a base address they are sent only
+   * called for each request, retries included, for tokens. With a base address they are sent only
    * to its origin and to `trustedOrigins`.
    * @default {{}}
    *
