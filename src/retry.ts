@@ -6,7 +6,9 @@
  */
 
 import type { HttpMethod } from "./endpoint.ts";
+import { describeValue } from "./json_value.ts";
 import { DEFAULTS } from "./options.ts";
+import { validationError } from "./validation_error.ts";
 
 /**
  * When and how often to retry.
@@ -137,7 +139,8 @@ export function resolveRetry(
 /**
  * Milliseconds before retry number `attempt` (1-based): the policy's
  * `backoff`, or `random() * min(maxDelay, 300 * 2 ** (attempt - 1))`.
- * Always within `[0, maxDelay]`.
+ * Always within `[0, maxDelay]`. A `backoff` that gives anything but a
+ * number throws a `GrabValidationError`: `"500"` is not taken for 500 ms.
  *
  * @example
  * ```ts ignore
@@ -149,10 +152,18 @@ export function retryDelay(
   policy: RetryPolicy,
   random: () => number = Math.random,
 ): number {
-  const wanted = policy.backoff ? policy.backoff(attempt) : random() *
+  const wanted: unknown = policy.backoff ? policy.backoff(attempt) : random() *
     Math.min(policy.maxDelay, RETRY.backoffBase * 2 ** (attempt - 1));
+  if (typeof wanted !== "number") throw notMilliseconds(wanted);
   if (!(wanted > 0)) return 0;
   return Math.min(wanted, policy.maxDelay);
+}
+
+function notMilliseconds(value: unknown) {
+  const message = `retry.backoff gave ${
+    describeValue(value)
+  }: it must return a number of milliseconds`;
+  return validationError([{ path: "retry.backoff", message }]);
 }
 
 /** The longest wait a timer can hold: 2^31 − 1 ms (about 24.8 days). */

@@ -11,12 +11,14 @@ import {
   assertInstanceOf,
   assertRejects,
   assertStrictEquals,
+  assertStringIncludes,
 } from "@std/assert";
 import createGrab, {
   Call,
   type GrabCallOptions,
   type GrabOptions,
   GrabTransportError,
+  GrabValidationError,
   paginate,
 } from "../mod.ts";
 import { closedPort, json, startServer } from "./_server.ts";
@@ -237,6 +239,37 @@ Deno.test("caller code and bodies that never finish are bounded", async (t) => {
     const error = await assertRejects(() => grab("GET /busy"));
     assertStrictEquals(error, boom);
   });
+
+  await t.step(
+    "a backoff that gives no number rejects, nothing left open",
+    async () => {
+      const cases: [string, unknown][] = [
+        ['"500"', "500"],
+        ["a BigInt", 500n],
+        ["undefined", undefined],
+        ["an object", { ms: 5 }],
+      ];
+      let calls = 0;
+      const network = () => (calls++, Promise.reject(new TypeError("down")));
+      for (const [shown, value] of cases) {
+        const fetches = [["/busy", undefined], ["/x", network]] as const;
+        for (const [path, fetch] of fetches) {
+          const grab = createGrab(server.url, {
+            ...(fetch === undefined ? {} : { fetch }),
+            retry: { backoff: () => value as number },
+          });
+          const error = await assertRejects(
+            () => grab(`GET ${path}` as "GET /x"),
+            GrabValidationError,
+          );
+          const wanted = shown === "undefined" ? "missing" : shown;
+          assertStringIncludes(error.message, `retry.backoff gave ${wanted}`);
+          assertEquals(error.issues[0]?.path, "retry.backoff");
+        }
+      }
+      assertEquals(calls, cases.length);
+    },
+  );
 
   await t.step("a body whose cancel never settles: HEAD and 204", async () => {
     for (const status of [200, 204]) {
