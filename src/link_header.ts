@@ -9,7 +9,8 @@
  * resolved against `base` (RFC 3986). A link with several relation types
  * (`rel="next last"`) is listed under each; the first link of a type wins.
  * A link whose `anchor` names another resource than `base` is not about it,
- * and is left out. Malformed parts are skipped. Any number of relation
+ * and is left out. A target that is no URL is listed as written, for the
+ * caller to refuse. Other malformed parts are skipped. Any number of relation
  * types is read: they are never spread into a call, which takes only so
  * many arguments.
  *
@@ -74,20 +75,28 @@ export function parseLinkHeader(
       }
       if (name === "anchor" && anchor === undefined) anchor = paramValue;
     }
-    let resolved: string;
+    if (anchor !== undefined && !isAbout(anchor, base)) continue;
+    // A target that is no URL is kept as it is: the link is there, and
+    // whoever follows it says that it cannot be followed.
+    let resolved = target;
     try {
       resolved = new URL(target, base).href;
-      // An anchor makes the link about another resource (RFC 8288, 3.2).
-      if (
-        anchor !== undefined &&
-        withoutFragment(new URL(anchor, base).href) !== withoutFragment(base)
-      ) continue;
     } catch {
-      continue;
+      // Kept as written.
     }
     for (const rel of rels) if (!links.has(rel)) links.set(rel, resolved);
   }
   return links;
+}
+
+/** True when `anchor` names `base`: the link is about it (RFC 8288, 3.2). */
+function isAbout(anchor: string, base: string): boolean {
+  try {
+    return withoutFragment(new URL(anchor, base).href) ===
+      withoutFragment(base);
+  } catch {
+    return false;
+  }
 }
 
 function withoutFragment(href: string): string {

@@ -454,6 +454,7 @@ Deno.test("paginate fails on a next link it cannot follow, never taking it for t
     ["a javascript: Link", "json", "javascript:alert(1)", "not an http"],
     ["a data: Link", "json", "data:application/json,[2]", "not an http"],
     ["a file: Link", "json", "file:///etc/passwd", "not an http"],
+    ["a Link that is no URL", "json", "http://[::1", "not a valid"],
     ["a javascript: links.next", "json-api", "javascript:x", "not an http"],
     ["an ftp: link object", "json-api", { href: "ftp://x/2" }, "not an http"],
     ["a links.next that is no URL", "json-api", "http://[::1", "not a valid"],

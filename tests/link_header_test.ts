@@ -110,9 +110,9 @@ Deno.test("parseLinkHeader()", async (t) => {
       { next: "https://api.test/v1/items?page=3" },
     ],
     [
-      "a target that does not resolve is skipped",
+      "a target that does not resolve is listed as written",
       "<http://[bad>; rel=next, <?page=3>; rel=last",
-      { last: "https://api.test/v1/items?page=3" },
+      { next: "http://[bad", last: "https://api.test/v1/items?page=3" },
     ],
     ["a target without a closing >", '<?page=2; rel="next"', {}],
     ["text that is not a link", "not a link header", {}],
