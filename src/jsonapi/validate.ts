@@ -9,12 +9,7 @@ import type { HttpMethod } from "../endpoint.ts";
 import type { ValidationIssue } from "../errors.ts";
 import { describeValue } from "../json_value.ts";
 import { isIdentityKey, isPlainObject, joinPointer } from "../object.ts";
-import {
-  isExtensionMember,
-  isExtraMember,
-  isRelationshipObject,
-  shapeOf,
-} from "./serialise.ts";
+import { isExtraMember, isRelationshipObject, shapeOf } from "./serialise.ts";
 import {
   add,
   type Check,
@@ -29,7 +24,6 @@ import {
   checkMemberName,
   checkSharedName,
   checkTypeAndId,
-  RELATIONSHIP_MEMBERS,
 } from "./write_checks.ts";
 
 type Item = Record<string, unknown>;
@@ -263,24 +257,25 @@ const checkRelationshipMember: MemberCheck = (
     checkLinkage(check, value, at, within);
     return;
   }
-  let members = 0;
+  // A relationship in a resource sent to a server must say the linkage it
+  // sets (JSON:API 1.1, creating and updating resources).
+  let linkage = false;
   for (const member of Object.keys(value)) {
     const p = joinPointer(at, member);
     const item = value[member];
     if (item === undefined) continue; // JSON leaves it out: it is no member.
-    if (RELATIONSHIP_MEMBERS.includes(member) || isExtensionMember(member)) {
-      members++;
-    }
-    if (member === "data") checkLinkage(check, item, p, [...within, value]);
-    else if (checkMemberName(check, member, p, "relationship")) {
+    if (member === "data") {
+      linkage = true;
+      checkLinkage(check, item, p, [...within, value]);
+    } else if (checkMemberName(check, member, p, "relationship")) {
       checkJson(check, item, p, [...within, value]);
     }
   }
-  if (members === 0) {
+  if (!linkage) {
     add(
       check,
       at,
-      `Cannot send relationship "${key}": it needs "data", "links", "meta" or an extension's member`,
+      `Cannot send relationship "${key}": it needs "data", the linkage it sets ("links" or "meta" alone set nothing)`,
     );
   }
 };

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { assertEquals, assertRejects } from "@std/assert";
+import { assertEquals, assertRejects, assertStringIncludes } from "@std/assert";
 import createGrab, {
   GrabValidationError,
   jsonApiOf,
@@ -132,7 +132,10 @@ Deno.test("a resource identifier may hold @-members and extension members", asyn
   assertEquals(server.requests.length, 2);
 });
 
-Deno.test("a relationship object may hold only an extension's member", async () => {
+Deno.test("a relationship sent in a resource needs data, beside an extension's member", async () => {
+  // JSON:API 1.1: a relationship object may hold only an extension's member,
+  // but one given when creating or updating a resource must have "data",
+  // and no extension may relax that.
   await using server = startServer((_request, seen) =>
     json({ meta: { got: JSON.parse(seen.body) } }, {
       headers: { "content-type": MEDIA },
@@ -143,13 +146,21 @@ Deno.test("a relationship object may hold only an extension's member", async () 
     jsonApi: { ext: ["https://example.com/ext/version"] },
     retry: 0,
   });
+  const linkage = { type: "people", id: "9" };
   const body = {
     type: "articles",
     id: "1",
-    relationships: { author: { "version:id": "42" } },
+    relationships: { author: { data: linkage, "version:id": "42" } },
   };
   const [, meta] = await orThrow(api("PATCH /articles/1", { body }));
   assertEquals(meta?.meta, { got: { data: body } });
+  const alone = { ...body, relationships: { author: { "version:id": "42" } } };
+  const error = await assertRejects(
+    () => api("PATCH /articles/1", { body: alone }),
+    GrabValidationError,
+  );
+  assertStringIncludes(error.message, 'relationship "author": it needs "data"');
+  assertEquals(server.requests.length, 1);
 });
 
 Deno.test("a relationship endpoint's linkage takes the included resources' fields", async () => {

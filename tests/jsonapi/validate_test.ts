@@ -339,8 +339,25 @@ Deno.test("validateWrite()", async (t) => {
       POST,
       [[
         "/data/relationships/author",
-        `Cannot send relationship "author": it needs "data", "links", "meta" or an extension's member`,
+        `Cannot send relationship "author": it needs "data", the linkage it sets ("links" or "meta" alone set nothing)`,
       ]],
+    ],
+    [
+      "relationship objects without data: links, meta, an extension's member",
+      {
+        type: "a",
+        id: "1",
+        relationships: {
+          reviewers: { links: { related: "/x" } },
+          editor: { meta: { role: "x" } },
+          series: { "ns:rank": 1, data: undefined },
+        },
+      },
+      PATCH,
+      ["reviewers", "editor", "series"].map((name) => [
+        `/relationships/${name}`,
+        `Cannot send relationship "${name}": it needs "data", the linkage it sets ("links" or "meta" alone set nothing)`,
+      ]),
     ],
     [
       "a relationship object member JSON:API does not define",
@@ -464,7 +481,7 @@ Deno.test("validateWrite()", async (t) => {
         editor: { type: "people", id: "2", meta: { role: "x" } },
         comments: [{ type: "comments", lid: "c1" }],
         series: { data: { type: "series", id: 3 }, meta: { n: 1 } },
-        reviewers: { links: { related: "/x" } },
+        reviewers: { data: [], links: { related: "/x" } },
       },
       links: { self: "/articles/1" },
       meta: { v: 1 },
