@@ -22,17 +22,22 @@ export class CallbackError {
   }
 }
 
+// No coding at all: `identity`, however spelt and listed (RFC 9110, 8.4).
+const IDENTITY = /^[\s,]*identity(?:[\s,]+identity)*[\s,]*$/i;
+
 /**
  * The size a body will have, from a digits-only `Content-Length`, when it
- * is not compressed (a compressed body is longer once read). A browser may
- * hide `Content-Encoding` on a cross-origin response: {@linkcode overTotal}
- * then drops the total once the bytes pass it.
+ * is not compressed (a compressed body is longer once read; `identity` is
+ * no compression). A browser may hide `Content-Encoding` on a cross-origin
+ * response: {@linkcode overTotal} then drops the total once the bytes pass
+ * it.
  */
 export function totalOf(response: Response): number | undefined {
   let declared: string | null;
   try {
     const headers = response.headers;
-    if (headers.get("content-encoding") !== null) return undefined;
+    const coding = headers.get("content-encoding");
+    if (coding !== null && !IDENTITY.test(coding)) return undefined;
     declared = headers.get("content-length");
   } catch {
     // A response-like whose headers cannot be read again: no total.

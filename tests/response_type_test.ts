@@ -64,6 +64,10 @@ function routes() {
       new Response(request.headers.get("accept") ?? "none", {
         headers: { "content-type": "text/event-stream" },
       }),
+    "/identity": () =>
+      new Response("x".repeat(5000), {
+        headers: { "content-encoding": "Identity" },
+      }),
     "/gzip": async () => {
       const packed = new Blob([PLAIN]).stream().pipeThrough(
         new CompressionStream("gzip"),
@@ -341,6 +345,16 @@ Deno.test("onDownloadProgress follows the bytes read", async (t) => {
       assertEquals(seen.at(-1), { loaded: PLAIN.length, total: undefined });
     },
   );
+
+  await t.step("Content-Encoding identity: the total is known", async () => {
+    const seen: Progress[] = [];
+    const [text] = await grab("GET /identity", {
+      responseType: "text",
+      onDownloadProgress: (progress) => void seen.push({ ...progress }),
+    });
+    assertEquals(text?.length, 5000);
+    assertEquals(seen.at(-1), { loaded: 5000, total: 5000 });
+  });
 
   await t.step(
     "a callback that throws rejects the grab with its error",
