@@ -143,8 +143,12 @@ export class Gathered {
   result(size: number): ReadResult {
     const only = this.#first;
     if (this.#collect === "bytes") {
-      // The only chunk's bytes, not the buffer it came in.
-      return only?.slice() ?? this.#joined(size);
+      // Bytes of their own, exactly the body, as `Response.bytes()` gives
+      // them: a chunk kept as it came is a view of a larger buffer (the
+      // platform's) or a buffer someone else holds (a custom `fetch`'s).
+      if (only !== undefined) return only.slice();
+      this.#seal();
+      return concat(this.#chunks, size);
     }
     const text = decoder.decode(only ?? this.#joined(size));
     // A body of only a byte order mark is as empty as no bytes at all.

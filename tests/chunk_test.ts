@@ -48,8 +48,13 @@ Deno.test("Gathered", async (t) => {
       }
       const out = bytes.result(size) as Uint8Array;
       assertEquals(out, joined(chunks));
-      // What is held: at most a block, or four times the bytes.
-      assert(out.buffer.byteLength <= Math.max(4 * out.byteLength, 16 * KIB));
+      // Bytes of their own: the buffer is exactly the body.
+      assertEquals(out.byteOffset, 0);
+      assertEquals(out.buffer.byteLength, out.byteLength);
+      // Never the chunk that came in, which someone else may hold.
+      assert(
+        chunks.every((c) => c.byteLength === 0 || c.buffer !== out.buffer),
+      );
     });
   }
 

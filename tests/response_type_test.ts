@@ -54,6 +54,9 @@ function routes() {
       new Response(BYTES, { headers: { "content-type": "Image/PNG" } }),
     "/bytes-chunked": () =>
       new Response(chunked(BYTES.subarray(0, 3), BYTES.subarray(3))),
+    "/one-chunk": () => new Response(chunked(new Uint8Array(16 * 1024))),
+    "/small-chunks": () =>
+      new Response(chunked(new Uint8Array(6000), new Uint8Array(4000))),
     "/missing": () => Response.json({ message: "gone" }, { status: 404 }),
     "/missing-text": () => new Response("gone away", { status: 410 }),
     "/big": () => new Response("x".repeat(5000)),
@@ -133,6 +136,45 @@ Deno.test("responseType reads a 2xx body as text, bytes or a blob", async (t) =>
     const [none] = await grab("GET /empty", { responseType: "bytes" });
     assertEquals(none, new Uint8Array(0));
   });
+
+  await t.step(
+    "bytes: an array of their own, its buffer exactly the body",
+    async () => {
+      // One chunk of 16 KiB, which the platform hands over as a view of a
+      // larger buffer; and bytes in blocks, the last one part filled.
+      for (const path of ["/one-chunk", "/small-chunks"] as const) {
+        const [bytes, error] = await grab(`GET ${path}`, {
+          responseType: "bytes",
+          maxBodyBytes: 1 << 20,
+        });
+        assertEquals(error, null);
+        const size = path === "/one-chunk" ? 16 * 1024 : 10_000;
+        assertEquals(bytes?.byteLength, size);
+        assertEquals(bytes?.byteOffset, 0);
+        assertEquals(bytes?.buffer.byteLength, size);
+      }
+      // A custom fetch's body may hand over an array it keeps (a cache):
+      // the caller's bytes are a copy, not that array.
+      const cached = new Uint8Array(8 * 1024).fill(1);
+      const caching = createGrab(server.url, {
+        fetch: () =>
+          Promise.resolve(
+            new Response(
+              new ReadableStream({
+                start(controller) {
+                  controller.enqueue(cached);
+                  controller.close();
+                },
+              }),
+            ),
+          ),
+      });
+      const [bytes] = await caching("GET /cached", { responseType: "bytes" });
+      assertEquals(bytes, cached);
+      bytes!.fill(2);
+      assertEquals(cached[0], 1);
+    },
+  );
 
   await t.step("blob: its bytes, its type from Content-Type", async () => {
     const [blob, error] = await grab("GET /bytes", { responseType: "blob" });
