@@ -107,7 +107,12 @@ export function readBody(
   }
   const headers = headersOf(response, source.platform);
   const declared = headers.get("content-length");
-  if (declared !== null && Number(declared) > maxBodyBytes) {
+  // A compressed body's length is not its size once decoded, which the cap
+  // bounds: the bytes of little that does not compress outgrow it.
+  if (
+    declared !== null && Number(declared) > maxBodyBytes &&
+    headers.get("content-encoding") === null
+  ) {
     return discardBody(response, source).then(() => TOO_LARGE);
   }
   // Only a body that honours the signal (the platform's reader could not be

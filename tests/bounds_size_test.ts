@@ -170,6 +170,41 @@ Deno.test("maxBodyBytes counts the bytes of a compressed body after decoding", a
   });
 });
 
+Deno.test("maxBodyBytes lets through a compressed body that fits once decoded, whatever its length", async () => {
+  // Bytes that do not compress: gzip makes them longer than they are.
+  let seed = 7;
+  const plain = Uint8Array.from({ length: 1000 }, () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed >> 16;
+  });
+  const gzipped = new Uint8Array(
+    await new Response(
+      new Blob([plain]).stream().pipeThrough(new CompressionStream("gzip")),
+    ).arrayBuffer(),
+  );
+  assert(gzipped.byteLength > plain.byteLength);
+  await using server = startServer(() =>
+    new Response(gzipped, {
+      headers: {
+        "content-encoding": "gzip",
+        "content-length": String(gzipped.byteLength),
+      },
+    })
+  );
+  const grab = createGrab(server.url, { maxBodyBytes: 1000, retry: 0 });
+  const [bytes, error] = await settles(
+    grab("GET /photo", { responseType: "bytes" }),
+  );
+  assertEquals(error, null);
+  assertEquals(bytes, plain);
+  assertTransport(
+    await settles(
+      grab("GET /photo", { responseType: "bytes", maxBodyBytes: 999 }),
+    ),
+    "too-large",
+  );
+});
+
 interface CapReport {
   name: string | null;
   kind: string | null;
