@@ -51,7 +51,12 @@ export function tap(): Tap {
         )
       ),
     close: () => guard(() => controller.close()),
-    fail: () => guard(() => controller.error(new Error("broken off"))),
+    fail: () =>
+      guard(() =>
+        controller.error(
+          new Error("the test server breaks this body off on purpose"),
+        )
+      ),
     cancelled,
     get isCancelled() {
       return isCancelled;

@@ -174,6 +174,12 @@ function payload(type: string, count: number, pad: number): string {
   return `[${items.join(",")}]`;
 }
 
+/**
+ * What a broken body fails with. Deno's server logs it, so the message says
+ * to whoever reads the test's output that it is meant.
+ */
+const BROKEN_OFF = new Error("the test server breaks this body off on purpose");
+
 /** Splits `text` into `parts` chunks sent `ms` apart; `broken` errors midway. */
 function paced(
   text: string,
@@ -191,12 +197,12 @@ function paced(
       timer = undefined;
       if (at >= bytes.byteLength) {
         if (end === "close") controller.close();
-        else if (end === "error") controller.error(new Error("broken"));
+        else if (end === "error") controller.error(BROKEN_OFF);
         else await new Promise((resolve) => timer = setTimeout(resolve, 50));
         return;
       }
       if (end === "error" && at > 0) {
-        controller.error(new Error("broken"));
+        controller.error(BROKEN_OFF);
         return;
       }
       controller.enqueue(bytes.subarray(at, at + size));
