@@ -7,7 +7,10 @@
 import type { ValidationIssue } from "./errors.ts";
 import { LONE_SURROGATE } from "./text.ts";
 
-/** A resolved URL whose path may still hold `:name` segments. */
+/**
+ * A resolved URL whose path may still hold the target's `:name` segments; a
+ * base address's path is kept as written, `:` and all.
+ */
 export interface UrlTemplate {
   /** The URL with `:name` segments unfilled. */
   url: URL;
@@ -41,6 +44,9 @@ export function joinUrl(
 ): UrlTemplate | ValidationIssue[] {
   let text = target;
   let baseQuery = "";
+  // The segments the base address's path fills: kept as written, a `:name`
+  // among them included (the endpoint's own are the parameters).
+  let fixed = 0;
   if (!absolute) {
     if (baseURL === undefined || baseURL === "") {
       return [issue(
@@ -58,7 +64,9 @@ export function joinUrl(
         'Cannot use the target: it has a ".." segment, which could leave the base address\'s path',
       )];
     }
-    text = base.origin + base.pathname.replace(/\/+$/, "") + target;
+    const basePath = base.pathname.replace(/\/+$/, "");
+    fixed = basePath.split("/").length;
+    text = base.origin + basePath + target;
     baseQuery = base.search;
   }
   const url = parse(text);
@@ -75,7 +83,7 @@ export function joinUrl(
   }
   const segments = url.pathname.split("/");
   const params: [string, number][] = [];
-  for (let i = 0; i < segments.length; i++) {
+  for (let i = fixed; i < segments.length; i++) {
     const segment = segments[i]!;
     if (segment.length > 1 && segment.charCodeAt(0) === 58 /* : */) {
       // The URL parser percent-encodes a name (`:név`); the endpoint's own

@@ -5,9 +5,11 @@ import {
   assertRejects,
   assertStrictEquals,
   assertThrows,
+  fail,
 } from "@std/assert";
 import { FakeTime } from "@std/testing/time";
 import createGrab, {
+  type GrabCallOptions,
   GrabError,
   GrabTransportError,
   GrabValidationError,
@@ -393,6 +395,24 @@ Deno.test("createGrab() requests", async (t) => {
     assertEquals(
       (data as { path: string }).path,
       "/users/a%20b%2Fc/posts/7",
+    );
+  });
+
+  await t.step("keeps a :name in the base path as written", async () => {
+    // Only the endpoint's own :name segments are parameters, as the types
+    // have them: the base's path is sent as it is, and `params` for it is
+    // refused as any parameter no segment takes.
+    const grab = createGrab(`${server.url}/:tenant/v1`, { retry: 0 });
+    const [data, error] = await grab<{ path: string }>("GET /users/:id", {
+      params: { id: 7 },
+    });
+    if (error) fail(error.message);
+    assertEquals(data.path, "/:tenant/v1/users/7");
+    const options: GrabCallOptions = { params: { tenant: "acme" } };
+    await assertRejects(
+      () => grab("GET /users", options),
+      GrabValidationError,
+      'Cannot use path parameter "tenant": the target has no ":tenant" segment',
     );
   });
 
