@@ -75,8 +75,14 @@ type PathOf<T extends string> = T extends `${infer P}#${string}` ? PathOf<P>
   : T;
 // The target ends at white space (trailing white space is ignored).
 type Word<T extends string> = T extends `${infer W} ${string}` ? Word<W>
-  : T extends `${infer W}\t${string}` ? W
+  : T extends `${infer W}\t${string}` ? Word<W>
+  : T extends `${infer W}\n${string}` ? Word<W>
+  : T extends `${infer W}\r${string}` ? W
   : T;
+// The URL parser reads a backslash in an http(s) path as a slash.
+type Slashed<P extends string> = P extends `${infer A}\\${infer B}`
+  ? `${A}/${Slashed<B>}`
+  : P;
 type NamesIn<P extends string> = P extends `${string}/:${infer Rest}`
   ? Rest extends `${infer Name}/${infer Tail}` ? Name | NamesIn<`/${Tail}`>
   : Rest
@@ -87,7 +93,7 @@ type NamesIn<P extends string> = P extends `${string}/:${infer Rest}`
  * a lone `:` segment is no parameter.
  */
 export type PathParamNames<E extends string> = Exclude<
-  NamesIn<PathOf<Word<TargetOf<E>>>>,
+  NamesIn<Slashed<PathOf<Word<TargetOf<E>>>>>,
   ""
 >;
 

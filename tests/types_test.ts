@@ -58,6 +58,10 @@ async function compileOnly(): Promise<void> {
   // @ts-expect-error: the fragment is no part of the name
   await grab("GET /users/:id#top?x", { params: { "id#top": 1 } });
   await grab("GET /files/:/latest");
+  // A backslash ends a segment, as the URL parser reads it in an http(s) path.
+  await grab("GET /a/:x\\b\\:y", { params: { x: 1, y: 2 } });
+  // @ts-expect-error: "x\\b" is no name
+  await grab("GET /a/:x\\b", { params: { "x\\b": 1 } });
   // A typed result keeps the endpoint inferred, and its params checked.
   // @ts-expect-error: params missing for :id
   const typed: GrabResult<{ name: string }> = await grab("GET /users/:id");
@@ -159,11 +163,12 @@ Deno.test("types: endpoint and narrowing", async (t) => {
       await grab("GET    /users/:id ", { params: { id: 1 } }),
       await grab("GET\t/users/:id#top?x", { params: { id: 2 } }),
       await grab("GET /files/:/latest"),
+      await grab("GET /a/:x\\b\\:y", { params: { x: 3, y: 4 } }),
     ];
     for (const [, error] of filled) if (error) fail(error.message);
     assertEquals(
       server.requests.map(({ url }) => url.pathname),
-      ["/users/1", "/users/2", "/files/:/latest"],
+      ["/users/1", "/users/2", "/files/:/latest", "/a/3/b/4"],
     );
   });
 
