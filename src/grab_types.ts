@@ -18,14 +18,36 @@ import type { GrabResult } from "./result.ts";
 import type { SchemaOutput, StandardSchema } from "./schema.ts";
 
 /**
- * The `params` a grab of endpoint `E` needs: required and named when the
- * literal has `:name` segments, free-form when the endpoint is not a literal.
+ * The `params` of an endpoint literal without `:name` segments: none. An
+ * object literal naming one does not compile, as the run time refuses a
+ * parameter that no segment takes; options typed `GrabCallOptions` fit.
  * @internal
  */
-export type ParamsFor<E extends string> = Endpoint extends E
-  ? { params?: Record<string, PathParamValue> | undefined }
-  : [PathParamNames<E>] extends [never]
-    ? { params?: Record<string, PathParamValue> | undefined }
+export interface NoPathParams {
+  /** A lone `:` segment is no parameter, so this name is never one. */
+  ""?: undefined;
+}
+
+/** The `params` of an endpoint that is not a literal. */
+type AnyParams = { params?: Record<string, PathParamValue> | undefined };
+
+/**
+ * True when `E` stands for many strings (`GET /users/${string}`): such an
+ * endpoint, built from a `string`, may hold any segment.
+ */
+type IsPattern<E extends string> = Record<never, never> extends Record<E, 1>
+  ? true
+  : false;
+
+/**
+ * The `params` a grab of endpoint `E` needs: required and named when the
+ * literal has `:name` segments, none when a literal has none, free-form
+ * when the endpoint is not a literal.
+ * @internal
+ */
+export type ParamsFor<E extends string> = Endpoint extends E ? AnyParams
+  : [PathParamNames<E>] extends [never] ? IsPattern<E> extends true ? AnyParams
+    : { params?: NoPathParams | undefined }
   : { params: Record<PathParamNames<E>, PathParamValue> };
 
 /**

@@ -62,6 +62,22 @@ async function compileOnly(): Promise<void> {
   await grab("GET /a/:x\\b\\:y", { params: { x: 1, y: 2 } });
   // @ts-expect-error: "x\\b" is no name
   await grab("GET /a/:x\\b", { params: { "x\\b": 1 } });
+  // A literal without :name segments takes no params: the run time refuses
+  // one that no segment takes (a query value given as a parameter).
+  // @ts-expect-error: no segment takes "q"
+  await grab("GET /search", { params: { q: "deno" } });
+  // @ts-expect-error: also with a response type
+  await grab("GET /search", { responseType: "text", params: { q: "deno" } });
+  // @ts-expect-error: also in paginate
+  paginate(grab, "GET /search", { params: { q: "deno" } });
+  await grab("GET /search", { params: {} });
+  // Options typed GrabCallOptions still fit, and so does an endpoint built
+  // from a string, which may hold any segment.
+  const typedOptions: GrabCallOptions = { timeout: 1_000 };
+  await grab("GET /search", typedOptions);
+  const resource = String(typedOptions.timeout);
+  await grab(`GET /${resource}`);
+  await grab(`GET /${resource}`, { params: { id: 1 } });
   // A typed result keeps the endpoint inferred, and its params checked.
   // @ts-expect-error: params missing for :id
   const typed: GrabResult<{ name: string }> = await grab("GET /users/:id");

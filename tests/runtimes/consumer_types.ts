@@ -83,6 +83,8 @@ export async function typedInputs(
   const grab = createGrab(base, { trustedOrigins: origins });
   // @ts-expect-error: params missing for :id
   paginate(grab, "GET /users/:id/posts");
+  // @ts-expect-error: no :q segment takes it
+  await grab("GET /search", { params: { q: "x" } });
   let count = 0;
   for await (
     const [posts] of paginate<User[]>(grab, "GET /users/:id/posts", {
