@@ -25,7 +25,7 @@ import {
   releasingOnFailure,
 } from "./request.ts";
 import { NO_FACTORY, type Resolved, resolveOptions } from "./resolve.ts";
-import type { DataOf, ResponseType } from "./response_type.ts";
+import type { DataOf, ReadAs, ResponseType } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
 import { fillUrl, joinUrl, type UrlTemplate } from "./url.ts";
 
@@ -97,9 +97,9 @@ export class Call {
    * if (!outcome.ok) console.log(outcome.error.kind);
    * ```
    */
-  async send<R extends ResponseType = "json">(
-    options: SendOptions & { responseType?: R | undefined } = {},
-  ): Promise<SendOutcome<DataOf<R, unknown>>> {
+  async send<R extends ResponseType | undefined = "json">(
+    options: SendOptions & { responseType?: R } = {},
+  ): Promise<SendOutcome<DataOf<ReadAs<R, "json">, unknown>>> {
     const resolved = resolveOptions(NO_FACTORY, options ?? {}, true, "send");
     if (Array.isArray(resolved)) {
       throw invalid(this.method, this.url, resolved);
@@ -111,7 +111,7 @@ export class Call {
     if ("failed" in loaded) return loaded.failed;
     const { outcome, deadline } = exchange(this, loaded.resolved, loaded.codec);
     try {
-      return await outcome as SendOutcome<DataOf<R, unknown>>;
+      return await outcome as SendOutcome<DataOf<ReadAs<R, "json">, unknown>>;
     } finally {
       deadline.dispose();
     }

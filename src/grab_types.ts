@@ -10,6 +10,7 @@ import type { Endpoint, PathParamNames, PathParamValue } from "./endpoint.ts";
 import type { GrabStream } from "./grab_stream.ts";
 import type {
   DataOf,
+  ReadAs,
   ResponseType,
   SchemaDataOf,
   ServerSentEvent,
@@ -69,12 +70,17 @@ type Checks<R extends ResponseType, S> = R extends "bytes" | "blob" | "stream"
   : S;
 
 /**
- * The `schema` and `responseType` of a grab or paginate with a schema.
+ * The `schema` and `responseType` of a grab or paginate with a schema;
+ * `Default` is read where `responseType` is `undefined`.
  * @internal
  */
-export type SchemaFor<R extends ResponseType, S> = {
-  schema: Checks<R, S>;
-  responseType?: R | undefined;
+export type SchemaFor<
+  R extends ResponseType | undefined,
+  S,
+  Default extends ResponseType,
+> = {
+  schema: Checks<ReadAs<R, Default>, S>;
+  responseType?: R;
 };
 
 /**
@@ -120,11 +126,11 @@ export interface Grab<Default extends ResponseType = "json"> {
   <
     S extends StandardSchema,
     const E extends Endpoint = Endpoint,
-    R extends ResponseType = Default,
+    R extends ResponseType | undefined = Default,
   >(
     endpoint: E,
-    options: Rest & ParamsFor<E> & SchemaFor<R, S>,
-  ): Promise<GrabResult<SchemaDataOf<R, SchemaOutput<S>>>>;
+    options: Rest & ParamsFor<E> & SchemaFor<R, S, Default>,
+  ): Promise<GrabResult<SchemaDataOf<ReadAs<R, Default>, SchemaOutput<S>>>>;
   /** Grab a stream of NDJSON values, each of the type you expect. */
   <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
     endpoint: E,
@@ -165,11 +171,11 @@ export interface Grab<Default extends ResponseType = "json"> {
     Data = unknown,
     Body = unknown,
     const E extends Endpoint = Endpoint,
-    R extends ResponseType = Default,
+    R extends ResponseType | undefined = Default,
   >(
     endpoint: E,
-    ...options: GrabArgs<E, Rest<Body> & { responseType?: R | undefined }>
-  ): Promise<GrabResult<DataOf<R, Data>>>;
+    ...options: GrabArgs<E, Rest<Body> & { responseType?: R }>
+  ): Promise<GrabResult<DataOf<ReadAs<R, Default>, Data>>>;
   /**
    * Grab with options whose `responseType` is not a literal (a variable typed
    * `GrabCallOptions`) and an explicit `Data`: `data` is the type you give.

@@ -24,7 +24,12 @@ import { urlOf } from "./platform_response.ts";
 import { readMembers } from "./resolve.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import type { OrThrowResult } from "./or_throw.ts";
-import type { DataOf, ResponseType, SchemaDataOf } from "./response_type.ts";
+import type {
+  DataOf,
+  ReadAs,
+  ResponseType,
+  SchemaDataOf,
+} from "./response_type.ts";
 import type { SchemaOutput, StandardSchema } from "./schema.ts";
 
 /**
@@ -67,12 +72,12 @@ export function paginate<
   Data = unknown,
   D extends ResponseType = "json",
   const E extends Endpoint = Endpoint,
-  R extends ResponseType = D,
+  R extends ResponseType | undefined = D,
 >(
   grab: Grab<D>,
   endpoint: E,
-  ...options: PageArgs<E, PageOptions & { responseType?: R | undefined }>
-): AsyncGenerator<OrThrowResult<DataOf<R, Data>>, void, undefined>;
+  ...options: PageArgs<E, PageOptions & { responseType?: R }>
+): AsyncGenerator<OrThrowResult<DataOf<ReadAs<R, D>, Data>>, void, undefined>;
 /**
  * Iterates over pages checked by a Standard Schema: each page's data is the
  * schema's output.
@@ -87,13 +92,13 @@ export function paginate<
   S extends StandardSchema,
   D extends ResponseType = "json",
   const E extends Endpoint = Endpoint,
-  R extends ResponseType = D,
+  R extends ResponseType | undefined = D,
 >(
   grab: Grab<D>,
   endpoint: E,
-  options: PageOptions & ParamsFor<E> & SchemaFor<R, S>,
+  options: PageOptions & ParamsFor<E> & SchemaFor<R, S, D>,
 ): AsyncGenerator<
-  OrThrowResult<SchemaDataOf<R, SchemaOutput<S>>>,
+  OrThrowResult<SchemaDataOf<ReadAs<R, D>, SchemaOutput<S>>>,
   void,
   undefined
 >;

@@ -66,6 +66,16 @@ export interface Progress {
 }
 
 /**
+ * The response type a call reads when its `responseType` is `R`: `R`, and
+ * `Default` (the factory's) where `R` may be `undefined`, which is none.
+ * @internal
+ */
+export type ReadAs<
+  R extends ResponseType | undefined,
+  Default extends ResponseType,
+> = Exclude<R, undefined> | (undefined extends R ? Default : never);
+
+/**
  * The `data` of a success read as `R`; `Data` is the JSON value (or each
  * NDJSON value) the caller expects. Every type but JSON's includes `null`,
  * which a 204, a 205 or a HEAD request gives (a JSON body's type is the

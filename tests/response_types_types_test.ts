@@ -71,6 +71,33 @@ async function compileOnly(base: string): Promise<void> {
   });
   same<typeof raw, GrabStream<ServerSentEvent> | null>(true);
 
+  // A responseType that may be `undefined` (forwarded under
+  // exactOptionalPropertyTypes) may also read the factory's type.
+  const maybeBytes = Math.random() > 2 ? "bytes" as const : undefined;
+  const [forwarded] = await texts("GET /x", { responseType: maybeBytes });
+  same<typeof forwarded, string | Uint8Array | null>(true);
+  const [none] = await texts("GET /x", { responseType: undefined });
+  same<typeof none, string | null>(true);
+  const [anyJson] = await grab("GET /x", { responseType: maybeBytes });
+  same<typeof anyJson, unknown>(true);
+  const maybeSse = Math.random() > 2 ? "sse" as const : undefined;
+  const [either, eitherError] = await grab("GET /x", {
+    responseType: maybeSse,
+    schema,
+  });
+  if (!eitherError) {
+    same<typeof either, Row | GrabStream<ServerSentEvent<Row>> | null>(true);
+  }
+  // @ts-expect-error: no schema where the factory reads bytes
+  await bytesFactory("GET /x", { schema, responseType: undefined });
+  for await (
+    const [page] of paginate(texts, "GET /pages", { responseType: maybeBytes })
+  ) {
+    same<typeof page, string | Uint8Array | null>(true);
+  }
+  const sent = await new Call("GET /x", base).send({ responseType: maybeSse });
+  if (sent.ok) same<typeof sent.body, unknown>(true);
+
   // Path parameters are still required with a response type.
   // @ts-expect-error: params missing for :id
   await grab("GET /users/:id", { responseType: "ndjson" });
@@ -123,6 +150,19 @@ Deno.test("types: the data of each responseType, on a real grab", async () => {
     responseType: "text",
   });
   assertEquals(text, "plain");
+});
+
+Deno.test("types: a responseType given as undefined reads the factory's", async () => {
+  await using server = startServer({
+    "/x": () => Response.json({ id: 1 }),
+  });
+  const read = (responseType?: "bytes") =>
+    createGrab(server.url, { retry: 0 })("GET /x", { responseType });
+  const [data, error] = await read();
+  if (error) throw error;
+  // Typed as any JSON value (`unknown`), not as the bytes it is not.
+  same<typeof data, unknown>(true);
+  assertEquals(data, { id: 1 });
 });
 
 // A factory built from options typed as `GrabOptions` keeps JSON data.
