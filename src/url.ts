@@ -54,9 +54,7 @@ export function joinUrl(
       )];
     }
     const base = parse(baseURL);
-    if (base === undefined) {
-      return [issue("Cannot use the base address: it is not a valid URL")];
-    }
+    if (base === undefined) return [issue(unparsedBase(baseURL))];
     const problem = checkUrl(base, "base address");
     if (problem !== undefined) return [problem];
     if (climbsOut(target)) {
@@ -236,9 +234,25 @@ function parse(value: string | URL): URL | undefined {
   }
 }
 
+/** Why a base address that is not a URL cannot be used, and what to give. */
+function unparsedBase(baseURL: unknown): string {
+  if (typeof baseURL !== "string") {
+    const what = typeof baseURL === "object" ? "an object" : typeof baseURL;
+    return `Cannot use the base address: it must be a string or a URL, not ${what} (createGrab takes the options as its second argument)`;
+  }
+  return `Cannot use the base address: it is not a valid URL; write it in full, such as "${EXAMPLE_BASE}"`;
+}
+
+const EXAMPLE_BASE = "https://api.example.com";
+
 function checkUrl(url: URL, what: string): ValidationIssue | undefined {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    return issue(`Cannot use the ${what}: only http and https are supported`);
+    const hint = what === "base address"
+      ? `; write it in full, such as "${EXAMPLE_BASE}"`
+      : "";
+    return issue(
+      `Cannot use the ${what}: only http and https are supported${hint}`,
+    );
   }
   if (url.username !== "" || url.password !== "") {
     return issue(

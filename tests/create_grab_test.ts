@@ -354,6 +354,18 @@ Deno.test("createGrab() validation before any request", async (t) => {
     assert(!error.message.includes("secret"));
   });
 
+  await t.step(
+    "createGrab given its options first says where they go",
+    () => {
+      const options = { baseURL: server.url } as unknown as string;
+      assertThrows(
+        () => createGrab(options),
+        GrabValidationError,
+        "Cannot use the base address: it must be a string or a URL, not an object (createGrab takes the options as its second argument)",
+      );
+    },
+  );
+
   await t.step("a header function that gives CR LF rejects", async () => {
     const bad = createGrab(server.url, {
       headers: () => ({ authorization: "a\r\nb" }),

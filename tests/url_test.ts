@@ -53,12 +53,18 @@ Deno.test("joinUrl()", async (t) => {
     [
       "not a url",
       "/users",
-      "Cannot use the base address: it is not a valid URL",
+      'Cannot use the base address: it is not a valid URL; write it in full, such as "https://api.example.com"',
     ],
     [
       "ftp://files.test",
       "/x",
-      "Cannot use the base address: only http and https are supported",
+      'Cannot use the base address: only http and https are supported; write it in full, such as "https://api.example.com"',
+    ],
+    [
+      // A host and port without a scheme parse as the scheme "localhost:".
+      "localhost:8000",
+      "/x",
+      'Cannot use the base address: only http and https are supported; write it in full, such as "https://api.example.com"',
     ],
     [
       "https://u:p@api.test",
