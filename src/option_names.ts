@@ -80,6 +80,21 @@ const FETCH_INIT = new Set([
   "next",
 ]);
 
+const BASE_ADDRESS = "the base address";
+
+/**
+ * Options of other `fetch` clients (ky, ofetch, axios) that grab spells
+ * another way, and where grab takes what they mean.
+ */
+const ELSEWHERE: ReadonlyMap<string, string> = new Map([
+  ["json", 'a plain object or array in "body" is sent as JSON'],
+  ["data", 'a plain object or array in "body" is sent as JSON'],
+  ["searchParams", 'query values go in "query"'],
+  ["prefixUrl", BASE_ADDRESS],
+  ["baseURL", BASE_ADDRESS],
+  ["baseUrl", BASE_ADDRESS],
+]);
+
 /** True when options given in `scope` may have an option `name`. */
 export function isOption(name: string, scope: Scope): boolean {
   return NAMES[scope].has(name);
@@ -104,6 +119,14 @@ export function noSuchOption(name: string, scope: Scope): string {
   if (name === "method") {
     return `${head}: the method is the endpoint's first word ("POST /users")`;
   }
+  const elsewhere = ELSEWHERE.get(name);
+  if (elsewhere === BASE_ADDRESS) {
+    const where = scope === "send"
+      ? "new Call's second argument"
+      : "createGrab's first argument";
+    return `${head}: the base address is ${where}`;
+  }
+  if (elsewhere !== undefined) return `${head}: ${elsewhere}`;
   if (FETCH_INIT.has(name)) {
     return `${head}: grab does not pass it to fetch. A factory's fetch can ` +
       `add it: fetch: (input, init) => fetch(input, { ...init, ${name} })`;

@@ -97,6 +97,34 @@ Deno.test("an option no grab takes is refused, never lost", async (t) => {
     assertEquals(server.requests.length, 0);
   });
 
+  await t.step("another client's name for an option says grab's", async () => {
+    const cases: [string, string][] = [
+      ["json", 'a plain object or array in "body" is sent as JSON'],
+      ["data", 'a plain object or array in "body" is sent as JSON'],
+      ["searchParams", 'query values go in "query"'],
+      ["prefixUrl", "the base address is createGrab's first argument"],
+      ["baseURL", "the base address is createGrab's first argument"],
+    ];
+    for (const [name, told] of cases) {
+      await assertRejects(
+        () => grab("POST /x", untyped({ [name]: { a: 1 } })),
+        GrabValidationError,
+        `Cannot use the option "${name}": ${told}`,
+      );
+    }
+    assertThrows(
+      () => createGrab(undefined, untyped({ baseUrl: server.url })),
+      GrabValidationError,
+      `Cannot use the option "baseUrl": the base address is createGrab's first argument`,
+    );
+    await assertRejects(
+      () => new Call("GET /x", server.url).send(untyped({ prefixUrl: "/" })),
+      GrabValidationError,
+      `Cannot use the option "prefixUrl": the base address is new Call's second argument`,
+    );
+    assertEquals(server.requests.length, 0);
+  });
+
   await t.step("a misspelt hook or retry member is refused", async () => {
     let called = false;
     const error = await assertRejects(
