@@ -27,7 +27,7 @@ import {
 } from "./platform_response.ts";
 import { type Deadline, PASSED } from "./deadline.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
-import { transportError } from "./transport_error.ts";
+import { tooLarge, transportError } from "./transport_error.ts";
 import type { Progress, ResponseType, StreamType } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
 import type { StandardSchema } from "./schema.ts";
@@ -172,9 +172,9 @@ function settle(
   const { status } = reading;
   const ok = status >= 200 && status < 300;
   if (result === TOO_LARGE) {
-    if (ok) return failure(reading, "too-large");
-    bodyError = failure(reading, "too-large").error;
-    result = null;
+    const error = tooLarge(reading, ok);
+    if (ok) return { ok: false, error };
+    [bodyError, result] = [error, null];
   }
   const empty = type === "json"
     ? result === null

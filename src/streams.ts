@@ -14,13 +14,13 @@ import { Pacer, toPlainBytes } from "./chunk.ts";
 import type { Casing } from "./casing.ts";
 import type { Deadline } from "./deadline.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
-import type { TransportExtra } from "./error_types.ts";
 import { grabStream, type ItemStep } from "./grab_stream.ts";
 import { decodeItem } from "./live_item.ts";
 import { LineSplitter } from "./ndjson.ts";
 import type { Progress, ServerSentEvent, StreamType } from "./response_type.ts";
 import type { StandardSchema } from "./schema.ts";
 import { EventStreamParser } from "./sse.ts";
+import { tooLargeMessage, type TransportExtra } from "./transport_error.ts";
 
 /** Everything a live body needs, decided when its head arrived. */
 export interface LiveBody {
@@ -283,9 +283,9 @@ class Items<Raw extends ServerSentEvent | string> {
   }
 
   #tooLarge(): void {
-    this.#failure = this.#live.fail("too-large", {
-      detail: this.#sse ? "one event" : "one line",
-    });
+    const part = this.#sse ? "event" : "line";
+    const message = tooLargeMessage(this.#live.maxBodyBytes, part);
+    this.#failure = this.#live.fail("too-large", { message });
   }
 
   cancel(): Promise<void> {

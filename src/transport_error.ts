@@ -10,6 +10,8 @@ import { GrabTransportError } from "./errors.ts";
 import { redactCause, safeUrl } from "./redact.ts";
 import type { SendOutcome } from "./result.ts";
 
+export type { TransportExtra };
+
 const TRANSPORT_MESSAGES: Record<TransportErrorKind, string> = {
   network: "Cannot complete the request: the network failed",
   abort: "Cannot complete the request: it was aborted",
@@ -42,6 +44,31 @@ export function transportError(
       issues: extra.issues,
     },
   );
+}
+
+/**
+ * Why a body over `cap` bytes (`maxBodyBytes`), or one event or line of a
+ * live body (`part`), was not read, and what to do about it: a success's
+ * body (`streamable`) may be read as a stream, which the cap does not bound.
+ */
+export function tooLargeMessage(
+  cap: number,
+  part: "body" | "event" | "line",
+  streamable = false,
+): string {
+  const what = part === "body" ? "the body" : `one ${part}`;
+  const instead = streamable ? ', or read it with responseType "stream"' : "";
+  return `Cannot read the response: ${what} is over maxBodyBytes ` +
+    `(${cap} bytes); raise maxBodyBytes${instead}`;
+}
+
+/** The error of a body over `maxBodyBytes`; see {@linkcode tooLargeMessage}. */
+export function tooLarge(
+  where: { method: string; href: string; maxBodyBytes: number },
+  streamable: boolean,
+): GrabTransportError {
+  const message = tooLargeMessage(where.maxBodyBytes, "body", streamable);
+  return transportError("too-large", where.method, where.href, { message });
 }
 
 /** The outcome of an exchange that failed with a transport error. */

@@ -265,6 +265,11 @@ Deno.test("runAttempts() through a real server", async (t) => {
       assertEquals(outcome.status, 400);
       assertStrictEquals(outcome.body, null);
       assert(outcome.empty);
+      // An error body is read whatever the response type: only the cap helps.
+      assertEquals(
+        outcome.bodyError?.message,
+        `Cannot read the response: the body is over maxBodyBytes (1024 bytes); raise maxBodyBytes: GET ${server.url}/big-error`,
+      );
       deadline.dispose();
     },
   );

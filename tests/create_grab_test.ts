@@ -4,6 +4,7 @@ import {
   assertMatch,
   assertRejects,
   assertStrictEquals,
+  assertStringIncludes,
   assertThrows,
   fail,
 } from "@std/assert";
@@ -202,6 +203,11 @@ Deno.test("createGrab() outcome table", async (t) => {
     });
     assert(streamed instanceof GrabTransportError);
     assertEquals(streamed.kind, "too-large");
+    // Each says the cap and what to do about it.
+    const told =
+      ' is over maxBodyBytes (BYTES bytes); raise maxBodyBytes, or read it with responseType "stream": GET ';
+    assertStringIncludes(declared.message, told.replace("BYTES", "1024"));
+    assertStringIncludes(streamed.message, told.replace("BYTES", "4096"));
     const [, unlimited] = await grab("GET /huge", { maxBodyBytes: Infinity });
     assert(unlimited instanceof GrabTransportError);
     assertEquals(unlimited.kind, "parse");

@@ -4,6 +4,7 @@ import {
   assertInstanceOf,
   assertRejects,
   assertStrictEquals,
+  assertStringIncludes,
 } from "@std/assert";
 import createGrab, { Call, GrabTransportError } from "../mod.ts";
 import { startServer } from "./_server.ts";
@@ -82,6 +83,10 @@ Deno.test("responseType ndjson", async (t) => {
       for await (const row of rows!) seen.push(row);
       assertEquals(seen, [{ a: 1 }]);
       assertEquals(rows!.error?.kind, "too-large");
+      assertStringIncludes(
+        rows!.error!.message,
+        "Cannot read the response: one line is over maxBodyBytes (100 bytes); raise maxBodyBytes: GET ",
+      );
     },
   );
 

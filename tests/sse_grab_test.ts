@@ -1,4 +1,9 @@
-import { assert, assertEquals, assertInstanceOf } from "@std/assert";
+import {
+  assert,
+  assertEquals,
+  assertInstanceOf,
+  assertStringIncludes,
+} from "@std/assert";
 import createGrab, {
   GrabError,
   GrabTransportError,
@@ -235,6 +240,10 @@ Deno.test("responseType sse", async (t) => {
       for await (const { data } of events!) seen.push(data);
       assertEquals(seen, ["small"]);
       assertEquals(events!.error?.kind, "too-large");
+      assertStringIncludes(
+        events!.error!.message,
+        "Cannot read the response: one event is over maxBodyBytes (64 bytes); raise maxBodyBytes: GET ",
+      );
       await live.cancelled;
     },
   );
