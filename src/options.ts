@@ -165,7 +165,10 @@ export interface GrabOptions {
   wireCasing?: Casing | undefined;
   /**
    * Milliseconds for the whole grab, retries' waits included; `false` for
-   * none. A timeout gives a transport error of kind `"timeout"`.
+   * none. A timeout gives a transport error of kind `"timeout"`. For the
+   * live response types (`"stream"`, `"sse"`, `"ndjson"`) it ends when the
+   * response head arrives: the body is then bounded by `attemptTimeout` or
+   * your `signal`, not by this.
    * @default {30000}
    *
    * @example A 5 s limit, lifted for one slow report
@@ -237,7 +240,9 @@ export interface GrabOptions {
   hooks?: Hooks | undefined;
   /**
    * Response bodies over this many bytes are cancelled while streaming and
-   * give a transport error of kind `"too-large"`. `Infinity` disables.
+   * give a transport error of kind `"too-large"`. `Infinity` disables. With
+   * `"sse"` and `"ndjson"` it bounds each event or line; a `"stream"` body,
+   * which grab never holds, it does not bound: count what you read.
    * @default {67108864}
    *
    * @example A 1 MiB cap
