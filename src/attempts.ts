@@ -60,8 +60,6 @@ export interface Exchange {
   read?: ReadSettings | undefined;
   /** Told as the request body is sent. */
   onUploadProgress?: ((progress: Progress) => void) | undefined;
-  /** Before each retry: asks the factory's header function again. */
-  renewHeaders?: (() => Promise<void>) | undefined;
 }
 
 /** An attempt that failed in a way the policy retries. */
@@ -104,7 +102,6 @@ export async function runAttempts(exchange: Exchange): Promise<SendOutcome> {
         }));
       }
       if (!(await sleep(step.delay, deadline.signal))) return passed(exchange);
-      await exchange.renewHeaders?.();
     }
   } catch (error) {
     if (error === PASSED) return passed(exchange);

@@ -17,8 +17,9 @@ import { type Codec, codecFor } from "./format.ts";
 import type { HeaderRecord } from "./headers.ts";
 import type { SendOptions } from "./call_options.ts";
 import { isLive, type ReadSettings } from "./outcome.ts";
-import { headersFrom, readSettings, withHeaders } from "./prepare.ts";
+import { headersFrom, readSettings } from "./prepare.ts";
 import {
+  completeHeaders,
   type EncodedRequest,
   encodeRequest,
   releaseUnsent,
@@ -269,7 +270,7 @@ function attempt(
   read: ReadSettings,
   fromFunction: HeaderRecord | undefined,
 ): Promise<SendOutcome> {
-  const renewHeaders = withHeaders(request, resolved, deadline, fromFunction);
+  completeHeaders(request, fromFunction);
   if (deadline.signal !== undefined) request.init.signal = deadline.signal;
   return runAttempts({
     method: call.method,
@@ -284,7 +285,6 @@ function attempt(
     attemptTimeout: resolved.attemptTimeout,
     read,
     onUploadProgress: resolved.onUploadProgress,
-    renewHeaders,
   });
 }
 

@@ -66,7 +66,8 @@ export type QueryInit = URLSearchParams | Record<string, unknown>;
 export interface GrabOptions {
   /**
    * Headers for every request: a `HeadersInit`, or a function (sync or async)
-   * called for each request, retries included, for tokens. With a base address they are sent only
+   * called once per grab, for tokens; its retries carry the same headers, so
+   * an idempotency key stays the key of the one request it names. With a base address they are sent only
    * to its origin and to `trustedOrigins`.
    * @default {{}}
    *

@@ -1,7 +1,7 @@
 /**
  * What an exchange may wait for before its first attempt: the factory's
- * header function's headers (asked for again before each retry), and the
- * module that opens live bodies, each within the exchange's deadline.
+ * header function's headers, and the module that opens live bodies, each
+ * within the exchange's deadline.
  *
  * @module
  */
@@ -19,7 +19,6 @@ import {
 } from "./outcome.ts";
 import { unreadable } from "./redact.ts";
 import type { Resolved } from "./resolve.ts";
-import { completeHeaders, type EncodedRequest } from "./request.ts";
 
 const streams = lazy<Streams>(() => import("./streams.ts"));
 
@@ -77,26 +76,4 @@ export async function headersFrom(
     throw validationError(issues, "Cannot send the headers");
   }
   return headers;
-}
-
-/**
- * Completes the request's headers with the header function's, when there is
- * one, and returns how to renew them: the header function is asked again
- * before each retry, as before the first attempt, so a token renewed during
- * the wait goes out with it. The call's own headers still win.
- */
-export function withHeaders(
-  request: EncodedRequest,
-  resolved: Resolved,
-  deadline: Deadline,
-  fromFunction: HeaderRecord | undefined,
-): (() => Promise<void>) | undefined {
-  const own = request.init.headers;
-  completeHeaders(request, fromFunction);
-  if (fromFunction === undefined) return undefined;
-  return async () => {
-    const fresh = await headersFrom(resolved, deadline);
-    request.init.headers = own;
-    completeHeaders(request, fresh);
-  };
 }
