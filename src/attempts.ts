@@ -10,7 +10,7 @@ import { type BodySource, discardBody } from "./body.ts";
 import { Deadline, PASSED, sleep } from "./deadline.ts";
 import type { HttpMethod } from "./endpoint.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
-import { transportError } from "./transport_error.ts";
+import { attemptTimeoutMessage, transportError } from "./transport_error.ts";
 import {
   type Fetch,
   isNetworkError,
@@ -257,8 +257,9 @@ function networkFailure(
   const whole = exchange.deadline.reason;
   if (whole !== undefined) return failure(exchange, whole, cause);
   // Only the attempt's own time can have ended it: retried like the network.
-  const kind = attempt.reason === undefined ? "network" : "timeout";
-  const outcome = failure(exchange, kind, cause);
+  const outcome = attempt.reason === undefined
+    ? failure(exchange, "network", cause)
+    : failure(exchange, "timeout", cause, attemptTimeoutMessage(attempt));
   if (retry === 0) return outcome;
   const delay = retryDelay(retry, exchange.policy);
   // A retry that could not be made in time: the failure says more than a
@@ -285,9 +286,11 @@ function failure(
   exchange: Exchange,
   kind: TransportErrorKind,
   cause?: unknown,
+  message?: string,
 ): { ok: false; error: GrabTransportError } {
+  const { method, href } = exchange;
   return {
     ok: false,
-    error: transportError(kind, exchange.method, exchange.href, { cause }),
+    error: transportError(kind, method, href, { cause, message }),
   };
 }

@@ -24,6 +24,8 @@ export class Deadline {
    * when neither can happen, so nothing needs to listen.
    */
   readonly signal: AbortSignal | undefined;
+  /** The milliseconds it was given, or `false`. */
+  readonly timeout: number | false;
   #end: number;
   #kept = false;
   #reason: "timeout" | "abort" | undefined;
@@ -58,6 +60,7 @@ export class Deadline {
     user: AbortSignal | undefined,
     shared: "signal" | "timer" | false = false,
   ) {
+    this.timeout = timeout;
     const bounded = timeout !== false && timeout !== Infinity;
     const now = Date.now();
     this.#end = bounded ? now + timeout : Infinity;

@@ -84,6 +84,6 @@ export interface TransportExtra {
   /** Added to the message, in parentheses. */
   detail?: string;
   /** The message in place of the kind's own. */
-  message?: string;
+  message?: string | undefined;
   issues?: readonly unknown[];
 }

@@ -31,7 +31,6 @@ export const DEFAULTS = Object.freeze(
         "PUT",
         "DELETE",
         "OPTIONS",
-        "TRACE",
       ]),
       statusCodes: Object.freeze([408, 429, 500, 502, 503, 504]),
       maxDelay: 10_000,

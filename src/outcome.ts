@@ -27,7 +27,7 @@ import {
 } from "./platform_response.ts";
 import { type Deadline, PASSED } from "./deadline.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
-import { tooLarge, transportError } from "./transport_error.ts";
+import { liveFailure, tooLarge, transportError } from "./transport_error.ts";
 import type { Progress, ResponseType, StreamType } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
 import type { StandardSchema } from "./schema.ts";
@@ -263,7 +263,7 @@ function openStream(
     progress: read.onDownloadProgress,
     casing: read.casing,
     schema: read.schema,
-    fail: (kind, extra) => transportError(kind, method, href, extra),
+    fail: liveFailure(method, href, source.deadline),
   });
 }
 

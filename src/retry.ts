@@ -35,7 +35,7 @@ export interface RetryOptions {
   /**
    * Methods that are retried. POST and PATCH are not idempotent, so they are
    * left out unless named here.
-   * @default {["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]}
+   * @default {["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]}
    *
    * @example Also retrying POST, for an API with idempotency keys
    * ```ts

@@ -22,6 +22,36 @@ const TRANSPORT_MESSAGES: Record<TransportErrorKind, string> = {
 };
 
 /**
+ * What a timeout of one attempt says: which limit passed, as `timeout`'s
+ * message does not.
+ */
+export function attemptTimeoutMessage(
+  deadline: { timeout: number | false },
+): string {
+  return `Cannot complete the request: the attemptTimeout (${deadline.timeout} ms) passed`;
+}
+
+/**
+ * How a live body of `method` `href` fails. Only its attempt's time can end
+ * it, as the grab's has stopped: a timeout names `attemptTimeout`.
+ */
+export function liveFailure(
+  method: string,
+  href: string,
+  attempt: { timeout: number | false },
+): (kind: TransportErrorKind, extra?: TransportExtra) => GrabTransportError {
+  return (kind, extra = {}) =>
+    transportError(
+      kind,
+      method,
+      href,
+      kind === "timeout"
+        ? { ...extra, message: attemptTimeoutMessage(attempt) }
+        : extra,
+    );
+}
+
+/**
  * Builds a {@linkcode GrabTransportError}: the request named by origin and
  * path only, the cause redacted of every URL's query and userinfo.
  */

@@ -1,4 +1,9 @@
-import { assertEquals, assertInstanceOf, assertRejects } from "@std/assert";
+import {
+  assertEquals,
+  assertInstanceOf,
+  assertRejects,
+  assertStringIncludes,
+} from "@std/assert";
 import { assertSpyCalls, spy } from "@std/testing/mock";
 import { FakeTime } from "@std/testing/time";
 import createGrab, { GrabTransportError, GrabValidationError } from "../mod.ts";
@@ -100,6 +105,7 @@ Deno.test("attemptTimeout", async (t) => {
       const [, error] = await settle(time, result);
       assertInstanceOf(error, GrabTransportError);
       assertEquals(error.kind, "timeout");
+      assertStringIncludes(error.message, "the attemptTimeout (100 ms) passed");
       assertEquals(fixture.requests.length, 1);
     },
   );
@@ -120,6 +126,7 @@ Deno.test("attemptTimeout", async (t) => {
     await time.tickAsync(100);
     const [, error] = await settle(time, result);
     assertEquals((error as GrabTransportError).kind, "timeout");
+    assertStringIncludes(error!.message, "the attemptTimeout (100 ms) passed");
     await fixture.taps[0]!.cancelled;
     await fixture.taps[1]!.cancelled;
   });
@@ -146,6 +153,8 @@ Deno.test("attemptTimeout", async (t) => {
     await time.tickAsync(50);
     const [, error] = await settle(time, result);
     assertEquals((error as GrabTransportError).kind, "timeout");
+    // The grab's own timeout ended it, not the attempt's.
+    assertStringIncludes(error!.message, "the timeout passed");
     assertEquals(fixture.requests.length, 2);
   });
 

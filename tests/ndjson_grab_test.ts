@@ -196,6 +196,10 @@ Deno.test("GrabStream serves no item read before the caller's signal or attemptT
     }
     assertEquals(count, 1);
     assertEquals(events!.error?.kind, "timeout");
+    assertStringIncludes(
+      events!.error!.message,
+      "the attemptTimeout (20 ms) passed",
+    );
   });
 
   await Promise.all(taps.map((body) => body.cancelled));

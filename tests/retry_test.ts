@@ -14,7 +14,7 @@ Deno.test("resolveRetry()", async (t) => {
     assertEquals(policy.limit, 2);
     assertEquals(
       [...policy.methods],
-      ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"],
+      ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"],
     );
     assertEquals([...policy.statusCodes], [408, 429, 500, 502, 503, 504]);
     assertStrictEquals(policy.backoff, undefined);
