@@ -40,8 +40,13 @@ export class GrabError extends Error {
   override readonly name = "GrabError" as const;
   /** HTTP status. */
   readonly statusCode: number;
-  /** Parsed JSON body, text for a non-JSON body, `null` for an empty one. */
-  readonly body: unknown;
+  /**
+   * Parsed JSON body, text for a non-JSON body, `null` for an empty one.
+   * Not enumerable, as `errors` is not: what prints an error without asking
+   * it (Node and Bun print an uncaught one so) shows its enumerable fields,
+   * and a server's body often quotes the request's URL, token and all.
+   */
+  declare readonly body: unknown;
   /** JSON:API errors; present only when the body is a JSON:API error document. */
   declare readonly errors?: JsonApiError[];
   #headers: Headers;
@@ -59,8 +64,8 @@ export class GrabError extends Error {
   constructor(message: string, options: GrabErrorOptions) {
     super(message, options.cause === undefined ? undefined : options);
     this.statusCode = options.statusCode;
-    this.body = options.body;
-    if (options.errors !== undefined) this.errors = options.errors;
+    hidden(this, "body", options.body);
+    if (options.errors !== undefined) hidden(this, "errors", options.errors);
     this.#headers = options.headers;
     this.method = options.method;
     this.url = options.url;
@@ -142,7 +147,10 @@ export class GrabTransportError extends Error {
   readonly method: string;
   /** Request URL without userinfo or query. */
   readonly url: string;
-  /** The schema's issues, for kind `"schema"`. */
+  /**
+   * The schema's issues, for kind `"schema"`; not enumerable, as a
+   * `GrabError`'s `body` is not (an issue may quote the failed value).
+   */
   declare readonly issues?: readonly unknown[];
 
   /**
@@ -156,7 +164,7 @@ export class GrabTransportError extends Error {
     this.kind = options.kind;
     this.method = options.method;
     this.url = options.url;
-    if (options.issues !== undefined) this.issues = options.issues;
+    if (options.issues !== undefined) hidden(this, "issues", options.issues);
   }
 
   /**
@@ -198,6 +206,21 @@ export class GrabTransportError extends Error {
     const inner = { ...options, depth: options.depth === null ? null : depth };
     return `${this.stack} ${inspect(transportView(this), inner)}`;
   }
+}
+
+/**
+ * Sets a field that is not enumerable: read and written as any field, but
+ * left out of what shows an error's enumerable fields as they are (an
+ * uncaught error printed by Node or Bun, `Object.keys`, a spread), since
+ * it holds what the server or a schema sent, unredacted.
+ */
+function hidden(error: Error, key: string, value: unknown): void {
+  Object.defineProperty(error, key, {
+    value,
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
 }
 
 /**

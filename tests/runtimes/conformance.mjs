@@ -241,6 +241,24 @@ export const CASES = [
     const util = globalThis.process?.getBuiltinModule?.("node:util");
     if (util) ok(!util.inspect(error).includes("SECRET"), "util.inspect");
   }],
+  ["HTTP error: printed uncaught, a quoted URL shows no query", async (c) => {
+    // Node and Bun print an uncaught error (an `orThrow` left unhandled)
+    // without asking it how: its enumerable fields, as data.
+    const grab = c.mod.createGrab(c.api, { retry: 0 });
+    const error = await rejectsWith(
+      c.mod.orThrow(grab("GET /quote-url", { query: { t: "SECRET" } })),
+      "GrabError",
+      "orThrow",
+    );
+    ok(String(error.body.url).includes("t=SECRET"), "body as sent");
+    same(Object.keys(error).includes("body"), false, "body is enumerable");
+    same({ ...error }.body, undefined, "a spread copies body");
+    const util = globalThis.process?.getBuiltinModule?.("node:util");
+    if (util) {
+      const printed = util.inspect(error, { customInspect: false });
+      ok(!printed.includes("SECRET"), `printed uncaught: ${printed}`);
+    }
+  }],
   ["transport: a refused connection is kind network", async (context) => {
     const { mod, closedPort } = context;
     const grab = mod.createGrab(`http://127.0.0.1:${closedPort}`, {
