@@ -119,3 +119,44 @@ Deno.test("a 2xx body that is JSON but no JSON:API document says so, not that it
     assert(!error.message.includes("not valid JSON"), error.message);
   }
 });
+
+Deno.test("a resource named first by its lid, then by its id too, is one object with its id", async (t) => {
+  const post = {
+    type: "posts",
+    lid: "new",
+    attributes: { title: "Hi" },
+    relationships: { notes: { data: [{ type: "notes", id: "9" }] } },
+  };
+  const note = {
+    type: "notes",
+    id: "9",
+    relationships: { post: { data: { type: "posts", id: "7" } } },
+  };
+  const cases = {
+    // The one with the id comes second, or first.
+    "lid, then id and lid": {
+      data: post,
+      included: [{ type: "posts", id: "7", lid: "new" }, note],
+    },
+    "id and lid, then lid": {
+      data: { type: "posts", id: "7", lid: "new" },
+      included: [note, post],
+    },
+  };
+  for (const [name, document] of Object.entries(cases)) {
+    await t.step(name, async () => {
+      await using server = startServer(() =>
+        json(document, { headers: JSON_API })
+      );
+      const grab = createGrab(server.url, { format: "json-api", retry: 0 });
+      const [data, error] = await grab<Record<string, unknown>>("GET /posts");
+      assertEquals(error, null);
+      assert(data !== null);
+      assertEquals(data.id, "7");
+      assertEquals(data.title, "Hi");
+      // The note names the post by its id alone: the same object.
+      const [first] = data.notes as Record<string, unknown>[];
+      assert(first?.post === data, "the post is two objects");
+    });
+  }
+});

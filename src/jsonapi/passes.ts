@@ -153,6 +153,12 @@ function placeResource(
   }
   if (flat === undefined && lid !== undefined) {
     flat = findByLid(index, type, lid, id);
+    // The first occurrence had only the lid: this one names its id, by
+    // which other resources may link to it.
+    if (flat !== undefined && id !== undefined && flat.id === undefined) {
+      flat.id = id;
+      ids!.set(id, flat);
+    }
   }
   if (flat !== undefined) {
     if (lid !== undefined) addLid(index, type, lid, flat);
