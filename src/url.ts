@@ -5,6 +5,7 @@
  */
 
 import type { ValidationIssue } from "./errors.ts";
+import { describeValue } from "./json_value.ts";
 import { LONE_SURROGATE } from "./text.ts";
 
 /**
@@ -236,18 +237,26 @@ function parse(value: string | URL): URL | undefined {
 
 /** Why a base address that is not a URL cannot be used, and what to give. */
 function unparsedBase(baseURL: unknown): string {
-  if (typeof baseURL !== "string") {
-    const what = typeof baseURL === "object" ? "an object" : typeof baseURL;
-    return `Cannot use the base address: it must be a string or a URL, not ${what} (createGrab takes the options as its second argument)`;
+  if (typeof baseURL === "string") {
+    return `Cannot use the base address: it is not a valid URL; write it in full, such as "${EXAMPLE_BASE}"`;
   }
-  return `Cannot use the base address: it is not a valid URL; write it in full, such as "${EXAMPLE_BASE}"`;
+  // Options given first (`createGrab({ baseURL })`); not looked into, as a
+  // revoked Proxy cannot be.
+  if (typeof baseURL === "object" && baseURL !== null) {
+    return "Cannot use the base address: it must be a string or a URL, not an object (createGrab takes the options as its second argument)";
+  }
+  return `Cannot use the base address: it must be a string or a URL, not ${
+    describeValue(baseURL)
+  }`;
 }
 
 const EXAMPLE_BASE = "https://api.example.com";
 
 function checkUrl(url: URL, what: string): ValidationIssue | undefined {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    const hint = what === "base address"
+    // Only a scheme and no host: a host written without one
+    // (`localhost:8000` parses as the scheme `localhost:`).
+    const hint = what === "base address" && url.host === ""
       ? `; write it in full, such as "${EXAMPLE_BASE}"`
       : "";
     return issue(

@@ -56,9 +56,10 @@ Deno.test("joinUrl()", async (t) => {
       'Cannot use the base address: it is not a valid URL; write it in full, such as "https://api.example.com"',
     ],
     [
+      // In full already: only the scheme is wrong.
       "ftp://files.test",
       "/x",
-      'Cannot use the base address: only http and https are supported; write it in full, such as "https://api.example.com"',
+      "Cannot use the base address: only http and https are supported",
     ],
     [
       // A host and port without a scheme parse as the scheme "localhost:".
@@ -82,8 +83,25 @@ Deno.test("joinUrl()", async (t) => {
       "Cannot use the target: it is not a valid URL",
     ],
   ];
+  // No string at all: only options given first are told where they go.
+  const given: [unknown, string][] = [
+    [null, "not null"],
+    [8000, "not 8000"],
+    [true, "not true"],
+    [
+      { baseURL: "https://api.test" },
+      "not an object (createGrab takes the options as its second argument)",
+    ],
+  ];
+  for (const [base, told] of given) {
+    bad.push([
+      base as string,
+      "/x",
+      `Cannot use the base address: it must be a string or a URL, ${told}`,
+    ]);
+  }
   for (const [base, target, message] of bad) {
-    await t.step(`rejects ${base} + ${target}`, () => {
+    await t.step(`rejects ${JSON.stringify(base)} + ${target}`, () => {
       const result = joinUrl(base, target, !target.startsWith("/"));
       assertEquals(result, [{ path: "", message }]);
     });
