@@ -66,8 +66,8 @@ export interface GrabOptions {
   /**
    * Headers for every request: a `HeadersInit`, or a function (sync or async)
    * called once per grab, for tokens; its retries carry the same headers, so
-   * an idempotency key stays the key of the one request it names. With a base address they are sent only
-   * to its origin and to `trustedOrigins`.
+   * an idempotency key stays the key of the one request it names. With a
+   * base address they are sent only to its origin and to `trustedOrigins`.
    * @default {{}}
    *
    * @example A fresh token on every request
