@@ -159,11 +159,13 @@ export function retryDelay(
   return Math.min(wanted, policy.maxDelay);
 }
 
+// Worded and placed as the options' own issues: `path` is a pointer into
+// the body, so `""` here.
 function notMilliseconds(value: unknown) {
-  const message = `retry.backoff gave ${
-    describeValue(value)
-  }: it must return a number of milliseconds`;
-  return validationError([{ path: "retry.backoff", message }]);
+  const gave = value === undefined ? "nothing" : describeValue(value);
+  const message = `Cannot use the option "retry.backoff": it must return ` +
+    `a number of milliseconds, and it returned ${gave}`;
+  return validationError([{ path: "", message }]);
 }
 
 /** The longest wait a timer can hold: 2^31 − 1 ms (about 24.8 days). */
