@@ -10,7 +10,8 @@
  * (`rel="next last"`) is listed under each; the first link of a type wins.
  * A link whose `anchor` names another resource than `base` is not about it,
  * and is left out. A target that is no URL is listed as written, for the
- * caller to refuse. Other malformed parts are skipped. Any number of relation
+ * caller to refuse, when no link of the type is a URL. Other malformed parts
+ * are skipped. Any number of relation
  * types is read: they are never spread into a call, which takes only so
  * many arguments.
  *
@@ -26,6 +27,7 @@ export function parseLinkHeader(
 ): Map<string, string> {
   const links = new Map<string, string>();
   if (value === null) return links;
+  const unresolved = new Map<string, string>();
   let i = 0;
   const n = value.length;
   while (i < n) {
@@ -54,39 +56,49 @@ export function parseLinkHeader(
       const name = eq[1]!.toLowerCase();
       i += eq[0].length;
       let paramValue = "";
-      if (eq[2] !== undefined) {
-        if (value[i] === '"') {
-          i++;
-          while (i < n && value[i] !== '"') {
-            if (value[i] === "\\") i++;
-            paramValue += value[i] ?? "";
-            i++;
-          }
-          i++;
-        } else {
-          const end = /[;,]/.exec(value.slice(i));
-          const stop = end === null ? n : i + end.index;
-          paramValue = value.slice(i, stop).trim();
-          i = stop;
-        }
-      }
+      if (eq[2] !== undefined) [paramValue, i] = readValue(value, i);
       if (name === "rel" && rels.length === 0) {
         rels = paramValue.toLowerCase().split(/\s+/).filter(Boolean);
       }
       if (name === "anchor" && anchor === undefined) anchor = paramValue;
     }
     if (anchor !== undefined && !isAbout(anchor, base)) continue;
-    // A target that is no URL is kept as it is: the link is there, and
-    // whoever follows it says that it cannot be followed.
-    let resolved = target;
+    let resolved: string;
     try {
       resolved = new URL(target, base).href;
     } catch {
-      // Kept as written.
+      // Still a link of its types: kept as written, for whoever follows it
+      // to say it cannot be, unless a link of the type has a URL.
+      for (const rel of rels) {
+        if (!unresolved.has(rel)) unresolved.set(rel, target);
+      }
+      continue;
     }
     for (const rel of rels) if (!links.has(rel)) links.set(rel, resolved);
   }
+  for (const [rel, target] of unresolved) {
+    if (!links.has(rel)) links.set(rel, target);
+  }
   return links;
+}
+
+/**
+ * The parameter value at `i`, quoted (with its escapes) or a token up to the
+ * next `;` or `,`, and where it ends.
+ */
+function readValue(value: string, i: number): [string, number] {
+  const n = value.length;
+  if (value[i] !== '"') {
+    const end = /[;,]/.exec(value.slice(i));
+    const stop = end === null ? n : i + end.index;
+    return [value.slice(i, stop).trim(), stop];
+  }
+  let text = "";
+  for (i++; i < n && value[i] !== '"'; i++) {
+    if (value[i] === "\\") i++;
+    text += value[i] ?? "";
+  }
+  return [text, i + 1];
 }
 
 /** True when `anchor` names `base`: the link is about it (RFC 8288, 3.2). */

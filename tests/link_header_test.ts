@@ -114,6 +114,11 @@ Deno.test("parseLinkHeader()", async (t) => {
       "<http://[bad>; rel=next, <?page=3>; rel=last",
       { next: "http://[bad", last: "https://api.test/v1/items?page=3" },
     ],
+    [
+      "a target that resolves wins over an earlier one that does not",
+      "<http://[bad>; rel=next, <?page=3>; rel=next",
+      { next: "https://api.test/v1/items?page=3" },
+    ],
     ["a target without a closing >", '<?page=2; rel="next"', {}],
     ["text that is not a link", "not a link header", {}],
   ];
