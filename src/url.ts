@@ -160,9 +160,8 @@ function paramValue(
 }
 
 /**
- * A parameter that no `:name` segment takes would be dropped without a word:
- * a query value given as a parameter (`params` means the query elsewhere),
- * a misspelt name. One whose value is `undefined` is none.
+ * A parameter that no `:name` segment takes would be dropped without a word
+ * (a query value, a misspelt name); one whose value is `undefined` is none.
  */
 function unusedParams(
   template: UrlTemplate,
@@ -172,9 +171,10 @@ function unusedParams(
   for (const key of Object.keys(values)) {
     if (values[key] === undefined) continue;
     if (template.params.some(([name]) => name === key)) continue;
-    (issues ??= []).push(issue(
-      `Cannot use path parameter "${key}": the target has no ":${key}" segment (query values go in "query")`,
-    ));
+    const why = template.url.pathname.split("/").includes(`:${key}`)
+      ? `the base address's ":${key}" is kept as written; write the value into the base address, or the segment into the endpoint`
+      : `the target has no ":${key}" segment (query values go in "query")`;
+    (issues ??= []).push(issue(`Cannot use path parameter "${key}": ${why}`));
   }
   return issues;
 }

@@ -430,7 +430,7 @@ Deno.test("createGrab() requests", async (t) => {
     await assertRejects(
       () => grab("GET /users", options),
       GrabValidationError,
-      'Cannot use path parameter "tenant": the target has no ":tenant" segment',
+      `Cannot use path parameter "tenant": the base address's ":tenant" is kept as written; write the value into the base address, or the segment into the endpoint`,
     );
   });
 
