@@ -13,6 +13,7 @@ import {
   sharedTimeout,
   unlisten,
 } from "./shared_timeout.ts";
+import { listenWeakly, unlistenWeakly } from "./weak_listener.ts";
 
 /** What {@linkcode Deadline.race} rejects with once the deadline has passed. */
 export const PASSED: unique symbol = Symbol("deadline passed");
@@ -202,10 +203,28 @@ export class Deadline {
       this.#end = Infinity;
     }
     this.#kept = true;
+    const user = this.#user;
+    const strong = this.#onAbort;
+    if (user === undefined || strong === undefined) {
+      return () => {
+        this.#kept = false;
+        this.dispose();
+      };
+    }
+    // A body the caller drops unread is not held by a signal that lives on
+    // (one for the whole program), as fetch does not hold it.
+    user.removeEventListener("abort", strong);
+    const weak = listenWeakly(user, this, Deadline.#callerAborted);
+    this.#onAbort = undefined;
     return () => {
       this.#kept = false;
+      unlistenWeakly(user, this, weak);
       this.dispose();
     };
+  }
+
+  static #callerAborted(deadline: Deadline): void {
+    deadline.#pass("abort", deadline.#user!.reason);
   }
 
   /** Stops the timer and the listener on the caller's signal. */

@@ -1,0 +1,48 @@
+/**
+ * An abort listener that does not hold what it tells: for a signal that may
+ * outlive it (one for the whole program), so that what the caller drops is
+ * collected, and the listener taken off the signal after it.
+ *
+ * @module
+ */
+
+interface Listening {
+  signal: AbortSignal;
+  listener: () => void;
+}
+
+/** Takes the listener off its signal once its target is collected. */
+let collected: FinalizationRegistry<Listening> | undefined;
+
+/**
+ * Calls `onAbort(target)` when `signal` aborts, while anything else holds
+ * `target`; the listener holds it only weakly. `onAbort` must not hold
+ * `target` either. Returns the listener, for {@linkcode unlistenWeakly}.
+ */
+export function listenWeakly<T extends object>(
+  signal: AbortSignal,
+  target: T,
+  onAbort: (target: T) => void,
+): () => void {
+  const held = new WeakRef(target);
+  const listener = () => {
+    const target = held.deref();
+    if (target !== undefined) onAbort(target);
+  };
+  signal.addEventListener("abort", listener, { once: true });
+  collected ??= new FinalizationRegistry(({ signal, listener }) =>
+    signal.removeEventListener("abort", listener)
+  );
+  collected.register(target, { signal, listener }, target);
+  return listener;
+}
+
+/** Takes the listener that {@linkcode listenWeakly} added for `target` off. */
+export function unlistenWeakly(
+  signal: AbortSignal,
+  target: object,
+  listener: () => void,
+): void {
+  signal.removeEventListener("abort", listener);
+  collected?.unregister(target);
+}
