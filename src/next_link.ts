@@ -25,8 +25,47 @@ export function unfollowable(next: URL): string | undefined {
  * grab writes a `query`), `a,b` and `a%2Cb`, `+` and `%20` are one page.
  * Nothing is decoded to text: two cursors of other bytes (`%80`, `%81`) that
  * are no UTF-8 stay two pages, and `%2B`, `%26`, `%3D`, `%3B` stay escaped.
+ * A long spelling is given as its digest.
  */
 export function samePage(href: string): string {
+  const page = spelling(href);
+  return page.length <= KEY_LIMIT ? page : digest(page);
+}
+
+/**
+ * The longest spelling kept as it is. A longer one (a server's cursor of
+ * kilobytes) is kept as a digest, so that a long run of pages holds a few
+ * dozen bytes per page, whatever the length of its links.
+ */
+const KEY_LIMIT = 256;
+
+/**
+ * Two 53-bit hashes of `text` and its length: never a URL's spelling (it
+ * starts with `#`), and two long spellings that differ share one only by a
+ * chance of about one in 2^100 (cyrb53, public domain, seeded twice).
+ */
+function digest(text: string): string {
+  return `#${text.length}:${hash53(text, 0).toString(36)}:${
+    hash53(text, 0x9e3779b9).toString(36)
+  }`;
+}
+
+function hash53(text: string, seed: number): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ code, 2654435761);
+    h2 = Math.imul(h2 ^ code, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^
+    Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^
+    Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+function spelling(href: string): string {
   const end = href.indexOf("#");
   const bare = end === -1 ? href : href.slice(0, end);
   const at = bare.indexOf("?");

@@ -34,3 +34,21 @@ Deno.test("a live body dropped unread lets go of a signal that lives on", async 
     );
   }
 });
+
+Deno.test("paginate() over a long run of pages with long links holds a few bytes per page", async () => {
+  const report = await runChild<{
+    pages: number;
+    from: number;
+    cursor: number;
+    retained: number;
+  }>("./_pages_child.ts", ["--allow-net=127.0.0.1", "--v8-flags=--expose-gc"]);
+  assertEquals(report.pages, 1_000);
+  // Each link kept as it is would hold 32 KiB a page: about 28 MiB here.
+  const perPage = report.retained / (report.pages - report.from);
+  assert(
+    perPage < 2048,
+    `${
+      Math.round(perPage)
+    } bytes a page retained, with links of ${report.cursor} bytes`,
+  );
+});

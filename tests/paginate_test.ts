@@ -552,3 +552,29 @@ Deno.test("paginate() refuses a stream body before any request: every page is as
   ) pages.push(data);
   assertEquals(pages, [[1, "term"], [2, "term"]]);
 });
+
+Deno.test("paginate() tells pages apart by long links as by short ones", async (t) => {
+  // Cursors of 4 KiB that differ only at their end; the last page links
+  // back to the second, spelled with its escapes in another form.
+  const cursor = (n: number) => `${"c".repeat(4096)}%2a${n}`;
+  const links = ["", cursor(2), cursor(3), cursor(2).replace("%2a", "*")];
+  await using server = startServer((request) => {
+    const raw = /cursor=([^&]*)/.exec(new URL(request.url).search)?.[1] ?? "";
+    const n = raw === "" ? 1 : Number(raw.slice(-1));
+    const next = links[n];
+    const headers: Record<string, string> = next === undefined
+      ? {}
+      : { link: `</items?cursor=${next}>; rel="next"` };
+    return json([n], { headers });
+  });
+  const grab = createGrab(server.url, { retry: 0 });
+
+  await t.step(
+    "each page is read once, and a link back ends the loop",
+    async () => {
+      const pages: unknown[] = [];
+      for await (const [data] of paginate(grab, "GET /items")) pages.push(data);
+      assertEquals(pages, [[1], [2], [3]]);
+    },
+  );
+});

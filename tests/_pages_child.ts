@@ -1,0 +1,49 @@
+/**
+ * Child process of long_run_test.ts (run with `--v8-flags=--expose-gc`):
+ * follows 1,000 pages whose next links are 32 KiB each (a server's long
+ * cursors) with `limit: Infinity`, and reports the heap held, within the
+ * loop, from page 100 to the last page.
+ *
+ * @module
+ */
+
+import createGrab, { paginate } from "../mod.ts";
+import { report } from "./_memory.ts";
+
+const PAGES = 1_000;
+const FROM = 100;
+const CURSOR = 32 * 1024;
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) throw new Error("run with --v8-flags=--expose-gc");
+
+function heapUsed(): number {
+  for (let i = 0; i < 4; i++) gc!();
+  return Deno.memoryUsage().heapUsed;
+}
+
+const server = Deno.serve(
+  { hostname: "127.0.0.1", port: 0, onListen() {} },
+  (request) => {
+    const n = Number(new URL(request.url).searchParams.get("n") ?? 0);
+    // The cursor differs at its end only.
+    const cursor = `${"c".repeat(CURSOR)}${n + 1}`;
+    const headers: Record<string, string> = n + 1 < PAGES
+      ? { link: `</items?cursor=${cursor}&n=${n + 1}>; rel="next"` }
+      : {};
+    return Response.json([n], { headers });
+  },
+);
+const grab = createGrab(`http://127.0.0.1:${server.addr.port}`, { retry: 0 });
+
+let pages = 0;
+let at = 0;
+let after = 0;
+for await (const _ of paginate(grab, "GET /items", { limit: Infinity })) {
+  pages++;
+  // Within the loop: what the run holds until it ends.
+  if (pages === FROM) at = heapUsed();
+  if (pages === PAGES) after = heapUsed();
+}
+await server.shutdown();
+await report({ pages, from: FROM, cursor: CURSOR, retained: after - at });
