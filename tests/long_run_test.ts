@@ -6,8 +6,10 @@
  * @module
  */
 
-import { assert, assertEquals } from "@std/assert";
+import { assert, assertEquals, assertInstanceOf } from "@std/assert";
+import createGrab, { GrabTransportError, paginate } from "../mod.ts";
 import { runChild } from "./_bounds.ts";
+import { json, startServer } from "./_server.ts";
 
 interface Dropped {
   failures: number;
@@ -51,4 +53,126 @@ Deno.test("paginate() over a long run of pages with long links holds a few bytes
       Math.round(perPage)
     } bytes a page retained, with links of ${report.cursor} bytes`,
   );
+});
+
+/** Counts the abort listeners on `signal` that are not removed yet. */
+function countListeners(signal: AbortSignal): () => number {
+  const listening = new Set<unknown>();
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = (
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | AddEventListenerOptions,
+  ) => {
+    // A `once` listener goes by itself as the signal aborts.
+    if (type === "abort" && !signal.aborted) listening.add(listener);
+    add(type, listener, options);
+  };
+  signal.removeEventListener = (
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | EventListenerOptions,
+  ) => {
+    if (type === "abort") listening.delete(listener);
+    remove(type, listener, options);
+  };
+  return () => signal.aborted ? 0 : listening.size;
+}
+
+Deno.test("one signal for the whole program through many grabs", async (t) => {
+  const IN_FLIGHT = 1_000;
+  let open: () => void = () => {};
+  let gate = new Promise<void>((resolve) => open = resolve);
+  let arrived = 0;
+  let allArrived: () => void = () => {};
+  await using server = startServer(async (request) => {
+    const path = new URL(request.url).pathname;
+    if (path === "/held") {
+      if (++arrived === IN_FLIGHT) allArrived();
+      await gate;
+    }
+    if (path === "/flaky" && arrived++ % 2 === 0) {
+      return new Response("busy", { status: 503 });
+    }
+    if (path === "/events") {
+      return new Response("data: 1\n\ndata: 2\n\n", {
+        headers: { "content-type": "text/event-stream" },
+      });
+    }
+    return json({ ok: true });
+  });
+  const unhandled: unknown[] = [];
+  const onUnhandled = (event: PromiseRejectionEvent) => {
+    event.preventDefault();
+    unhandled.push(event.reason);
+  };
+  globalThis.addEventListener("unhandledrejection", onUnhandled);
+  try {
+    const grab = createGrab(server.url, {
+      retry: { limit: 2, backoff: () => 1 },
+      hooks: { beforeRequest: () => {} },
+    });
+
+    await t.step("every settled grab took its listener off", async () => {
+      const shutdown = new AbortController();
+      const signal = shutdown.signal;
+      const listening = countListeners(signal);
+      for (let i = 0; i < 100; i++) {
+        const kinds = await Promise.all([
+          grab("GET /plain", { signal }),
+          grab("GET /flaky", { signal }),
+          grab("GET /plain", { signal, attemptTimeout: 10_000 }),
+          grab("GET /events", { signal, responseType: "sse" }).then(
+            async (result) => {
+              for await (const _ of result[0]!) { /* read to the end */ }
+              return result;
+            },
+          ),
+          grab("GET /events", { signal, responseType: "stream" }).then(
+            async (result) => {
+              await result[0]!.cancel();
+              return result;
+            },
+          ),
+        ]);
+        for (const [, error] of kinds) assertEquals(error, null);
+        let page = 0;
+        for await (const _ of paginate(grab, "GET /plain", { signal })) page++;
+        assertEquals(page, 1);
+      }
+      assertEquals(listening(), 0);
+    });
+
+    await t.step(
+      `${IN_FLIGHT} grabs in flight all end as the signal aborts`,
+      async () => {
+        const shutdown = new AbortController();
+        const signal = shutdown.signal;
+        const listening = countListeners(signal);
+        const here = new Promise<void>((resolve) => allArrived = resolve);
+        const grabs = Array.from(
+          { length: IN_FLIGHT },
+          () => grab("GET /held", { signal }),
+        );
+        await here;
+        assertEquals(listening(), IN_FLIGHT);
+        shutdown.abort();
+        const results = await Promise.all(grabs);
+        open();
+        gate = new Promise<void>((resolve) => open = resolve);
+        for (const [data, error] of results) {
+          assertEquals(data, null);
+          assertInstanceOf(error, GrabTransportError);
+          assertEquals(error.kind, "abort");
+        }
+      },
+    );
+  } finally {
+    open();
+    // Aborted requests end on the server in the background.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    globalThis.removeEventListener("unhandledrejection", onUnhandled);
+  }
+  assertEquals(unhandled, []);
 });
