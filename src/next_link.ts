@@ -40,29 +40,21 @@ export function samePage(href: string): string {
 const KEY_LIMIT = 256;
 
 /**
- * Two 53-bit hashes of `text` and its length: never a URL's spelling (it
- * starts with `#`), and two long spellings that differ share one only by a
- * chance of about one in 2^100 (cyrb53, public domain, seeded twice).
+ * A long spelling's digest: its length and two 32-bit FNV-1a hashes of its
+ * characters, read forwards and backwards. It starts with `#`, so it is
+ * never a URL's spelling. Two long spellings share one only by rare chance,
+ * which would end the pages early, never loop.
  */
 function digest(text: string): string {
-  return `#${text.length}:${hash53(text, 0).toString(36)}:${
-    hash53(text, 0x9e3779b9).toString(36)
-  }`;
-}
-
-function hash53(text: string, seed: number): number {
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ seed;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ code, 2654435761);
-    h2 = Math.imul(h2 ^ code, 1597334677);
+  let forwards = 0x811c9dc5;
+  let backwards = 0x811c9dc5;
+  const last = text.length - 1;
+  for (let i = 0; i <= last; i++) {
+    forwards = Math.imul(forwards ^ text.charCodeAt(i), 0x01000193);
+    backwards = Math.imul(backwards ^ text.charCodeAt(last - i), 0x01000193);
   }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^
-    Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^
-    Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  const hashes = [forwards, backwards].map((h) => (h >>> 0).toString(36));
+  return `#${text.length}:${hashes.join(":")}`;
 }
 
 function spelling(href: string): string {
