@@ -542,6 +542,28 @@ export const CASES = [
     same(events.error, null, "stream.error");
     await letGo(grab, "sse");
   }],
+  ["sse: the caller's signal ends a never-ending stream", async (c) => {
+    // The signal outlives the grab, as one for the whole program does: the
+    // body listens to it through a WeakRef, which every runtime must have.
+    const grab = c.mod.createGrab(c.api);
+    const controller = new AbortController();
+    const [events, error] = await grab("GET /forever/:id", {
+      params: { id: "sse-signal" },
+      query: { type: "sse" },
+      responseType: "sse",
+      signal: controller.signal,
+    });
+    same(error?.message ?? null, null, "error");
+    const iterator = events[Symbol.asyncIterator]();
+    const cancel = () => events.cancel();
+    const first = await within(5_000, iterator.next(), "first event", cancel);
+    same(first.value?.data, "tick 1", "first event");
+    controller.abort();
+    const after = await within(2_000, iterator.next(), "next() after abort");
+    same(after.done, true, "done after abort");
+    same(events.error?.kind, "abort", "stream.error");
+    await letGo(grab, "sse-signal");
+  }],
   ["ndjson: a value a line, a last line without its end", async (c) => {
     const grab = c.mod.createGrab(c.api);
     const [rows, error] = await grab("GET /ndjson", {
