@@ -34,10 +34,23 @@ export type SchemaResult<Output> =
   | { readonly issues: readonly unknown[] };
 
 /**
- * The output type of a Standard Schema.
+ * The output type of a Standard Schema: what its `types` declare, as
+ * Standard Schema's `InferOutput` reads it, or else what its `validate`
+ * gives.
  * @internal
  */
-export type SchemaOutput<S> = S extends StandardSchema<infer O> ? O : unknown;
+export type SchemaOutput<S> = [DeclaredOutput<S>] extends [never]
+  ? S extends StandardSchema<infer O> ? O : unknown
+  : DeclaredOutput<S>[0];
+
+/** The output a schema's `types` declare, in a tuple; `never` for none. */
+type DeclaredOutput<S> = S extends { readonly "~standard": infer P }
+  ? "types" extends keyof P
+    ? NonNullable<P["types" & keyof P]> extends { readonly output: infer O }
+      ? [O]
+    : never
+  : never
+  : never;
 
 /** Validates `value`: the schema's output, or its issues. */
 export async function validateSchema(

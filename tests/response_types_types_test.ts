@@ -43,6 +43,21 @@ async function compileOnly(base: string): Promise<void> {
   same<typeof checkedRows, GrabStream<Row> | null>(true);
   const [checkedText] = await grab("GET /x", { responseType: "text", schema });
   same<typeof checkedText, Row | null>(true);
+  // The output is what the schema's `types` declare (Standard Schema's
+  // InferOutput), even when its `validate` is typed more loosely.
+  const declared = {
+    "~standard": {
+      version: 1 as const,
+      vendor: "types",
+      validate: (value: unknown): { value: unknown } => ({ value }),
+      types: undefined as unknown as { input: string; output: Row },
+    },
+  };
+  const [declaredRow] = await grab("GET /x", { schema: declared });
+  same<typeof declaredRow, Row | null>(true);
+  for await (const [page] of paginate(grab, "GET /x", { schema: declared })) {
+    same<typeof page, Row>(true);
+  }
   // Bytes, blobs and raw streams are never checked: a schema is refused.
   // @ts-expect-error: no schema with bytes
   await grab("GET /x", { responseType: "bytes", schema });
