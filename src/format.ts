@@ -66,6 +66,11 @@ export interface Codec {
   ): EncodedBody | ValidationIssue[];
   /** The data of a parsed, non-empty 2xx body. */
   decode(body: unknown, resolved: Resolved): Decoded;
+  /**
+   * Gives a schema's `output` what the format keeps off the `data` it
+   * checked (a JSON:API resource's links and meta); none for JSON.
+   */
+  adopt?(data: unknown, output: unknown): void;
 }
 
 /** No body at all. */
@@ -179,6 +184,7 @@ export function decodeOutcome(
     method,
     href: outcome.url,
     deadline,
+    codec,
   });
 }
 
@@ -188,13 +194,14 @@ interface CheckContext {
   method: HttpMethod;
   href: string;
   deadline: Deadline;
+  codec: Codec;
 }
 
 /** The data checked by the call's schema, within the deadline. */
 async function checkData(
   schema: StandardSchema,
   data: unknown,
-  { meta, method, href, deadline }: CheckContext,
+  { meta, method, href, deadline, codec }: CheckContext,
 ): Promise<GrabResult<unknown>> {
   const checked = await validateWithin(schema, data, deadline);
   if ("passed" in checked) {
@@ -205,6 +212,7 @@ async function checkData(
   if ("issues" in checked) {
     return failed("schema", method, href, { issues: checked.issues });
   }
+  codec.adopt?.(data, checked.value);
   return [checked.value, null, meta];
 }
 

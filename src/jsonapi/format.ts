@@ -10,6 +10,7 @@ import type { ValidationIssue } from "../errors.ts";
 import { type Codec, isPassThrough, NO_BODY } from "../format.ts";
 import { findNonJsonValues, TOO_LARGE_TO_WRITE } from "../json_value.ts";
 import { toJson } from "../json_text.ts";
+import { adoptLinks } from "./adopt_links.ts";
 import { denormalise } from "./denormalise.ts";
 import { mediaType } from "./media_type.ts";
 import { jsonForm, TOO_LARGE, UNREADABLE } from "./json_form.ts";
@@ -55,4 +56,5 @@ export const JSON_API_CODEC: Codec = {
     return own.length > 0 ? own : json;
   },
   decode: (body, { casing }) => denormalise(body, { casing }),
+  adopt: adoptLinks,
 };

@@ -52,6 +52,21 @@ export class WireLink extends Base {
     return bare;
   }
 
+  /** True for a flat object with a link. */
+  static has(value: unknown): value is object {
+    return typeof value === "object" && value !== null && #wire in value;
+  }
+
+  /**
+   * Gives `to`, which has no link, the link of `from`, which has one: a
+   * copy of the resource (a schema's output) reads the same info. An object
+   * that cannot take a field (frozen, or a Proxy that says so) keeps none.
+   */
+  static copy(from: WireLink, to: object): void {
+    if (#wire in to || !Object.isExtensible(to)) return;
+    new WireLink(to, from.#wire, from.#casing);
+  }
+
   /** The info of a flat object with a link, or undefined for any other. */
   static info(target: object): JsonApiInfo | undefined {
     // A caller may hand over anything, `null` from a 204 among them.

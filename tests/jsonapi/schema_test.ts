@@ -1,0 +1,158 @@
+import { assert, assertEquals, assertStrictEquals } from "@std/assert";
+import { v, z } from "../_npm.ts";
+import createGrab, { GrabTransportError, jsonApiOf } from "../../mod.ts";
+import { json, startServer } from "../_server.ts";
+
+const MEDIA = "application/vnd.api+json";
+
+function document(body: unknown): Response {
+  return json(body, { headers: { "content-type": MEDIA } });
+}
+
+const author = {
+  type: "people",
+  id: "9",
+  attributes: { first_name: "Dan" },
+  links: { self: "/people/9" },
+};
+
+function article(id: string) {
+  return {
+    type: "articles",
+    id,
+    attributes: { title: `Article ${id}`, tags: [{ name: "x" }] },
+    relationships: {
+      author: {
+        data: { type: "people", id: "9" },
+        links: { related: `/articles/${id}/author` },
+      },
+    },
+    links: { self: `/articles/${id}` },
+    meta: { views: Number(id) * 10 },
+  };
+}
+
+const Person = z.object({ id: z.string(), firstName: z.string() });
+const Article = z.object({
+  type: z.literal("articles"),
+  id: z.string(),
+  title: z.string(),
+  author: Person,
+});
+
+Deno.test("a schema in JSON:API mode", async (t) => {
+  await using server = startServer({
+    "/articles/1": () =>
+      document({ data: article("1"), included: [author], meta: { n: 1 } }),
+    "/articles": () =>
+      document({ data: [article("1"), article("2")], included: [author] }),
+  });
+  const grab = createGrab(server.url, {
+    format: "json-api",
+    casing: "camelCase",
+    retry: 0,
+  });
+
+  await t.step(
+    "checks the denormalised data, in the caller's casing",
+    async () => {
+      const [data, error, meta] = await grab("GET /articles/1", {
+        schema: Article,
+      });
+      assertStrictEquals(error, null);
+      assertEquals(data, {
+        type: "articles",
+        id: "1",
+        title: "Article 1",
+        author: { id: "9", firstName: "Dan" },
+      });
+      assertEquals(meta.meta, { n: 1 });
+    },
+  );
+
+  await t.step("jsonApiOf reads the schema's output (zod)", async () => {
+    const [data] = await grab("GET /articles/1", { schema: Article });
+    assert(data !== null);
+    const info = jsonApiOf(data);
+    assertEquals(info?.links, { self: "/articles/1" });
+    assertEquals(info?.meta, { views: 10 });
+    assertEquals(info?.relationships.author?.links, {
+      related: "/articles/1/author",
+    });
+    assertEquals(jsonApiOf(data.author)?.links, { self: "/people/9" });
+  });
+
+  await t.step(
+    "jsonApiOf reads each resource of a list (valibot)",
+    async () => {
+      const schema = v.array(
+        v.object({
+          id: v.pipe(v.string(), v.transform(Number)),
+          author: v.object({ type: v.string(), firstName: v.string() }),
+        }),
+      );
+      const [data, error] = await grab("GET /articles", { schema });
+      assertStrictEquals(error, null);
+      assertEquals(data?.map((item) => item.id), [1, 2]);
+      assertEquals(data?.map((item) => jsonApiOf(item)?.meta), [
+        { views: 10 },
+        { views: 20 },
+      ]);
+      // One author in the document, two objects in the output: both read it.
+      for (const item of data ?? []) {
+        assertEquals(jsonApiOf(item.author)?.links, { self: "/people/9" });
+      }
+    },
+  );
+
+  await t.step(
+    "an object that is not the resource at its place gets nothing",
+    async () => {
+      const schemas: z.ZodType[] = [
+        // A wrapper around the resource: no type or id of its own.
+        Article.transform((value) => ({ article: value })),
+        // The author put where the article was.
+        Article.transform((value) => ({ type: "people", id: value.author.id })),
+        // No type or id kept: nothing says which resource it is.
+        z.object({ title: z.string() }),
+      ];
+      for (const schema of schemas) {
+        const [data, error] = await grab("GET /articles/1", { schema });
+        assertStrictEquals(error, null);
+        assertStrictEquals(jsonApiOf(data as object), undefined);
+      }
+    },
+  );
+
+  await t.step("a frozen output is left as it is", async () => {
+    const schema = Article.transform((value) => Object.freeze({ ...value }));
+    const [data, error] = await grab("GET /articles/1", { schema });
+    assertStrictEquals(error, null);
+    assert(Object.isFrozen(data));
+    assertEquals(data?.id, "1");
+  });
+
+  await t.step(
+    "an output whose own code throws is still the data",
+    async () => {
+      const trap = () => {
+        throw new Error("trap");
+      };
+      const schema = Article.transform((value) =>
+        new Proxy(value, { ownKeys: trap, isExtensible: trap })
+      );
+      const [data, error] = await grab("GET /articles/1", { schema });
+      assertStrictEquals(error, null);
+      assertEquals(data?.title, "Article 1");
+    },
+  );
+
+  await t.step("a failing schema is kind schema", async () => {
+    const [data, error] = await grab("GET /articles/1", {
+      schema: z.object({ id: z.number() }),
+    });
+    assertStrictEquals(data, null);
+    assert(error instanceof GrabTransportError);
+    assertEquals(error.kind, "schema");
+  });
+});
