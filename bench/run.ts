@@ -912,7 +912,7 @@ function bodyNotes(r: BodiesResults): string[] {
         framed.map((c) =>
           `${c.case.name}: ${misses(c).map((n) => extra(c, n)).join(", ")}`
         ).join("; ")
-      }): under the cap grab reads them as raw does, in one call (\`response.text()\`, or \`response.arrayBuffer()\` for bytes; \`readBody\` in \`src/body.ts\`), so the difference is the per-request cost of the loopback rows (options, request encoding, the deadline's signal, reading the headers, the result and its meta), which weighs less as the body grows.`,
+      }): under the cap grab reads them as raw does, in one call (\`response.text()\`, or \`response.bytes()\` for bytes; \`readBody\` in \`src/body.ts\`), so the difference is the per-request cost of the loopback rows (options, request encoding, the deadline's signal, reading the headers, the result and its meta), which weighs less as the body grows.`,
     );
   }
   const chunked = r.cases.filter((c) => c.case.chunked && misses(c).length);
