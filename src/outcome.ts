@@ -18,12 +18,11 @@ import {
 import { CallbackError } from "./progress.ts";
 import type { Casing } from "./casing.ts";
 import {
+  answeredAt,
   bodyTaken,
   headerOf,
   headersOrNone,
   statusTextOf,
-  urlOf,
-  wasRedirected,
 } from "./platform_response.ts";
 import { type Deadline, PASSED } from "./deadline.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
@@ -172,7 +171,7 @@ function settle(
   const { status } = reading;
   const ok = status >= 200 && status < 300;
   if (result === TOO_LARGE) {
-    const error = tooLarge(reading, ok);
+    const error = tooLarge({ ...reading, href: answeredAt(reading) }, ok);
     if (ok) return { ok: false, error };
     [bodyError, result] = [error, null];
   }
@@ -252,7 +251,8 @@ function openStream(
   type: StreamType,
   release: () => void,
 ): unknown {
-  const { source, read, method, href } = reading;
+  const { source, read, method } = reading;
+  const href = answeredAt(reading);
   return read.streams!.openStream(type, {
     response: reading.response,
     platform: source.platform,
@@ -278,11 +278,7 @@ function respond(
     ok: true,
     status,
     statusText: statusTextOf(response, platform),
-    // The platform's own response, not redirected, is at the request's URL;
-    // reading its `url` would parse it again.
-    url: platform && source.direct === true && !wasRedirected(response)
-      ? reading.href
-      : urlOf(response, platform) || reading.href,
+    url: answeredAt(reading),
     headers: headersOrNone(response, platform),
     body,
     empty,
@@ -294,6 +290,7 @@ function failure(
   kind: TransportErrorKind,
   cause?: unknown,
 ): SendOutcome & { ok: false } {
-  const error = transportError(kind, reading.method, reading.href, { cause });
+  const href = answeredAt(reading);
+  const error = transportError(kind, reading.method, href, { cause });
   return { ok: false, error };
 }

@@ -99,6 +99,25 @@ export function urlOf(response: Response, platform: boolean): string {
   return textOf(response, platform ? RESPONSE_URL : undefined, "url");
 }
 
+/**
+ * The URL whose body is read: the response's own after a redirect (or a
+ * hook's request elsewhere), as a `GrabError` names it. The platform's own
+ * response, not redirected, is at the request's URL, `href`; reading its
+ * `url` would parse it again.
+ */
+export function answeredAt(
+  { response, source, href }: {
+    response: Response;
+    source: { platform: boolean; direct?: boolean | undefined };
+    href: string;
+  },
+): string {
+  const platform = source.platform;
+  return platform && source.direct === true && !wasRedirected(response)
+    ? href
+    : urlOf(response, platform) || href;
+}
+
 /** True when a platform response was redirected (or cannot tell). */
 export function wasRedirected(response: Response): boolean {
   try {

@@ -188,3 +188,67 @@ Deno.test("createGrab() redirects", async (t) => {
     },
   );
 });
+
+Deno.test("createGrab() names the URL whose body failed after a redirect", async (t) => {
+  await using target = startServer({
+    "/not-json": () => new Response("<html>", { status: 200 }),
+    "/big": () => json({ padding: "x".repeat(1024) }),
+    "/lines": () => new Response('{"a":1}\nnot json\n'),
+    "/fails-schema": () => json({ a: 1 }),
+  });
+  await using origin = startServer((_request, seen) =>
+    new Response(null, {
+      status: STATUS_CODE.TemporaryRedirect,
+      headers: { location: `${target.url}${seen.url.pathname}?sig=SECRET` },
+    })
+  );
+  const grab = createGrab(origin.url, { retry: NO_RETRY, timeout: 10_000 });
+  const refuse = {
+    "~standard": {
+      version: 1 as const,
+      vendor: "test",
+      validate: () => ({ issues: [{ message: "refused" }] }),
+    },
+  };
+  const cases = [
+    ["parse", "/not-json", {}],
+    ["too-large", "/big", { maxBodyBytes: 64 }],
+    ["schema", "/fails-schema", { schema: refuse }],
+  ] as const;
+  for (const [kind, path, options] of cases) {
+    for (const counted of [false, true]) {
+      await t.step(
+        `kind "${kind}"${counted ? ", upload counted" : ""}`,
+        async () => {
+          const [, error] = await grab(`PUT ${path}` as "PUT /", {
+            body: "hello",
+            ...options,
+            ...(counted ? { onUploadProgress: () => {} } : {}),
+          });
+          assert(error instanceof GrabTransportError);
+          assertEquals([error.kind, error.url], [kind, `${target.url}${path}`]);
+          assert(error.message.endsWith(`: PUT ${target.url}${path}`));
+        },
+      );
+    }
+  }
+
+  for (const counted of [false, true]) {
+    await t.step(
+      `a live body's failure${counted ? ", upload counted" : ""}`,
+      async () => {
+        const [stream, error] = await grab("PUT /lines", {
+          body: "hello",
+          responseType: "ndjson",
+          ...(counted ? { onUploadProgress: () => {} } : {}),
+        });
+        assertStrictEquals(error, null);
+        for await (const _value of stream!) {
+          // Read to the line that fails.
+        }
+        assertEquals(stream!.error?.kind, "parse");
+        assertEquals(stream!.error?.url, `${target.url}/lines`);
+      },
+    );
+  }
+});
