@@ -143,7 +143,8 @@ export class Upload {
         headers.set("content-type", this.#type);
       }
     }
-    this.#movedTo = next.href;
+    // The URL a response gives, as `fetch`'s does: with no fragment.
+    this.#movedTo = next.href.split("#", 1)[0];
     this.#whole ||= init.body !== undefined;
     return { url: next.href, init };
   }

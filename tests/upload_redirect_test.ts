@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertInstanceOf } from "@std/assert";
-import createGrab, { GrabTransportError } from "../mod.ts";
+import createGrab, { Call, GrabTransportError } from "../mod.ts";
 import { json, startServer } from "./_server.ts";
 
 Deno.test("a counted upload follows no more redirects than fetch does", async () => {
@@ -116,4 +116,27 @@ Deno.test("an afterResponse hook sees a counted upload's redirect as fetch shows
     }
     assertEquals(seen[1], seen[0], path);
   }
+});
+
+Deno.test("a counted upload's outcome names the URL it was redirected to as fetch does", async () => {
+  await using fixture = startServer({
+    "/first": () =>
+      new Response(null, {
+        status: 307,
+        headers: { location: "/second?page=2#top" },
+      }),
+    "/second": () => json({ ok: true }),
+  });
+  const urls: string[] = [];
+  for (const counted of [false, true]) {
+    const outcome = await new Call("PUT /first", fixture.url).send({
+      body: "hello",
+      retry: 0,
+      ...(counted ? { onUploadProgress: () => {} } : {}),
+    });
+    assert(outcome.ok);
+    urls.push(outcome.url);
+  }
+  // A response's URL never has a fragment.
+  assertEquals(urls, Array(2).fill(`${fixture.url}/second?page=2`));
 });
