@@ -92,6 +92,8 @@ export async function runAttempts(exchange: Exchange): Promise<SendOutcome> {
         upload,
       );
       if (!("retry" in step)) return step;
+      // The attempt is over, its body no longer needed.
+      upload?.leave();
       if (hooks?.beforeRetry) {
         await deadline.race(callHook(hooks.beforeRetry, deadline, {
           request: step.request ?? new Request(exchange.href, exchange.init),

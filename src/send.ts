@@ -171,10 +171,10 @@ export async function uploaded(
 }
 
 /**
- * Throws what the upload's callback threw while the response was read: the
- * upload it stopped broke the connection, which is the callback's failure,
- * not the network's. A live body, the caller's since its head, is left be;
- * an error body or no body at all was read (or let go) as any other.
+ * Ends the upload once its response was read, and throws what its callback
+ * threw meanwhile: the upload it stopped broke the connection, which is the
+ * callback's failure, not the network's. A live body, the caller's since
+ * its head, is left be, the upload too (a server may answer as it reads).
  */
 export function readWhileUploading(
   upload: Upload,
@@ -184,7 +184,9 @@ export function readWhileUploading(
   const handedOver = "ok" in outcome && outcome.ok && !outcome.empty &&
     outcome.status >= 200 && outcome.status < 300 &&
     read !== undefined && isLive(read.responseType);
-  if (!handedOver) upload.rethrow();
+  if (handedOver) return;
+  upload.leave();
+  upload.rethrow();
 }
 
 /**

@@ -42,6 +42,8 @@ export class Upload {
   #manual = false;
   #whole = false;
   #movedTo: string | undefined;
+  // The counted stream of this attempt's first hop, until it is left.
+  #hop: { left: boolean } | undefined;
 
   private constructor(report: Report, streams: boolean) {
     this.#report = report;
@@ -81,13 +83,15 @@ export class Upload {
 
   /** The init of one attempt, its body counted as it is read. */
   init(init: EncodedInit): RequestInit {
+    this.leave();
     this.#manual = false;
     this.#whole = false;
     this.#movedTo = undefined;
     const whole = this.#body;
     if (whole === undefined) {
       const body = init.body as ReadableStream<Uint8Array>;
-      return { ...init, body: body.pipeThrough(this.#counter()) };
+      const hop = this.#hop = { left: false };
+      return { ...init, body: body.pipeThrough(this.#counter(hop)) };
     }
     let headers: HeaderRecord = init.headers;
     if (this.#type !== null && headers["content-type"] === undefined) {
@@ -99,7 +103,8 @@ export class Upload {
       // The bytes as the grab began, not as the caller has left them.
       return whole instanceof Blob ? init : { ...init, body: whole, headers };
     }
-    const body = this.#slices(whole, init.signal ?? undefined);
+    const hop = this.#hop = { left: false };
+    const body = this.#slices(whole, init.signal ?? undefined, hop);
     const counted = { ...init, body, headers, duplex: "half" } as RequestInit;
     // A streamed body cannot follow a redirect: it is followed by sending
     // the body again as it was given (see `follow`).
@@ -127,6 +132,7 @@ export class Upload {
     location: string,
     { from, plain, request }: FollowOptions,
   ): { url: string; init: RequestInit } {
+    this.leave();
     const next = parseHttpUrl(location, from);
     if (next === undefined) {
       throw new TypeError(
@@ -162,6 +168,17 @@ export class Upload {
     }
   }
 
+  /**
+   * Ends the counted stream of this attempt, whose response has come and
+   * gone: a `fetch` that reads on (Deno's sends the rest of a body that the
+   * server answered without waiting for) is refused the rest, which then
+   * neither goes out nor is reported.
+   */
+  leave(): void {
+    if (this.#hop !== undefined) this.#hop.left = true;
+    this.#hop = undefined;
+  }
+
   /** Throws what the callback threw while `fetch` read the body, if it did. */
   rethrow(): void {
     const thrown = this.#thrown;
@@ -188,6 +205,7 @@ export class Upload {
   #slices(
     whole: Blob | ArrayBuffer,
     signal: AbortSignal | undefined,
+    hop: { left: boolean },
   ): ReadableStream<Uint8Array> {
     const total = this.#total!;
     let at = 0;
@@ -204,6 +222,7 @@ export class Upload {
             : whole.slice(at, end)),
         );
         if (signal?.aborted) return controller.error(signal.reason);
+        if (hop.left) return controller.error(answered());
         controller.enqueue(slice);
         at = end;
         if (!this.#tell({ loaded: at, total })) controller.error(callback());
@@ -212,7 +231,7 @@ export class Upload {
   }
 
   /** A stream body counted as it passes; its size is not known. */
-  #counter(): TransformStream<Uint8Array, Uint8Array> {
+  #counter(hop: { left: boolean }): TransformStream<Uint8Array, Uint8Array> {
     const total = undefined;
     let loaded = 0;
     return new TransformStream({
@@ -220,6 +239,7 @@ export class Upload {
         if (!this.#tell({ loaded, total })) controller.error(callback());
       },
       transform: (chunk, controller) => {
+        if (hop.left) return controller.error(answered());
         // A chunk that is not bytes is `fetch`'s to refuse, not to count.
         if (chunk instanceof Uint8Array) loaded += chunk.byteLength;
         if (!this.#tell({ loaded, total })) {
@@ -230,6 +250,11 @@ export class Upload {
       },
     });
   }
+}
+
+/** The reason a counted body fails with once its response has come. */
+function answered(): TypeError {
+  return new TypeError("The request body is not sent on: its response came");
 }
 
 /** The reason a counted body fails with when its callback threw. */

@@ -140,3 +140,99 @@ Deno.test("a counted upload's outcome names the URL it was redirected to as fetc
   // A response's URL never has a fragment.
   assertEquals(urls, Array(2).fill(`${fixture.url}/second?page=2`));
 });
+
+Deno.test("a counted body whose response has come reports nothing more", async (t) => {
+  const body = new Uint8Array(1024 * 1024);
+  const send = (
+    grab: ReturnType<typeof createGrab>,
+    path: string,
+    loaded: number[],
+  ) =>
+    grab(`PUT ${path}` as "PUT /", {
+      body,
+      onUploadProgress: (progress) => loaded.push(progress.loaded),
+    });
+
+  await t.step("answered early", async () => {
+    const fetch = holdingFetch(json({ refused: true }, { status: 401 }));
+    const grab = createGrab("http://127.0.0.1:9", { fetch, retry: 0 });
+    const loaded: number[] = [];
+    await send(grab, "/refused", loaded);
+    const reported = loaded.length;
+    assertInstanceOf(await readToEnd(fetch.held()), TypeError);
+    assertEquals(loaded.length, reported);
+  });
+
+  await t.step("redirected", async () => {
+    const loaded: number[] = [];
+    let during: unknown;
+    const fetch = holdingFetch(
+      new Response(null, { status: 307, headers: { location: "/next" } }),
+      async () => {
+        // The next hop is on its way: the first is over.
+        const reported = loaded.length;
+        during = await readToEnd(fetch.held());
+        assertEquals(loaded.length, reported);
+      },
+    );
+    const grab = createGrab("http://127.0.0.1:9", { fetch, retry: 0 });
+    const [, error] = await send(grab, "/first", loaded);
+    assertEquals(error, null);
+    assertInstanceOf(during, TypeError);
+  });
+
+  await t.step("retried after a 503", async () => {
+    const loaded: number[] = [];
+    let during: unknown;
+    const fetch = holdingFetch(new Response(null, { status: 503 }));
+    const grab = createGrab("http://127.0.0.1:9", {
+      fetch,
+      retry: { limit: 1, backoff: () => 0 },
+      hooks: {
+        // Before the next attempt: the first is over, its response read.
+        beforeRetry: async () => {
+          const reported = loaded.length;
+          during = await readToEnd(fetch.held());
+          assertEquals(loaded.length, reported);
+        },
+      },
+    });
+    const [, error] = await send(grab, "/busy", loaded);
+    assertEquals(error, null);
+    assertInstanceOf(during, TypeError);
+  });
+});
+
+/**
+ * A fetch that answers its first request with `first` without reading its
+ * body, and holds the body, as Deno's fetch does: it reads on after the
+ * response has come, sending the rest to a server that answered without
+ * waiting for it (a redirect, a 401). Later requests are read, after
+ * `before`, and answered with a 200.
+ */
+function holdingFetch(first: Response, before?: () => Promise<void>) {
+  let heldBody: ReadableStream<Uint8Array> | null = null;
+  return Object.assign(
+    async (input: Request | string, init?: RequestInit) => {
+      const request = new Request(input, init);
+      if (heldBody === null) {
+        heldBody = request.body;
+        return first;
+      }
+      await before?.();
+      await request.arrayBuffer();
+      return json({ ok: true });
+    },
+    { held: () => heldBody! },
+  );
+}
+
+/** Reads a stream to its end: what it failed with, or `undefined`. */
+async function readToEnd(stream: ReadableStream<Uint8Array>): Promise<unknown> {
+  const reader = stream.getReader();
+  try {
+    for (;;) if ((await reader.read()).done) return undefined;
+  } catch (error) {
+    return error;
+  }
+}
