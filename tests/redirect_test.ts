@@ -252,3 +252,27 @@ Deno.test("createGrab() names the URL whose body failed after a redirect", async
     );
   }
 });
+
+Deno.test('createGrab() with redirect: "manual" in a browser', async () => {
+  // A browser's fetch answers a redirect under "manual" with an opaque
+  // redirect: status 0, no headers, no body.
+  const opaqueRedirect = () =>
+    Promise.resolve(
+      Object.defineProperties(new Response(null), {
+        status: { value: 0 },
+        type: { value: "opaqueredirect" },
+      }),
+    );
+  const grab = createGrab("https://api.example.com", {
+    fetch: opaqueRedirect,
+    redirect: "manual",
+    retry: NO_RETRY,
+  });
+  const [data, error, meta] = await grab("GET /moved");
+  assertStrictEquals(data, null);
+  assert(error instanceof GrabError);
+  assertEquals([error.statusCode, error.body], [0, null]);
+  assertEquals([...error.headers], []);
+  assertEquals(error.message, "0: GET https://api.example.com/moved");
+  assertEquals(meta, {});
+});
