@@ -37,6 +37,19 @@ Deno.test("a live body dropped unread lets go of a signal that lives on", async 
   }
 });
 
+Deno.test("a live body held unread still ends as a signal that lives on aborts", async () => {
+  // The body's listener on the signal holds it weakly: what holds the body
+  // must hold what ends it, through a collection of the heap.
+  const report = await runChild<Record<string, string>>(
+    "./_held_child.ts",
+    ["--allow-net=127.0.0.1", "--v8-flags=--expose-gc"],
+  );
+  assertEquals(Object.keys(report).length, 10);
+  for (const [body, ending] of Object.entries(report)) {
+    assertEquals(ending, "abort", body);
+  }
+});
+
 Deno.test("paginate() over a long run of pages with long links holds a few bytes per page", async () => {
   const report = await runChild<{
     pages: number;
