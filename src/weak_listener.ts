@@ -16,14 +16,22 @@ let collected: FinalizationRegistry<Listening> | undefined;
 
 /**
  * Calls `onAbort(target)` when `signal` aborts, while anything else holds
- * `target`; the listener holds it only weakly. `onAbort` must not hold
- * `target` either. Returns the listener, for {@linkcode unlistenWeakly}.
+ * `target`; the listener holds it only weakly, where the runtime has weak
+ * references. `onAbort` must not hold `target` either. Returns the
+ * listener, for {@linkcode unlistenWeakly}.
  */
 export function listenWeakly<T extends object>(
   signal: AbortSignal,
   target: T,
   onAbort: (target: T) => void,
 ): () => void {
+  // A Worker whose compatibility date is before 2025-05-05 (or that sets
+  // `disable_weak_ref`) has neither: the listener holds `target` there.
+  if (
+    typeof WeakRef !== "function" || typeof FinalizationRegistry !== "function"
+  ) {
+    return listenStrongly(signal, target, onAbort);
+  }
   const held = new WeakRef(target);
   const listener = () => {
     const target = held.deref();
@@ -34,6 +42,20 @@ export function listenWeakly<T extends object>(
     signal.removeEventListener("abort", listener)
   );
   collected.register(target, { signal, listener }, target);
+  return listener;
+}
+
+/**
+ * A listener that holds `target`. A function of its own: a closure over
+ * `target` in `listenWeakly` would make every closure there hold it.
+ */
+function listenStrongly<T extends object>(
+  signal: AbortSignal,
+  target: T,
+  onAbort: (target: T) => void,
+): () => void {
+  const listener = () => onAbort(target);
+  signal.addEventListener("abort", listener, { once: true });
   return listener;
 }
 

@@ -544,7 +544,8 @@ export const CASES = [
   }],
   ["sse: the caller's signal ends a never-ending stream", async (c) => {
     // The signal outlives the grab, as one for the whole program does: the
-    // body listens to it through a WeakRef, which every runtime must have.
+    // body listens to it through a WeakRef where the runtime has one, and
+    // holds the body where it has none (an older Worker).
     const grab = c.mod.createGrab(c.api);
     const controller = new AbortController();
     const [events, error] = await grab("GET /forever/:id", {
