@@ -124,6 +124,27 @@ Deno.test("a schema in JSON:API mode", async (t) => {
     },
   );
 
+  await t.step(
+    "an item of a list that keeps only its type gets nothing",
+    async () => {
+      // The list filtered or sorted by the schema: a type says not which
+      // article of the list an item is.
+      const Item = z.object({ type: z.literal("articles"), title: z.string() });
+      const schemas = [
+        z.array(Item).transform((list) =>
+          list.filter((item) => item.title !== "Article 1")
+        ),
+        z.array(Item).transform((list) => list.reverse()),
+      ];
+      for (const schema of schemas) {
+        const [data, error] = await grab("GET /articles", { schema });
+        assertStrictEquals(error, null);
+        assertEquals(data?.[0]?.title, "Article 2");
+        assertStrictEquals(jsonApiOf(data![0]!), undefined);
+      }
+    },
+  );
+
   await t.step("a frozen output is left as it is", async () => {
     const schema = Article.transform((value) => Object.freeze({ ...value }));
     const [data, error] = await grab("GET /articles/1", { schema });
