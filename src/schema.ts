@@ -45,11 +45,13 @@ export type SchemaOutput<S> = [DeclaredOutput<S>] extends [never]
 
 /** The output a schema's `types` declare, in a tuple; `never` for none. */
 type DeclaredOutput<S> = S extends { readonly "~standard": infer P }
-  ? "types" extends keyof P
-    ? NonNullable<P["types" & keyof P]> extends { readonly output: infer O }
-      ? [O]
-    : never
+  ? "types" extends keyof P ? OutputOf<NonNullable<P["types" & keyof P]>>
   : never
+  : never;
+
+/** `[output]` of declared types; `never` for none (`types: undefined`). */
+type OutputOf<T> = [T] extends [never] ? never
+  : T extends { readonly output: infer O } ? [O]
   : never;
 
 /** Validates `value`: the schema's output, or its issues. */

@@ -58,6 +58,17 @@ async function compileOnly(base: string): Promise<void> {
   for await (const [page] of paginate(grab, "GET /x", { schema: declared })) {
     same<typeof page, Row>(true);
   }
+  // `types` given as `undefined` declares nothing: `validate` says.
+  const undeclared = {
+    "~standard": {
+      version: 1 as const,
+      vendor: "types",
+      validate: (value: unknown): { value: Row } => ({ value: value as Row }),
+      types: undefined,
+    },
+  };
+  const [undeclaredRow] = await grab("GET /x", { schema: undeclared });
+  same<typeof undeclaredRow, Row | null>(true);
   // Bytes, blobs and raw streams are never checked: a schema is refused.
   // @ts-expect-error: no schema with bytes
   await grab("GET /x", { responseType: "bytes", schema });
