@@ -151,6 +151,8 @@ Deno.test("a schema in JSON:API mode", async (t) => {
     assertStrictEquals(error, null);
     assert(Object.isFrozen(data));
     assertEquals(data?.id, "1");
+    // It takes no link, though a private field could be added to it.
+    assertStrictEquals(jsonApiOf(data!), undefined);
   });
 
   await t.step(
