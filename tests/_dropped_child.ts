@@ -9,43 +9,14 @@
  */
 
 import createGrab from "../mod.ts";
-import { report } from "./_memory.ts";
+import { collectGarbage, countListeners, report } from "./_memory.ts";
 
 const BODIES = 100;
 const TYPES = ["stream", "sse", "ndjson"] as const;
 
-const gc = (globalThis as { gc?: () => void }).gc;
-if (gc === undefined) throw new Error("run with --v8-flags=--expose-gc");
-
-/** Collects, then lets finalizers run, a few times. */
-async function collect(): Promise<void> {
-  for (let i = 0; i < 4; i++) {
-    gc!();
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 const shutdown = new AbortController();
-const listening = new Set<unknown>();
 const signal = shutdown.signal;
-const add = signal.addEventListener.bind(signal);
-const remove = signal.removeEventListener.bind(signal);
-signal.addEventListener = (
-  type: string,
-  listener: EventListenerOrEventListenerObject,
-  options?: boolean | AddEventListenerOptions,
-) => {
-  if (type === "abort") listening.add(listener);
-  add(type, listener, options);
-};
-signal.removeEventListener = (
-  type: string,
-  listener: EventListenerOrEventListenerObject,
-  options?: boolean | EventListenerOptions,
-) => {
-  if (type === "abort") listening.delete(listener);
-  remove(type, listener, options);
-};
+const listening = countListeners(signal);
 
 const server = Deno.serve(
   { hostname: "127.0.0.1", port: 0, onListen() {} },
@@ -62,12 +33,12 @@ for (const responseType of TYPES) {
     if (error !== null || data === null) failures++;
     else bodies.push(new WeakRef(data));
   }
-  await collect();
+  await collectGarbage();
   results[responseType] = {
     failures,
     bodies: BODIES,
     left: bodies.filter((body) => body.deref() !== undefined).length,
-    listeners: listening.size,
+    listeners: listening(),
   };
 }
 await report(results);

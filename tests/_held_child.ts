@@ -10,18 +10,7 @@
  */
 
 import createGrab, { type GrabStream } from "../mod.ts";
-import { report } from "./_memory.ts";
-
-const gc = (globalThis as { gc?: () => void }).gc;
-if (gc === undefined) throw new Error("run with --v8-flags=--expose-gc");
-
-/** Collects, then lets finalizers run, a few times. */
-async function collect(): Promise<void> {
-  for (let i = 0; i < 4; i++) {
-    gc!();
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+import { collectGarbage, report } from "./_memory.ts";
 
 // Each body sends one chunk, then stays open until `/end`.
 const open = new Set<ReadableStreamDefaultController<Uint8Array>>();
@@ -126,7 +115,7 @@ for (const name of NAMES) {
     endings.push([label, await hold(name, shutdown.signal, attemptTimeout)]);
   }
 }
-await collect();
+await collectGarbage();
 shutdown.abort();
 // A body the signal did not reach ends cleanly, rather than waiting on.
 await (await fetch(`${base}/end`)).text();

@@ -62,3 +62,43 @@ export function watchUnhandled(): string[] {
   });
   return unhandled;
 }
+
+/**
+ * Collects garbage, then lets finalizers run, a few times. The process must
+ * run with `--v8-flags=--expose-gc`.
+ */
+export async function collectGarbage(): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) throw new Error("run with --v8-flags=--expose-gc");
+  for (let i = 0; i < 4; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
+ * Counts the abort listeners added to `signal` from now on and not removed
+ * yet; none once it has aborted, as a `once` listener goes by itself then.
+ */
+export function countListeners(signal: AbortSignal): () => number {
+  const listening = new Set<unknown>();
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = (
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | AddEventListenerOptions,
+  ) => {
+    if (type === "abort" && !signal.aborted) listening.add(listener);
+    add(type, listener, options);
+  };
+  signal.removeEventListener = (
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | EventListenerOptions,
+  ) => {
+    if (type === "abort") listening.delete(listener);
+    remove(type, listener, options);
+  };
+  return () => signal.aborted ? 0 : listening.size;
+}

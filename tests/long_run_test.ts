@@ -9,6 +9,7 @@
 import { assert, assertEquals, assertInstanceOf } from "@std/assert";
 import createGrab, { GrabTransportError, paginate } from "../mod.ts";
 import { runChild } from "./_bounds.ts";
+import { countListeners } from "./_memory.ts";
 import { json, startServer } from "./_server.ts";
 
 interface Dropped {
@@ -67,31 +68,6 @@ Deno.test("paginate() over a long run of pages with long links holds a few bytes
     } bytes a page retained, with links of ${report.cursor} bytes`,
   );
 });
-
-/** Counts the abort listeners on `signal` that are not removed yet. */
-function countListeners(signal: AbortSignal): () => number {
-  const listening = new Set<unknown>();
-  const add = signal.addEventListener.bind(signal);
-  const remove = signal.removeEventListener.bind(signal);
-  signal.addEventListener = (
-    type: string,
-    listener: EventListenerOrEventListenerObject,
-    options?: boolean | AddEventListenerOptions,
-  ) => {
-    // A `once` listener goes by itself as the signal aborts.
-    if (type === "abort" && !signal.aborted) listening.add(listener);
-    add(type, listener, options);
-  };
-  signal.removeEventListener = (
-    type: string,
-    listener: EventListenerOrEventListenerObject,
-    options?: boolean | EventListenerOptions,
-  ) => {
-    if (type === "abort") listening.delete(listener);
-    remove(type, listener, options);
-  };
-  return () => signal.aborted ? 0 : listening.size;
-}
 
 Deno.test("one signal for the whole program through many grabs", async (t) => {
   const IN_FLIGHT = 1_000;
