@@ -180,17 +180,17 @@ function unusedParams(
 }
 
 /**
- * Why a value cannot fill one path segment, or `undefined` when it can. A
- * parameter fills exactly one segment: `.` and `..` would remove one (the URL
- * parser resolves them, and a server may after decoding `%2e%2e`), and an
- * empty value would merge two.
+ * Why a value cannot fill one path segment, or `undefined` when it can: `.`
+ * and `..` would remove one (the URL parser resolves them, a server may after
+ * decoding `%2e%2e`), an empty value would merge two.
  */
 function segmentProblem(value: unknown): string | undefined {
   if (typeof value === "number") {
     return Number.isFinite(value) ? undefined : String(value);
   }
+  if (value === undefined) return "missing";
   if (typeof value !== "string") {
-    return value === undefined ? "missing" : typeof value;
+    return `${describeValue(value)}; give a string or a number`;
   }
   if (value === "") return "empty";
   if (LONE_SURROGATE.test(value)) {

@@ -165,7 +165,33 @@ Deno.test("fillUrl()", async (t) => {
       { path: "", message: 'Cannot fill path parameter "two": value is empty' },
       {
         path: "",
-        message: 'Cannot fill path parameter "three": value is boolean',
+        message:
+          'Cannot fill path parameter "three": value is true; give a string or a number',
+      },
+    ]);
+  });
+
+  await t.step("says what a value of another type is, null included", () => {
+    const result = fillUrl(
+      template("https://api.test", "/a/:one/:two/:three"),
+      { one: null, two: {}, three: [1] } as unknown as Record<string, string>,
+      "",
+    );
+    const hint = "give a string or a number";
+    assertEquals(result, [
+      {
+        path: "",
+        message: `Cannot fill path parameter "one": value is null; ${hint}`,
+      },
+      {
+        path: "",
+        message:
+          `Cannot fill path parameter "two": value is an object; ${hint}`,
+      },
+      {
+        path: "",
+        message:
+          `Cannot fill path parameter "three": value is an array; ${hint}`,
       },
     ]);
   });
