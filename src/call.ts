@@ -192,7 +192,7 @@ async function prepareThenAttempt(
   try {
     const headers = resolved.headerFunction === undefined
       ? undefined
-      : await headersFrom(resolved, deadline);
+      : await headersFrom(resolved, deadline, [call.method, request.href]);
     let read = reading ?? readSettings(resolved, deadline);
     if (read instanceof Promise) {
       try {

@@ -54,10 +54,14 @@ const NOT_HEADERS: ValidationIssue = Object.freeze({
     "Cannot use what the header function returned: it must be a Headers, a record or a list of pairs",
 });
 
-/** The factory's header function's headers, checked, within the deadline. */
+/**
+ * The factory's header function's headers, checked, within the deadline; a
+ * problem is refused as one of the request `method` `url`.
+ */
 export async function headersFrom(
   resolved: Resolved,
   deadline: Deadline,
+  [method, url]: [method: string, href: string],
 ): Promise<HeaderRecord> {
   const fresh: unknown = await deadline.race(resolved.headerFunction!());
   const headers: HeaderRecord = {};
@@ -73,7 +77,7 @@ export async function headersFrom(
     issues = [unreadable("the headers", error)];
   }
   if (issues.length > 0) {
-    throw validationError(issues, "Cannot send the headers");
+    throw validationError(issues, { method, url, where: "the headers" });
   }
   return headers;
 }

@@ -11,7 +11,7 @@ import type { Casing } from "./casing.ts";
 import { checkOptions } from "./check_options.ts";
 import { MEMBERS } from "./option_names.ts";
 import type { ValidationIssue } from "./errors.ts";
-import { validationError } from "./validation_error.ts";
+import { CREATING, validationError } from "./validation_error.ts";
 import { unreadable } from "./redact.ts";
 import { type HeaderRecord, mergeHeaders } from "./headers.ts";
 import { combineHooks } from "./hook_chain.ts";
@@ -82,14 +82,12 @@ export function resolveFactory(given: GrabOptions): Factory {
     // A value the checks look into may be a revoked Proxy too.
     issues = checkOptions(options, "factory");
   } catch (error) {
-    throw validationError(
-      [unreadable(OPTIONS, error)],
-      "Cannot create the grab",
-    );
+    throw validationError([unreadable(OPTIONS, error)], CREATING);
   }
   const source = options.headers ?? undefined;
   let headers: HeaderRecord | undefined;
-  if (source !== undefined && typeof source !== "function") {
+  // Another value is the option check's: a string is no list of pairs.
+  if (typeof source === "object") {
     headers = {};
     try {
       issues.push(...mergeHeaders(headers, source));
@@ -98,7 +96,7 @@ export function resolveFactory(given: GrabOptions): Factory {
     }
   }
   if (issues.length > 0) {
-    throw validationError(issues, "Cannot create the grab");
+    throw validationError(issues, CREATING);
   }
   return {
     options,
@@ -148,7 +146,7 @@ export function resolveOptions(
     : {};
   try {
     const callHeaders = call.headers;
-    if (callHeaders !== undefined) {
+    if (typeof callHeaders === "object" && callHeaders !== null) {
       issues.push(...mergeHeaders(headers, callHeaders));
     }
     if (issues.length > 0) return issues;

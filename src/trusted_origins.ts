@@ -6,7 +6,7 @@
  */
 
 import type { ValidationIssue } from "./errors.ts";
-import { validationError } from "./validation_error.ts";
+import { CREATING, validationError } from "./validation_error.ts";
 import { describeValue } from "./json_value.ts";
 import { redactUrls } from "./redact.ts";
 
@@ -23,8 +23,9 @@ export function trustedOriginSet(
   if (!Array.isArray(entries ?? [])) {
     throw validationError([{
       path: "/trustedOrigins",
-      message: "Cannot trust the origins: trustedOrigins must be an array",
-    }], "Cannot create the grab");
+      message:
+        `Cannot use the option "trustedOrigins": it must be an array of origins such as "${EXAMPLE_ORIGIN}"`,
+    }], CREATING);
   }
   for (const [index, entry] of (entries ?? []).entries()) {
     const url = typeof entry === "string" && ORIGIN.test(entry)
@@ -33,7 +34,7 @@ export function trustedOriginSet(
     // A host with a `*` is valid to the URL parser and trusted as spelt: it
     // would match no host a wildcard means, and fail without a word.
     const why = url === undefined
-      ? 'give an origin such as "https://cdn.example.com", with no path, query or credentials'
+      ? `give an origin such as "${EXAMPLE_ORIGIN}", with no path, query or credentials`
       : url.hostname.includes("*")
       ? "a wildcard matches no host here; list each origin"
       : undefined;
@@ -46,7 +47,7 @@ export function trustedOriginSet(
     }
   }
   if (issues.length > 0) {
-    throw validationError(issues, "Cannot create the grab");
+    throw validationError(issues, CREATING);
   }
   return origins;
 }
@@ -76,4 +77,5 @@ function parseUrl(text: string): URL | undefined {
   }
 }
 
+const EXAMPLE_ORIGIN = "https://cdn.example.com";
 const ORIGIN = /^https?:\/\/[^\s/?#@\\]+\/?$/i;

@@ -13,19 +13,33 @@ import { reasonOf, redactUrls, safeUrl } from "./redact.ts";
 export interface RequestContext {
   method: string;
   url: URL | string;
-  /** `"the request"`, `"the options"`, `"the request body"`. */
+  /** `"the request"`, `"the options"`, `"the headers"`. */
   where: string;
 }
 
+/** What could not be done, when it is no request, and where the problems are. */
+export interface ActionContext {
+  /** `"Cannot create the grab"`. */
+  action: string;
+  /** `"the options"`. */
+  where: string;
+}
+
+/** Where `createGrab` refuses its arguments. */
+export const CREATING: ActionContext = Object.freeze({
+  action: "Cannot create the grab",
+  where: "the options",
+});
+
 /**
- * Builds a {@linkcode GrabValidationError}. About a request, the summary
- * names its method and URL (origin and path only) and counts the problems;
- * with a `summary` string it leads the joined issue messages; without
- * either, the message is the issues' own.
+ * Builds a {@linkcode GrabValidationError}. With a context, the summary
+ * says what could not be done (a request by its method and URL, origin and
+ * path only), counts the problems and says where they are, the issues'
+ * messages after it; without one, the message is the issues' own.
  */
 export function validationError(
   found: ValidationIssue[],
-  context?: RequestContext | string,
+  context?: RequestContext | ActionContext,
 ): GrabValidationError {
   // An issue may quote the caller's own error (a toJSON or getter that
   // threw), which may quote a URL with a token.
@@ -35,13 +49,12 @@ export function validationError(
   });
   const detail = issues.map((issue) => issue.message).join("; ");
   if (context === undefined) return new GrabValidationError(detail, issues);
-  if (typeof context === "string") {
-    return new GrabValidationError(`${context}: ${detail}`, issues);
-  }
   const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
-  const { method, url, where } = context;
+  const action = "action" in context
+    ? context.action
+    : `Cannot send ${context.method} ${safeUrl(context.url)}`;
   return new GrabValidationError(
-    `Cannot send ${method} ${safeUrl(url)}: ${count} in ${where} (${detail})`,
+    `${action}: ${count} in ${context.where} (${detail})`,
     issues,
   );
 }

@@ -11,6 +11,7 @@ import {
   assertInstanceOf,
   assertRejects,
   assertStrictEquals,
+  assertThrows,
 } from "@std/assert";
 import createGrab, {
   Call,
@@ -350,6 +351,14 @@ Deno.test("options of the wrong shape are validation errors", async (t) => {
             trustedOrigins,
           } as unknown as GrabOptions),
         "trustedOrigins",
+      );
+      assertThrows(
+        () =>
+          createGrab(server.url, {
+            trustedOrigins,
+          } as unknown as GrabOptions),
+        GrabValidationError,
+        'Cannot create the grab: 1 problem in the options (Cannot use the option "trustedOrigins": it must be an array of origins such as "https://cdn.example.com")',
       );
     }
   });

@@ -376,7 +376,11 @@ Deno.test("createGrab() validation before any request", async (t) => {
     const bad = createGrab(server.url, {
       headers: () => ({ authorization: "a\r\nb" }),
     });
-    await assertRejects(() => bad("GET /x"), GrabValidationError);
+    await assertRejects(
+      () => bad("GET /x?token=s3cret"),
+      GrabValidationError,
+      `Cannot send GET ${server.url}/x: 1 problem in the headers (Cannot send header "authorization": its value contains CR, LF or NUL)`,
+    );
     assertEquals(server.requests.length, 0);
   });
 });

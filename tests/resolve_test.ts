@@ -106,9 +106,39 @@ Deno.test("resolveFactory()", async (t) => {
       'Cannot send header "x-split": its value contains CR, LF or NUL',
       'Cannot send header "x-wide": its value has a character outside Latin-1; percent-encode it',
     ]);
-    assert(error.message.startsWith("Cannot create the grab: "));
-    for (const message of messages) assert(error.message.includes(message));
+    assertEquals(
+      error.message,
+      `Cannot create the grab: 6 problems in the options (${
+        messages.join("; ")
+      })`,
+    );
   });
+
+  await t.step(
+    "a single problem is counted, not led by a second Cannot",
+    () => {
+      assertThrows(
+        () => resolveFactory({ timeout: 0 }),
+        GrabValidationError,
+        'Cannot create the grab: 1 problem in the options (Cannot use the option "timeout": it must be false, Infinity or a number from 1 to 2147483647)',
+      );
+    },
+  );
+
+  await t.step(
+    "headers that are a string are one problem, not a pair's",
+    () => {
+      for (const headers of ["abc", ""]) {
+        const error = assertThrows(
+          () => resolveFactory({ headers } as unknown as GrabOptions),
+          GrabValidationError,
+        );
+        assertEquals(error.issues.map((issue) => issue.message), [
+          'Cannot use the option "headers": it must be a Headers, a record or a list of pairs',
+        ]);
+      }
+    },
+  );
 
   await t.step("a header value never appears in the error", () => {
     const error = assertThrows(
@@ -120,6 +150,19 @@ Deno.test("resolveFactory()", async (t) => {
 });
 
 Deno.test("resolveOptions()", async (t) => {
+  await t.step("call headers that are a string are one problem", () => {
+    const issues = resolveOptions(
+      NO_FACTORY,
+      { headers: "abc" } as unknown as CallOptions,
+      true,
+    );
+    assertEquals(issues, [{
+      path: "",
+      message:
+        'Cannot use the option "headers": it must be a Headers, a record or a list of pairs',
+    }]);
+  });
+
   await t.step("no factory and no call options: DEFAULTS", () => {
     const resolved = resolve(NO_FACTORY, {});
     assertEquals(resolved.format, DEFAULTS.format);
