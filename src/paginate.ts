@@ -179,7 +179,7 @@ export async function* paginate(
     if (typeof next === "string") throw cannotFollow(method, responseUrl, next);
     if (seen.has(samePage(next.href))) return;
     const refused = unfollowable(next);
-    if (refused !== undefined) throw cannotFollow(method, next.href, refused);
+    if (refused !== undefined) throw cannotFollow(method, responseUrl, refused);
     seen.add(samePage(next.href));
     current = `${method} ${next.href}` as Endpoint;
     bare ||= next.origin !== origin || new URL(responseUrl).origin !== origin;
