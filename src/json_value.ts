@@ -100,7 +100,7 @@ export function findNonJsonValues(
       walk.resume(step);
       continue;
     }
-    if (key !== undefined && options.check !== undefined) {
+    if (typeof key === "string" && options.check !== undefined) {
       const message = options.check(key, at);
       if (message !== undefined) walk.issues.push({ path: at, message });
     }
@@ -140,7 +140,15 @@ const MAX_DEPTH = 10_000;
  * is `false` for a value to look at, `true` for an object being left, and
  * for an array the index of the next item to look at.
  */
-type Step = [unknown, string, string | undefined, boolean | number, number];
+type Step = [unknown, string, Key, boolean | number, number];
+
+/**
+ * The member key of a step: `undefined` for the root and array items, and
+ * {@linkcode CONVERTED} for what a `toJSON` returned, which `JSON.stringify`
+ * writes as it is, without calling its own `toJSON`.
+ */
+type Key = string | undefined | typeof CONVERTED;
+const CONVERTED: unique symbol = Symbol("converted by toJSON");
 
 /** What a walk has found, what is left and what it may still look at. */
 class Walk {
@@ -176,16 +184,18 @@ class Walk {
       this.report(at, lost);
       return true;
     }
-    if (typeof (current as { toJSON?: unknown }).toJSON === "function") {
+    if (
+      key !== CONVERTED &&
+      typeof (current as { toJSON?: unknown }).toJSON === "function"
+    ) {
       if (!this.#callToJSON) return true;
-      // What JSON.stringify would write is what toJSON returns.
+      // What JSON.stringify would write is what toJSON returns, as it is:
+      // a `toJSON` of that is not called, nor would it end.
       const [ok, json] = attempt(() =>
         (current as { toJSON(key: string): unknown }).toJSON(key ?? "")
       );
       if (!ok) this.report(at, `an object whose toJSON threw (${json})`);
-      else if (json !== current) {
-        this.stack.push([json, at, undefined, false, depth]);
-      }
+      else this.stack.push([json, at, CONVERTED, false, depth]);
       return true;
     }
     if (this.#ancestors.has(current)) {

@@ -6,8 +6,10 @@
  * instead of the run.
  *
  * Arguments: the server URL, then `sparse` (an array of length 2^32 − 1
- * beside a NaN), `sparse-casing` (the same with `casing`) or `endless` (a
- * `toJSON` that makes a new object leading to another, without end).
+ * beside a NaN), `sparse-casing` (the same with `casing`), `endless` (a
+ * `toJSON` that makes a new object leading to another, without end), or
+ * `chain` and `chain-json-api` (a `toJSON` that returns an object with a
+ * `toJSON` of its own, which `JSON.stringify` does not call).
  *
  * @module
  */
@@ -23,8 +25,13 @@ class Node {
   }
 }
 
+function chained(): object {
+  return { toJSON: chained };
+}
+
 let body: Record<string, unknown>;
 if (variant === "endless") body = { head: new Node() };
+else if (variant.startsWith("chain")) body = { type: "a", x: chained() };
 else {
   const items: unknown[] = [];
   items.length = 2 ** 32 - 1;
@@ -34,5 +41,6 @@ const grab = createGrab(url, {
   timeout: 5_000,
   retry: 0,
   casing: variant === "sparse-casing" ? "camelCase" : "none",
+  format: variant === "chain-json-api" ? "json-api" : "json",
 });
 await reportSettled(grab("POST /items", { body }));

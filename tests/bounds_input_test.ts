@@ -195,6 +195,28 @@ Deno.test("a JSON body that JSON cannot write in full is refused at once", async
   }
 });
 
+Deno.test("a toJSON that returns an object with a toJSON of its own is refused, not a hang", async (t) => {
+  // JSON.stringify calls toJSON once per value: what it returns is written
+  // as it is, here an object whose only member is a function.
+  await using server = okServer();
+  for (const variant of ["chain", "chain-json-api"] as const) {
+    await t.step(variant, async () => {
+      const reply = await runChild<QueryReply>(
+        "./_body_child.ts",
+        ["--allow-net=127.0.0.1", "--v8-flags=--max-old-space-size=256"],
+        { args: [server.url, variant], guardMs: 30_000 },
+      );
+      assertEquals(reply.outcome, "rejected", JSON.stringify(reply));
+      assertEquals(reply.name, "GrabValidationError", reply.message);
+      assertStringIncludes(
+        reply.message!,
+        'Cannot serialise "/x/toJSON" as JSON: value is a function',
+      );
+      assertEquals(server.requests.length, 0);
+    });
+  }
+});
+
 Deno.test("a relative target cannot climb out of the base address's path", async (t) => {
   await using server = okServer();
   const base = `${server.url}/v1`;

@@ -273,3 +273,22 @@ Deno.test("findNonJsonValues() lets a Map or a Date with a toJSON of its own say
     [],
   );
 });
+
+Deno.test("findNonJsonValues() checks what a toJSON returns as JSON.stringify writes it: its own toJSON is not called", () => {
+  class Self {
+    count = 1n;
+    toJSON(): this {
+      return this;
+    }
+  }
+  const chained = (): object => ({ toJSON: chained });
+  const options = { callToJSON: true };
+  assertEquals(findNonJsonValues({ a: new Self() }, "", options), [{
+    path: "/a/count",
+    message: 'Cannot serialise "/a/count" as JSON: value is a BigInt',
+  }]);
+  assertEquals(findNonJsonValues({ x: chained() }, "", options), [{
+    path: "/x/toJSON",
+    message: 'Cannot serialise "/x/toJSON" as JSON: value is a function',
+  }]);
+});
