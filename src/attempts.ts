@@ -81,19 +81,21 @@ export async function runAttempts(exchange: Exchange): Promise<SendOutcome> {
   const retries = exchange.replayable && policy.methods.has(exchange.method)
     ? policy.limit
     : 0;
+  let upload: Upload | undefined;
   try {
     if (deadline.reason !== undefined) return passed(exchange);
     const preparing = uploadOf(exchange);
-    const upload = preparing === undefined ? undefined : await preparing;
+    upload = preparing === undefined ? undefined : await preparing;
     for (let attempt = 0;; attempt++) {
       const step = await attemptOnce(
         exchange,
         attempt < retries ? attempt + 1 : 0,
         upload,
       );
-      if (!("retry" in step)) return step;
-      // The attempt is over, its body no longer needed.
+      if (!("retry" in step) && step.ok) return step;
+      // A failed or retried attempt is over: the rest of its body is left.
       upload?.leave();
+      if (!("retry" in step)) return step;
       if (hooks?.beforeRetry) {
         await deadline.race(callHook(hooks.beforeRetry, deadline, {
           request: step.request ?? new Request(exchange.href, exchange.init),
@@ -106,6 +108,7 @@ export async function runAttempts(exchange: Exchange): Promise<SendOutcome> {
       if (!(await sleep(step.delay, deadline.signal))) return passed(exchange);
     }
   } catch (error) {
+    upload?.leave();
     if (error === PASSED) return passed(exchange);
     throw error;
   }
@@ -264,8 +267,7 @@ function networkFailure(
     : failure(exchange, "timeout", cause, attemptTimeoutMessage(attempt));
   if (retry === 0) return outcome;
   const delay = retryDelay(retry, exchange.policy);
-  // A retry that could not be made in time: the failure says more than a
-  // timeout would.
+  // Too late for a retry: the failure says more than a timeout would.
   const late = Date.now() + delay >= exchange.deadline.end;
   if (late || delay > MAX_TIMER_DELAY) return outcome;
   return {

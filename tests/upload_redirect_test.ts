@@ -1,5 +1,9 @@
 import { assert, assertEquals, assertInstanceOf } from "@std/assert";
-import createGrab, { Call, GrabTransportError } from "../mod.ts";
+import createGrab, {
+  Call,
+  type GrabOptions,
+  GrabTransportError,
+} from "../mod.ts";
 import { json, startServer } from "./_server.ts";
 
 Deno.test("a counted upload follows no more redirects than fetch does", async () => {
@@ -200,6 +204,31 @@ Deno.test("a counted body whose response has come reports nothing more", async (
     const [, error] = await send(grab, "/busy", loaded);
     assertEquals(error, null);
     assertInstanceOf(during, TypeError);
+  });
+
+  await t.step("rejected: a hook or the backoff threw", async () => {
+    const thrown = new Error("the caller's code threw");
+    const cases: Record<string, GrabOptions> = {
+      afterResponse: { hooks: { afterResponse: () => Promise.reject(thrown) } },
+      backoff: {
+        retry: {
+          limit: 1,
+          backoff: () => {
+            throw thrown;
+          },
+        },
+      },
+    };
+    for (const [name, options] of Object.entries(cases)) {
+      const fetch = holdingFetch(new Response(null, { status: 503 }));
+      const grab = createGrab("http://127.0.0.1:9", { fetch, ...options });
+      const loaded: number[] = [];
+      const rejected = await send(grab, "/busy", loaded).catch((e) => e);
+      assertEquals(rejected, thrown, name);
+      const reported = loaded.length;
+      assertInstanceOf(await readToEnd(fetch.held()), TypeError, name);
+      assertEquals(loaded.length, reported, name);
+    }
   });
 });
 

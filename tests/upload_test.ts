@@ -450,4 +450,57 @@ Deno.test("onUploadProgress is not called once its grab settled", async (t) => {
       assertEquals(late, []);
     });
   }
+
+  await t.step("a stream a fetch began to read before the abort", async () => {
+    // It reads a chunk, then the rest once the grab has given up on it.
+    const began = Promise.withResolvers<void>();
+    const gate = Promise.withResolvers<void>();
+    let reading: Promise<unknown> | undefined;
+    const grab = createGrab(fixture.url, {
+      retry: 0,
+      fetch: (_input, init) => {
+        const reader = (init!.body as ReadableStream).getReader();
+        reading = reader.read().then(async () => {
+          began.resolve();
+          await gate.promise;
+          while (!(await reader.read()).done);
+        }).catch((error) => error);
+        const { signal } = init!;
+        return new Promise((_, reject) =>
+          signal!.addEventListener("abort", () => reject(signal!.reason))
+        );
+      },
+    });
+    // The caller's source, with more than the fetch reads before the abort.
+    let pulls = 0;
+    const ended = Promise.withResolvers<string>();
+    const body = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        if (++pulls <= 1000) return controller.enqueue(new Uint8Array(9));
+        controller.close();
+        ended.resolve("read to its end");
+      },
+      cancel: () => ended.resolve("cancelled"),
+    });
+    let settled = false;
+    const late: Progress[] = [];
+    const controller = new AbortController();
+    const pending = grab("PUT /size", {
+      body,
+      signal: controller.signal,
+      onUploadProgress: (progress) => {
+        if (settled) late.push({ ...progress });
+      },
+    });
+    await began.promise;
+    controller.abort();
+    const [, error] = await pending;
+    settled = true;
+    assertInstanceOf(error, GrabTransportError);
+    assertEquals(error.kind, "abort");
+    gate.resolve();
+    assertInstanceOf(await reading, TypeError);
+    assertEquals(late, []);
+    assertEquals(await ended.promise, "cancelled");
+  });
 });
