@@ -93,8 +93,8 @@ export async function runAttempts(exchange: Exchange): Promise<SendOutcome> {
         upload,
       );
       if (!("retry" in step) && step.ok) return step;
-      // A failed or retried attempt is over: the rest of its body is left.
-      upload?.leave();
+      // A failed or retried attempt ends its upload; a callback error rejects.
+      upload?.end();
       if (!("retry" in step)) return step;
       if (hooks?.beforeRetry) {
         await deadline.race(callHook(hooks.beforeRetry, deadline, {

@@ -184,9 +184,7 @@ export function readWhileUploading(
   const handedOver = "ok" in outcome && outcome.ok && !outcome.empty &&
     outcome.status >= 200 && outcome.status < 300 &&
     read !== undefined && isLive(read.responseType);
-  if (handedOver) return;
-  upload.leave();
-  upload.rethrow();
+  if (!handedOver) upload.end();
 }
 
 /**

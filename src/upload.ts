@@ -179,6 +179,15 @@ export class Upload {
     this.#hop = undefined;
   }
 
+  /**
+   * Ends the attempt's counted stream and throws what the callback threw
+   * meanwhile: it rejects the grab before any retry is sent.
+   */
+  end(): void {
+    this.leave();
+    this.rethrow();
+  }
+
   /** Throws what the callback threw while `fetch` read the body, if it did. */
   rethrow(): void {
     const thrown = this.#thrown;

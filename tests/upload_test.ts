@@ -405,6 +405,51 @@ Deno.test("onUploadProgress", async (t) => {
   }
 });
 
+Deno.test("an upload callback that throws before a retry rejects the grab, the retry unsent", async () => {
+  // The server answers a 503 at once and reads the upload on meanwhile; the
+  // callback throws while an afterResponse hook is still at work.
+  let requests = 0;
+  await using busy = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) => {
+      requests++;
+      const read = request.body!.pipeTo(new WritableStream()).catch(() => {});
+      const answer = new ReadableStream<Uint8Array>({
+        pull: async (controller) => {
+          await read;
+          controller.close();
+        },
+      });
+      return new Response(answer, { status: 503 });
+    },
+  );
+  const oops = new Error("upload bar broke during the hook");
+  const thrown = Promise.withResolvers<void>();
+  let headSeen = false;
+  let throws = 0;
+  const error = await assertRejects(() =>
+    createGrab(`http://127.0.0.1:${busy.addr.port}`, {
+      retry: { limit: 1, backoff: () => 0 },
+    })("PUT /", {
+      body: new Uint8Array(64 * 1024 * 1024),
+      hooks: {
+        afterResponse: async () => {
+          headSeen = true;
+          await thrown.promise;
+        },
+      },
+      // It throws once: a retry would go out, counted, to the end.
+      onUploadProgress: () => {
+        if (!headSeen || throws++ > 0) return;
+        thrown.resolve();
+        throw oops;
+      },
+    })
+  );
+  assertStrictEquals(error, oops);
+  assertEquals(requests, 1);
+});
+
 Deno.test("onUploadProgress is not called once its grab settled", async (t) => {
   await using fixture = server();
   // A fetch that goes on sending after the grab gave up on it: it waits,
