@@ -25,6 +25,11 @@ interface FollowOptions {
   request: Request | undefined;
 }
 type EncodedInit = RequestInit & { headers: HeaderRecord };
+/** The counted stream of one hop: whether it was left, and how it ends. */
+interface Hop {
+  left: boolean;
+  end?: () => void;
+}
 
 /**
  * The body of a request whose upload is reported, prepared once for all
@@ -43,7 +48,7 @@ export class Upload {
   #whole = false;
   #movedTo: string | undefined;
   // The counted stream of this attempt's first hop, until it is left.
-  #hop: { left: boolean } | undefined;
+  #hop: Hop | undefined;
 
   private constructor(report: Report, streams: boolean) {
     this.#report = report;
@@ -90,7 +95,7 @@ export class Upload {
     const whole = this.#body;
     if (whole === undefined) {
       const body = init.body as ReadableStream<Uint8Array>;
-      const hop = this.#hop = { left: false };
+      const hop: Hop = this.#hop = { left: false };
       return { ...init, body: body.pipeThrough(this.#counter(hop)) };
     }
     let headers: HeaderRecord = init.headers;
@@ -103,7 +108,7 @@ export class Upload {
       // The bytes as the grab began, not as the caller has left them.
       return whole instanceof Blob ? init : { ...init, body: whole, headers };
     }
-    const hop = this.#hop = { left: false };
+    const hop: Hop = this.#hop = { left: false };
     const body = this.#slices(whole, init.signal ?? undefined, hop);
     const counted = { ...init, body, headers, duplex: "half" } as RequestInit;
     // A streamed body cannot follow a redirect: it is followed by sending
@@ -172,11 +177,15 @@ export class Upload {
    * Ends the counted stream of this attempt, whose response has come and
    * gone: a `fetch` that reads on (Deno's sends the rest of a body that the
    * server answered without waiting for) is refused the rest, which then
-   * neither goes out nor is reported.
+   * neither goes out nor is reported. It fails at once, not at its next
+   * chunk: a source that sends no more is cancelled, its connection closed.
    */
   leave(): void {
-    if (this.#hop !== undefined) this.#hop.left = true;
+    const hop = this.#hop;
     this.#hop = undefined;
+    if (hop === undefined) return;
+    hop.left = true;
+    hop.end?.();
   }
 
   /**
@@ -214,12 +223,13 @@ export class Upload {
   #slices(
     whole: Blob | ArrayBuffer,
     signal: AbortSignal | undefined,
-    hop: { left: boolean },
+    hop: Hop,
   ): ReadableStream<Uint8Array> {
     const total = this.#total!;
     let at = 0;
     return new ReadableStream<Uint8Array>({
       start: (controller) => {
+        hop.end = () => controller.error(answered());
         if (!this.#tell({ loaded: 0, total })) controller.error(callback());
       },
       pull: async (controller) => {
@@ -240,11 +250,13 @@ export class Upload {
   }
 
   /** A stream body counted as it passes; its size is not known. */
-  #counter(hop: { left: boolean }): TransformStream<Uint8Array, Uint8Array> {
+  #counter(hop: Hop): TransformStream<Uint8Array, Uint8Array> {
     const total = undefined;
     let loaded = 0;
     return new TransformStream({
       start: (controller) => {
+        // Failing both sides: `fetch` is refused the rest, the source cancelled.
+        hop.end = () => controller.error(answered());
         if (!this.#tell({ loaded, total })) controller.error(callback());
       },
       transform: (chunk, controller) => {

@@ -5,7 +5,12 @@ import {
   assertRejects,
   assertStrictEquals,
 } from "@std/assert";
-import createGrab, { GrabTransportError, type Progress } from "../mod.ts";
+import createGrab, {
+  GrabTransportError,
+  isGrabHttpError,
+  type Progress,
+} from "../mod.ts";
+import { settles } from "./_bounds.ts";
 import { CHANGED_BODIES } from "./_changes.ts";
 import { startServer } from "./_server.ts";
 
@@ -548,4 +553,46 @@ Deno.test("onUploadProgress is not called once its grab settled", async (t) => {
     assertEquals(late, []);
     assertEquals(await ended.promise, "cancelled");
   });
+});
+
+Deno.test("a counted stream body whose response came ends then, its source idle", async () => {
+  // The server answers at once and reads on; the caller's source sends a
+  // chunk, then waits for more that may never come.
+  const read = Promise.withResolvers<string>();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) => {
+      request.body!.pipeTo(new WritableStream()).then(
+        () => read.resolve("read whole"),
+        () => read.resolve("cut"),
+      );
+      return new Response("busy", { status: 503 });
+    },
+  );
+  const idle = Promise.withResolvers<void>();
+  const ended = Promise.withResolvers<string>();
+  let pulls = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull: async (controller) => {
+      if (++pulls === 1) return controller.enqueue(new Uint8Array(9));
+      await idle.promise;
+      controller.close();
+      ended.resolve("read to its end");
+    },
+    cancel: () => ended.resolve("cancelled"),
+  }, { highWaterMark: 0 });
+  const grab = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+    retry: 0,
+  });
+  try {
+    const [, error] = await settles(
+      grab("PUT /", { body, onUploadProgress: () => {} }),
+    );
+    assert(isGrabHttpError(error));
+    assertEquals(await settles(ended.promise, "the source"), "cancelled");
+    assertEquals(await settles(read.promise, "the server's read"), "cut");
+  } finally {
+    idle.resolve();
+    await server.shutdown();
+  }
 });
