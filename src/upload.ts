@@ -174,9 +174,9 @@ export class Upload {
   }
 
   /**
-   * Ends the counted stream of this attempt, whose response has come and
-   * gone: a `fetch` that reads on (Deno's sends the rest of a body that the
-   * server answered without waiting for) is refused the rest, which then
+   * Ends the counted stream of this attempt, which is over (answered, or
+   * failed): a `fetch` that reads on (Deno's sends the rest of a body that
+   * the server answered without waiting for) is refused the rest, which then
    * neither goes out nor is reported. It fails at once, not at its next
    * chunk: a source that sends no more is cancelled, its connection closed.
    */
@@ -229,7 +229,7 @@ export class Upload {
     let at = 0;
     return new ReadableStream<Uint8Array>({
       start: (controller) => {
-        hop.end = () => controller.error(answered());
+        hop.end = () => controller.error(over());
         if (!this.#tell({ loaded: 0, total })) controller.error(callback());
       },
       pull: async (controller) => {
@@ -241,7 +241,7 @@ export class Upload {
             : whole.slice(at, end)),
         );
         if (signal?.aborted) return controller.error(signal.reason);
-        if (hop.left) return controller.error(answered());
+        if (hop.left) return controller.error(over());
         controller.enqueue(slice);
         at = end;
         if (!this.#tell({ loaded: at, total })) controller.error(callback());
@@ -256,11 +256,11 @@ export class Upload {
     return new TransformStream({
       start: (controller) => {
         // Failing both sides: `fetch` is refused the rest, the source cancelled.
-        hop.end = () => controller.error(answered());
+        hop.end = () => controller.error(over());
         if (!this.#tell({ loaded, total })) controller.error(callback());
       },
       transform: (chunk, controller) => {
-        if (hop.left) return controller.error(answered());
+        if (hop.left) return controller.error(over());
         // A chunk that is not bytes is `fetch`'s to refuse, not to count.
         if (chunk instanceof Uint8Array) loaded += chunk.byteLength;
         if (!this.#tell({ loaded, total })) {
@@ -273,9 +273,11 @@ export class Upload {
   }
 }
 
-/** The reason a counted body fails with once its response has come. */
-function answered(): TypeError {
-  return new TypeError("The request body is not sent on: its response came");
+/** Why a counted body fails once its attempt is over, answered or not. */
+function over(): TypeError {
+  return new TypeError(
+    "The request body is not sent on: the grab is done with its request",
+  );
 }
 
 /** The reason a counted body fails with when its callback threw. */

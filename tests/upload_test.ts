@@ -2,6 +2,8 @@ import {
   assert,
   assertEquals,
   assertInstanceOf,
+  assertMatch,
+  assertNotMatch,
   assertRejects,
   assertStrictEquals,
 } from "@std/assert";
@@ -530,8 +532,12 @@ Deno.test("onUploadProgress is not called once its grab settled", async (t) => {
         controller.close();
         ended.resolve("read to its end");
       },
-      cancel: () => ended.resolve("cancelled"),
+      cancel: (reason) => {
+        cancelledWith = reason;
+        ended.resolve("cancelled");
+      },
     });
+    let cancelledWith: unknown;
     let settled = false;
     const late: Progress[] = [];
     const controller = new AbortController();
@@ -549,9 +555,14 @@ Deno.test("onUploadProgress is not called once its grab settled", async (t) => {
     assertInstanceOf(error, GrabTransportError);
     assertEquals(error.kind, "abort");
     gate.resolve();
-    assertInstanceOf(await reading, TypeError);
+    const refused = await reading;
+    assertInstanceOf(refused, TypeError);
     assertEquals(late, []);
     assertEquals(await ended.promise, "cancelled");
+    // No response came: the reason the body ended says none did.
+    assertStrictEquals(cancelledWith, refused);
+    assertNotMatch(refused.message, /response/);
+    assertMatch(refused.message, /^The request body is not sent on: /);
   });
 });
 
