@@ -92,10 +92,10 @@ export async function runAttempts(exchange: Exchange): Promise<SendOutcome> {
         attempt < retries ? attempt + 1 : 0,
         upload,
       );
-      if (!("retry" in step) && step.ok) return step;
+      const retrying = "retry" in step;
       // A failed or retried attempt ends its upload; a callback error rejects.
-      upload?.end();
-      if (!("retry" in step)) return step;
+      if (retrying || !step.ok) upload?.end();
+      if (!retrying) return step;
       if (hooks?.beforeRetry) {
         await deadline.race(callHook(hooks.beforeRetry, deadline, {
           request: step.request ?? new Request(exchange.href, exchange.init),
