@@ -172,17 +172,26 @@ function circularQuery(url: string, variant: string): Promise<QueryReply> {
   );
 }
 
+/**
+ * Runs a grab with a JSON body of `variant` (see `_body_child.ts`) in a child
+ * process, with a small heap, so that a check that never ends or fills the
+ * heap fails the test instead of the run.
+ */
+function bodyChild(url: string, variant: string): Promise<QueryReply> {
+  return runChild<QueryReply>(
+    "./_body_child.ts",
+    ["--allow-net=127.0.0.1", "--v8-flags=--max-old-space-size=256"],
+    { args: [url, variant], guardMs: 30_000 },
+  );
+}
+
 Deno.test("a JSON body that JSON cannot write in full is refused at once", async (t) => {
   await using server = okServer();
   for (const variant of ["sparse", "sparse-casing", "endless"] as const) {
     await t.step(
       `${variant}: a GrabValidationError, not a crash or a hang`,
       async () => {
-        const reply = await runChild<QueryReply>(
-          "./_body_child.ts",
-          ["--allow-net=127.0.0.1", "--v8-flags=--max-old-space-size=256"],
-          { args: [server.url, variant], guardMs: 30_000 },
-        );
+        const reply = await bodyChild(server.url, variant);
         assertEquals(reply.outcome, "rejected", JSON.stringify(reply));
         assertEquals(reply.name, "GrabValidationError", reply.message);
         assertStringIncludes(
@@ -201,11 +210,7 @@ Deno.test("a toJSON that returns an object with a toJSON of its own is refused, 
   await using server = okServer();
   for (const variant of ["chain", "chain-json-api"] as const) {
     await t.step(variant, async () => {
-      const reply = await runChild<QueryReply>(
-        "./_body_child.ts",
-        ["--allow-net=127.0.0.1", "--v8-flags=--max-old-space-size=256"],
-        { args: [server.url, variant], guardMs: 30_000 },
-      );
+      const reply = await bodyChild(server.url, variant);
       assertEquals(reply.outcome, "rejected", JSON.stringify(reply));
       assertEquals(reply.name, "GrabValidationError", reply.message);
       assertStringIncludes(

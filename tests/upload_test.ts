@@ -58,6 +58,22 @@ function recorder(): {
   };
 }
 
+/** A progress callback that keeps what it is told once `settled()` is called. */
+function reportsAfterSettling(): {
+  onUploadProgress: (progress: Progress) => void;
+  settled: () => void;
+  late: Progress[];
+} {
+  let settled = false;
+  const late: Progress[] = [];
+  return {
+    onUploadProgress: (progress) =>
+      void (settled && late.push({ ...progress })),
+    settled: () => void (settled = true),
+    late,
+  };
+}
+
 function assertGrowing(seen: Progress[], total: number | undefined): void {
   assertEquals(seen[0]?.loaded, 0);
   for (let i = 1; i < seen.length; i++) {
@@ -480,26 +496,23 @@ Deno.test("onUploadProgress is not called once its grab settled", async (t) => {
           return sending;
         },
       });
-      let settled = false;
-      const late: Progress[] = [];
+      const after = reportsAfterSettling();
       const controller = new AbortController();
       const pending = grab("PUT /size", {
         body: body(),
         signal: controller.signal,
-        onUploadProgress: (progress) => {
-          if (settled) late.push({ ...progress });
-        },
+        onUploadProgress: after.onUploadProgress,
       });
       await called.promise;
       controller.abort();
       const [, error] = await pending;
-      settled = true;
+      after.settled();
       assertInstanceOf(error, GrabTransportError);
       assertEquals(error.kind, "abort");
       gate.resolve();
       // The body the fetch reads now ends at once, unsent and unreported.
       await sending!.then((response) => response.body?.cancel(), () => {});
-      assertEquals(late, []);
+      assertEquals(after.late, []);
     });
   }
 
@@ -538,26 +551,23 @@ Deno.test("onUploadProgress is not called once its grab settled", async (t) => {
       },
     });
     let cancelledWith: unknown;
-    let settled = false;
-    const late: Progress[] = [];
+    const after = reportsAfterSettling();
     const controller = new AbortController();
     const pending = grab("PUT /size", {
       body,
       signal: controller.signal,
-      onUploadProgress: (progress) => {
-        if (settled) late.push({ ...progress });
-      },
+      onUploadProgress: after.onUploadProgress,
     });
     await began.promise;
     controller.abort();
     const [, error] = await pending;
-    settled = true;
+    after.settled();
     assertInstanceOf(error, GrabTransportError);
     assertEquals(error.kind, "abort");
     gate.resolve();
     const refused = await reading;
     assertInstanceOf(refused, TypeError);
-    assertEquals(late, []);
+    assertEquals(after.late, []);
     assertEquals(await ended.promise, "cancelled");
     // No response came: the reason the body ended says none did.
     assertStrictEquals(cancelledWith, refused);
