@@ -9,8 +9,7 @@
 import { type BodySource, discardBody } from "./body.ts";
 import { Deadline, PASSED, sleep } from "./deadline.ts";
 import type { HttpMethod } from "./endpoint.ts";
-import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
-import { attemptTimeoutMessage, transportError } from "./transport_error.ts";
+import { networkFailure, passed, type Retry } from "./attempt_failure.ts";
 import {
   type Fetch,
   isNetworkError,
@@ -19,7 +18,12 @@ import {
 } from "./fetch.ts";
 import { headerOf } from "./platform_response.ts";
 import { callHook, type Hooks, runAfterResponse } from "./hooks.ts";
-import { READ_JSON, readOutcome, type ReadSettings } from "./outcome.ts";
+import {
+  READ_JSON,
+  type Reading,
+  readOutcome,
+  type ReadSettings,
+} from "./outcome.ts";
 import type { Progress } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
 import type { Upload } from "./upload.ts";
@@ -34,12 +38,7 @@ import {
   uploaded,
   uploadOf,
 } from "./send.ts";
-import {
-  MAX_TIMER_DELAY,
-  retryDelay,
-  type RetryPolicy,
-  statusRetryDelay,
-} from "./retry.ts";
+import { type RetryPolicy, statusRetryDelay } from "./retry.ts";
 
 /** Everything the attempts of one exchange need, decided before the first. */
 export interface Exchange {
@@ -62,21 +61,16 @@ export interface Exchange {
   onUploadProgress?: ((progress: Progress) => void) | undefined;
 }
 
-/** An attempt that failed in a way the policy retries. */
-interface Retry {
-  retry: true;
-  request: Request | undefined;
-  delay: number;
-  error: GrabTransportError | undefined;
-  statusCode: number | undefined;
-}
-
 /**
  * Runs attempts until one gives an outcome the policy does not retry. A hook
  * that throws rejects; everything else resolves. The deadline stays the
- * caller's to dispose.
+ * caller's to dispose. `after` is a first attempt made already, whose retry
+ * is taken from here.
  */
-export async function runAttempts(exchange: Exchange): Promise<SendOutcome> {
+export async function runAttempts(
+  exchange: Exchange,
+  after?: Retry,
+): Promise<SendOutcome> {
   const { policy, hooks, deadline } = exchange;
   const retries = exchange.replayable && policy.methods.has(exchange.method)
     ? policy.limit
@@ -87,11 +81,13 @@ export async function runAttempts(exchange: Exchange): Promise<SendOutcome> {
     const preparing = uploadOf(exchange);
     upload = preparing === undefined ? undefined : await preparing;
     for (let attempt = 0;; attempt++) {
-      const step = await attemptOnce(
-        exchange,
-        attempt < retries ? attempt + 1 : 0,
-        upload,
-      );
+      const step = attempt === 0 && after !== undefined
+        ? after
+        : await attemptOnce(
+          exchange,
+          attempt < retries ? attempt + 1 : 0,
+          upload,
+        );
       const retrying = "retry" in step;
       // A failed or retried attempt ends its upload; a callback error rejects.
       if (retrying || !step.ok) upload?.end();
@@ -159,7 +155,7 @@ async function attemptWithin(
   retry: number,
   upload: Upload | undefined,
 ): Promise<SendOutcome | Retry> {
-  const { hooks, href } = exchange;
+  const { hooks } = exchange;
   const init = attemptInit(exchange, attempt, upload);
   let request = hooks === undefined
     ? streamRequest(exchange, init, upload)
@@ -176,6 +172,23 @@ async function attemptWithin(
     if (cause === PASSED) throw cause;
     return networkFailure(exchange, attempt, retry, request, cause);
   }
+  return answered(exchange, attempt, retry, upload, request, response);
+}
+
+/**
+ * An attempt from its response on: the response hook run, a retryable
+ * status retried, the body read. `request` is what a hook saw, if any.
+ */
+export async function answered(
+  exchange: Exchange,
+  attempt: Deadline,
+  retry: number,
+  upload: Upload | undefined,
+  request: Request | undefined,
+  answer: Response,
+): Promise<SendOutcome | Retry> {
+  const { hooks } = exchange;
+  let response = answer;
   const source = sourceOf(exchange, response, attempt, request);
   if (upload !== undefined) await uploaded(upload, response, source);
   if (hooks?.afterResponse) {
@@ -208,20 +221,33 @@ async function attemptWithin(
       };
     }
   }
-  const outcome = await readOutcome({
+  const outcome = await readOutcome(
+    readingOf(exchange, response, status, source, upload),
+  );
+  if (upload !== undefined) readWhileUploading(upload, outcome, exchange.read);
+  if (!("broken" in outcome)) return outcome;
+  return networkFailure(exchange, attempt, retry, request, outcome.broken);
+}
+
+/** What `readOutcome` reads an attempt's response with. */
+export function readingOf(
+  exchange: Exchange,
+  response: Response,
+  status: number,
+  source: BodySource & { deadline: Deadline },
+  upload: Upload | undefined,
+): Reading {
+  return {
     method: exchange.method,
     // A counted upload that followed a redirect itself is now elsewhere.
-    href: upload?.movedTo ?? href,
+    href: upload?.movedTo ?? exchange.href,
     maxBodyBytes: exchange.maxBodyBytes,
     read: exchange.read ?? READ_JSON,
     response,
     status,
     source,
     whole: exchange.deadline,
-  });
-  if (upload !== undefined) readWhileUploading(upload, outcome, exchange.read);
-  if (!("broken" in outcome)) return outcome;
-  return networkFailure(exchange, attempt, retry, request, outcome.broken);
+  };
 }
 
 /**
@@ -249,52 +275,4 @@ async function retryWait(
   }
   if (delay !== undefined) await discardBody(response, source);
   return delay;
-}
-
-/** A failure before the head arrived: retried while the policy allows. */
-function networkFailure(
-  exchange: Exchange,
-  attempt: Deadline,
-  retry: number,
-  request: Request | undefined,
-  cause: unknown,
-): SendOutcome | Retry {
-  const whole = exchange.deadline.reason;
-  if (whole !== undefined) return failure(exchange, whole, cause);
-  // Only the attempt's own time can have ended it: retried like the network.
-  const outcome = attempt.reason === undefined
-    ? failure(exchange, "network", cause)
-    : failure(exchange, "timeout", cause, attemptTimeoutMessage(attempt));
-  if (retry === 0) return outcome;
-  const delay = retryDelay(retry, exchange.policy);
-  // Too late for a retry: the failure says more than a timeout would.
-  const late = Date.now() + delay >= exchange.deadline.end;
-  if (late || delay > MAX_TIMER_DELAY) return outcome;
-  return {
-    retry: true,
-    request,
-    delay,
-    error: outcome.error,
-    statusCode: undefined,
-  };
-}
-
-/** The outcome once the deadline has passed: kind `"timeout"` or `"abort"`. */
-function passed(exchange: Exchange): SendOutcome {
-  const { deadline } = exchange;
-  return failure(exchange, deadline.reason ?? "abort", deadline.signal?.reason);
-}
-
-/** A transport failure of the exchange. */
-function failure(
-  exchange: Exchange,
-  kind: TransportErrorKind,
-  cause?: unknown,
-  message?: string,
-): { ok: false; error: GrabTransportError } {
-  const { method, href } = exchange;
-  return {
-    ok: false,
-    error: transportError(kind, method, href, { cause, message }),
-  };
 }

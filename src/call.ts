@@ -6,7 +6,7 @@
  * @module
  */
 
-import { runAttempts } from "./attempts.ts";
+import { attemptAll } from "./plain_attempt.ts";
 import { Deadline, PASSED } from "./deadline.ts";
 import { type Endpoint, type HttpMethod, parseEndpoint } from "./endpoint.ts";
 import type { GrabValidationError, ValidationIssue } from "./errors.ts";
@@ -272,7 +272,7 @@ function attempt(
 ): Promise<SendOutcome> {
   completeHeaders(request, fromFunction);
   if (deadline.signal !== undefined) request.init.signal = deadline.signal;
-  return runAttempts({
+  return attemptAll({
     method: call.method,
     href: request.href,
     init: request.init,

@@ -1,0 +1,82 @@
+/**
+ * How an attempt fails before it has an outcome to read: the transport
+ * failure of the exchange, or the retry the policy makes of it.
+ *
+ * @module
+ */
+
+import type { Deadline } from "./deadline.ts";
+import type { Exchange } from "./attempts.ts";
+import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
+import { attemptTimeoutMessage, transportError } from "./transport_error.ts";
+import { MAX_TIMER_DELAY, retryDelay } from "./retry.ts";
+import type { SendOutcome } from "./result.ts";
+
+/** An attempt that failed in a way the policy retries. */
+export interface Retry {
+  retry: true;
+  request: Request | undefined;
+  delay: number;
+  error: GrabTransportError | undefined;
+  statusCode: number | undefined;
+}
+
+/**
+ * The number of the retry that may follow the first attempt: 1, or 0 when
+ * no retry may follow (a stream body, a method the policy leaves alone).
+ */
+export function firstRetry(exchange: Exchange): number {
+  const { policy } = exchange;
+  return exchange.replayable && policy.methods.has(exchange.method) &&
+      policy.limit > 0
+    ? 1
+    : 0;
+}
+
+/** A failure before the head arrived: retried while the policy allows. */
+export function networkFailure(
+  exchange: Exchange,
+  attempt: Deadline,
+  retry: number,
+  request: Request | undefined,
+  cause: unknown,
+): SendOutcome | Retry {
+  const whole = exchange.deadline.reason;
+  if (whole !== undefined) return failure(exchange, whole, cause);
+  // Only the attempt's own time can have ended it: retried like the network.
+  const outcome = attempt.reason === undefined
+    ? failure(exchange, "network", cause)
+    : failure(exchange, "timeout", cause, attemptTimeoutMessage(attempt));
+  if (retry === 0) return outcome;
+  const delay = retryDelay(retry, exchange.policy);
+  // Too late for a retry: the failure says more than a timeout would.
+  const late = Date.now() + delay >= exchange.deadline.end;
+  if (late || delay > MAX_TIMER_DELAY) return outcome;
+  return {
+    retry: true,
+    request,
+    delay,
+    error: outcome.error,
+    statusCode: undefined,
+  };
+}
+
+/** The outcome once the deadline has passed: kind `"timeout"` or `"abort"`. */
+export function passed(exchange: Exchange): SendOutcome {
+  const { deadline } = exchange;
+  return failure(exchange, deadline.reason ?? "abort", deadline.signal?.reason);
+}
+
+/** A transport failure of the exchange. */
+export function failure(
+  exchange: Exchange,
+  kind: TransportErrorKind,
+  cause?: unknown,
+  message?: string,
+): { ok: false; error: GrabTransportError } {
+  const { method, href } = exchange;
+  return {
+    ok: false,
+    error: transportError(kind, method, href, { cause, message }),
+  };
+}

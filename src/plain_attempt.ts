@@ -1,0 +1,115 @@
+/**
+ * The attempts of an exchange, the plain one's first taken short: no hook,
+ * no counted upload, no `attemptTimeout`, the platform's own `fetch`. Its
+ * answer is read in the promise chain of `fetch` itself, with none of the
+ * attempt loop's frames around it; whatever is not a plain answer (a
+ * failure, a status to retry, a head that cannot be read) goes on as the
+ * loop would take it.
+ *
+ * @module
+ */
+
+import { answered, type Exchange, readingOf, runAttempts } from "./attempts.ts";
+import {
+  firstRetry,
+  networkFailure,
+  passed,
+  type Retry,
+} from "./attempt_failure.ts";
+import { PASSED } from "./deadline.ts";
+import { isPlatform, statusOf } from "./fetch.ts";
+import { readOutcome } from "./outcome.ts";
+import type { SendOutcome } from "./result.ts";
+import { sourceOf } from "./send.ts";
+
+/**
+ * Runs the attempts of `exchange` until one gives an outcome the policy does
+ * not retry, as {@linkcode runAttempts} does.
+ */
+export function attemptAll(exchange: Exchange): Promise<SendOutcome> {
+  if (!isPlain(exchange)) return runAttempts(exchange);
+  const { fetch, href, init } = exchange;
+  const retry = firstRetry(exchange);
+  let sending: Promise<Response>;
+  try {
+    // Called as a plain function: see `sendRequest`.
+    sending = fetch(href, init);
+  } catch (cause) {
+    // Not the platform's, which rejects: a wrapper installed before grab.
+    sending = Promise.reject(cause);
+  }
+  return sending.then(
+    (response) => plainAnswer(exchange, retry, response),
+    (cause) =>
+      goOn(
+        exchange,
+        networkFailure(exchange, exchange.deadline, retry, undefined, cause),
+      ),
+  );
+}
+
+/**
+ * True for an exchange whose first attempt is only `fetch` and a read: no
+ * hook, no counted upload or stream body (each needs a request made for
+ * it), no attempt deadline of its own, and a deadline not yet passed.
+ */
+function isPlain(exchange: Exchange): boolean {
+  const { attemptTimeout: limit, init } = exchange;
+  return exchange.hooks === undefined &&
+    exchange.onUploadProgress === undefined &&
+    (limit === undefined || limit === false || limit === Infinity) &&
+    !(init.body instanceof ReadableStream) &&
+    isPlatform(exchange.fetch) &&
+    exchange.deadline.reason === undefined;
+}
+
+/** The first answer read, unless it is one the attempt loop takes. */
+function plainAnswer(
+  exchange: Exchange,
+  retry: number,
+  response: Response,
+): SendOutcome | Promise<SendOutcome> {
+  const { deadline } = exchange;
+  const status = statusOf(response);
+  if (
+    status === undefined ||
+    (retry !== 0 && exchange.policy.statusCodes.has(status))
+  ) {
+    return goOn(
+      exchange,
+      answered(exchange, deadline, retry, undefined, undefined, response),
+    );
+  }
+  const source = sourceOf(exchange, response, deadline, undefined);
+  const reading = readingOf(exchange, response, status, source, undefined);
+  return readOutcome(reading).then(
+    (outcome) =>
+      "broken" in outcome
+        ? goOn(
+          exchange,
+          networkFailure(exchange, deadline, retry, undefined, outcome.broken),
+        )
+        : outcome,
+    (error: unknown) => rejected(exchange, error),
+  );
+}
+
+/** The first attempt's step taken on: a retry by the loop, else its outcome. */
+function goOn(
+  exchange: Exchange,
+  step: SendOutcome | Retry | Promise<SendOutcome | Retry>,
+): SendOutcome | Promise<SendOutcome> {
+  if (step instanceof Promise) {
+    return step.then(
+      (taken) => goOn(exchange, taken),
+      (error: unknown) => rejected(exchange, error),
+    );
+  }
+  return "retry" in step ? runAttempts(exchange, step) : step;
+}
+
+/** A rejection as the loop gives it: the deadline's passing is an outcome. */
+function rejected(exchange: Exchange, error: unknown): SendOutcome {
+  if (error === PASSED) return passed(exchange);
+  throw error;
+}
