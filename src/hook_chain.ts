@@ -8,7 +8,14 @@
 import { cancelBody } from "./body.ts";
 import { type Deadline, PASSED } from "./deadline.ts";
 import { isResponse } from "./fetch.ts";
-import { type Hooks, isRequest, markChain, notA, release } from "./hooks.ts";
+import {
+  type Hooks,
+  isRequest,
+  markChain,
+  notA,
+  release,
+  releaseRequest,
+} from "./hooks.ts";
 
 type BeforeRequest = NonNullable<Hooks["beforeRequest"]>;
 type AfterResponse = NonNullable<Hooks["afterResponse"]>;
@@ -115,17 +122,6 @@ function within<T>(
   late: (value: T) => void,
 ): T | Promise<T> {
   return deadline === undefined ? value : deadline.race(value, late);
-}
-
-/** Cancels the body of a request no attempt will send. */
-function releaseRequest(request: Request | void): void {
-  let body: ReadableStream | null | undefined;
-  try {
-    body = isRequest(request) ? request.body : undefined;
-  } catch {
-    return;
-  }
-  if (body && !body.locked) body.cancel().catch(() => {});
 }
 
 /** Cancels a response a hook gave after the deadline passed. */

@@ -240,6 +240,17 @@ export function isRequest(value: unknown): value is Request {
     typeof (value as Request).clone === "function";
 }
 
+/** Cancels the body of a request no attempt will send. */
+export function releaseRequest(request: Request | void): void {
+  let body: ReadableStream | null | undefined;
+  try {
+    body = isRequest(request) ? request.body : undefined;
+  } catch {
+    return;
+  }
+  if (body && !body.locked) body.cancel().catch(() => {});
+}
+
 /** What a hook returned instead of a `Request` or a `Response`. */
 export function notA(what: string, hook: string): TypeError {
   return new TypeError(

@@ -12,7 +12,7 @@ import { tellProgress } from "./progress.ts";
 import { asValidationError } from "./validation_error.ts";
 import type { Deadline } from "./deadline.ts";
 import { isPlatform, isPlatformResponse, sendRequest } from "./fetch.ts";
-import { callHook, isRequest, notA } from "./hooks.ts";
+import { callHook, isRequest, notA, releaseRequest } from "./hooks.ts";
 import { lazy } from "./lazy.ts";
 import { type Broken, isLive, type ReadSettings } from "./outcome.ts";
 import type { SendOutcome } from "./result.ts";
@@ -254,7 +254,7 @@ export async function buildHookedRequest(
   const hooks = exchange.hooks!;
   if (hooks.beforeRequest === undefined) return request;
   const running = callHook(hooks.beforeRequest, attempt, request);
-  const replaced = await attempt.race(running);
+  const replaced = await attempt.race(running, releaseRequest);
   // The hook's bug, not a request to send and retry as the network failing.
   if (replaced && !isRequest(replaced)) throw notA("Request", "beforeRequest");
   const sent = replaced || request;

@@ -138,6 +138,35 @@ Deno.test("a stream body a failed grab never sent is cancelled", async (t) => {
     },
   );
 
+  await t.step(
+    "a request a beforeRequest hook gives after the timeout passed, alone or in a chain",
+    async () => {
+      for (const factory of [{}, { hooks: { beforeRequest: () => {} } }]) {
+        const grab = createGrab(server.url, { retry: 0, ...factory });
+        const body = source();
+        const settled = Promise.withResolvers<void>();
+        const late = grab("POST /", {
+          body: "hello",
+          timeout: 50,
+          hooks: {
+            async beforeRequest(request) {
+              await settled.promise;
+              return new Request(request.url, {
+                method: "POST",
+                body: body.body,
+                duplex: "half",
+              } as RequestInit);
+            },
+          },
+        });
+        assertTransport(await settles(late), "timeout");
+        settled.resolve();
+        const what = `the cancel of the hook's body (${Object.keys(factory)})`;
+        await settles(body.cancelled, what);
+      }
+    },
+  );
+
   await t.step("Call.send with a signal aborted", async () => {
     const body = source();
     const outcome = await settles(
