@@ -17,7 +17,12 @@ import {
   statusOf,
 } from "./fetch.ts";
 import { headerOf } from "./platform_response.ts";
-import { callHook, type Hooks, runAfterResponse } from "./hooks.ts";
+import {
+  callHook,
+  type Hooks,
+  refuseLockedBody,
+  runAfterResponse,
+} from "./hooks.ts";
 import {
   READ_JSON,
   type Reading,
@@ -170,6 +175,7 @@ async function attemptWithin(
   } catch (cause) {
     upload?.rethrow();
     if (cause === PASSED) throw cause;
+    if (hooks?.beforeRequest) refuseLockedBody(sent!);
     return networkFailure(exchange, attempt, retry, request, cause);
   }
   return answered(exchange, attempt, retry, upload, request, response);

@@ -50,8 +50,9 @@ export interface Hooks {
    * Called before each attempt with the request about to be sent. Return a
    * `Request` to send that one instead; sent to another URL, it is that URL
    * a `GrabError` names, as after a redirect. A hook that reads the body must
-   * return a replacement (or read a `clone()`): a request left with a used
-   * body cannot be sent, and rejects the grab with a `TypeError`.
+   * return a replacement (or read a `clone()`): a request left with a body
+   * used or locked by a reader cannot be sent, and rejects the grab with a
+   * `TypeError`.
    * Trust is decided by the endpoint's URL: a replacement for another origin
    * carries what it was made with (`new Request(url, request)` copies the
    * factory's headers), and the factory's `afterResponse` still runs for it.
@@ -249,6 +250,25 @@ export function releaseRequest(request: Request | void): void {
     return;
   }
   if (body && !body.locked) body.cancel().catch(() => {});
+}
+
+/**
+ * Throws when `fetch` refused a request because a `beforeRequest` hook left
+ * its body locked by a reader it never read from: the hook's bug, not a
+ * network failure to retry. Asked only once `fetch` has failed, as reading
+ * `body` before would have Deno send a body of bytes chunked.
+ */
+export function refuseLockedBody(request: Request): void {
+  let locked = false;
+  try {
+    locked = !request.bodyUsed && request.body?.locked === true;
+  } catch {
+    // A request-like whose body cannot be read: nothing to tell by.
+  }
+  if (!locked) return;
+  throw new TypeError(
+    "Cannot send the request: a beforeRequest hook left its body locked by a reader; read a clone() or return a new Request",
+  );
 }
 
 /** What a hook returned instead of a `Request` or a `Response`. */

@@ -191,6 +191,26 @@ Deno.test("a beforeRequest hook that leaves the body used: the grab rejects, not
       assertEquals([calls, fetched, server.requests.length], [1, 0, 0]);
     });
   }
+  await t.step("locks the body and returns nothing", async () => {
+    // `fetch` refuses the request: the hook's bug, not a network failure.
+    let calls = 0;
+    const before = fetched;
+    await assertRejects(
+      () =>
+        grab("PUT /", {
+          body: "abc",
+          hooks: {
+            beforeRequest: (request) => {
+              calls++;
+              request.body?.getReader();
+            },
+          },
+        }),
+      TypeError,
+      "beforeRequest hook left its body locked",
+    );
+    assertEquals([calls, fetched - before, server.requests.length], [1, 1, 0]);
+  });
   await t.step("a hook that reads a clone sends the body", async () => {
     const [data] = await grab("PUT /", {
       body: "abc",
