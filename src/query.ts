@@ -11,7 +11,7 @@ import {
   convertKey,
   mayHaveClashed,
 } from "./casing.ts";
-import { clashIn } from "./convert_keys.ts";
+import { KeyClash } from "./convert_keys.ts";
 import { isPlainObject } from "./object.ts";
 import { validationError } from "./validation_error.ts";
 import { DEFAULT_TEXT, LONE_SURROGATE } from "./text.ts";
@@ -77,11 +77,12 @@ export function serialiseQuery(
   const mark = casing === "none" ? 0 : clashMark(casing);
   for (let i = keys.length - 1; i >= 0; i--) {
     const key = keys[i]!;
+    // Converted even when kept: a key that becomes one kept must count as
+    // a clash (see `clashMark`).
+    const converted = convertKey(key, casing);
     // JSON:API keeps names of only a-z for its own parameters (`include`,
     // `page`, …): a server must refuse them in another casing.
-    const name = joinArrays && SPEC_NAME.test(key)
-      ? key
-      : convertKey(key, casing);
+    const name = joinArrays && SPEC_NAME.test(key) ? key : converted;
     stack.push(entry(query[key], name, key === "fields", root));
   }
   if (casing !== "none") checkClash(stack, keys, casing, mark);
@@ -183,7 +184,7 @@ class Budget {
 
 /**
  * Refuses two of `keys` (whose entries are the last on `stack`, in order)
- * that `casing` makes one: the server would read one of them, or both as a
+ * written as one name: the server would read one of them, or both as a
  * list. A key without a value is not written, so it clashes with none.
  * Looked for only when the casing's conversions since `mark` say a clash
  * may be there (see `clashMark`).
@@ -196,12 +197,18 @@ function checkClash(
   name?: string,
 ): void {
   if (!mayHaveClashed(casing, mark)) return;
-  const written = keys.filter((_, i) => {
-    const value = stack[stack.length - 1 - i]!.value;
-    return value !== undefined && value !== null;
-  });
-  const clash = clashIn("", written, casing);
-  if (clash !== undefined) {
+  // The names as written: a JSON:API name kept (`include`) is not the
+  // one its conversion would give (`Include` in PascalCase).
+  const firstOf = new Map<string, number>();
+  for (let i = 0; i < keys.length; i++) {
+    const { value, name: written } = stack[stack.length - 1 - i]!;
+    if (value === undefined || value === null) continue;
+    const first = firstOf.get(written);
+    if (first === undefined) {
+      firstOf.set(written, i);
+      continue;
+    }
+    const clash = new KeyClash("", [keys[first]!, keys[i]!], casing);
     refuse(`${clash.message}, so one value would hide the other`, name);
   }
 }

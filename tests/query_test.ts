@@ -1,4 +1,4 @@
-import { assertEquals, assertThrows } from "@std/assert";
+import { assertEquals, assertRejects, assertThrows } from "@std/assert";
 import createGrab, { GrabValidationError } from "../mod.ts";
 import { startServer } from "./_server.ts";
 import type { Casing } from "../src/casing.ts";
@@ -151,6 +151,52 @@ Deno.test("serialiseQuery() refuses two keys of one object that the casing makes
       );
     },
   );
+});
+
+Deno.test("a JSON:API name kept as written still clashes with a key that becomes it", async (t) => {
+  // Names met by no other test: the clash must be found on a first meeting.
+  const refused = (value: Record<string, unknown>) =>
+    assertThrows(
+      () =>
+        serialiseQuery(value, new URLSearchParams(), {
+          format: "json-api",
+          casing: "snake_case",
+        }),
+      GrabValidationError,
+    ).issues;
+
+  await t.step("at the top, in either order, nothing sent", async () => {
+    assertEquals(refused({ quibble: "a", Quibble: "b" }), [{
+      path: "",
+      message:
+        'Cannot serialise the query: keys "quibble" and "Quibble" both become "quibble" in snake_case, so one value would hide the other',
+    }]);
+    assertEquals(
+      refused({ Wobblet: { size: 1 }, wobblet: { number: 2 } })[0]?.message,
+      'Cannot serialise the query: keys "Wobblet" and "wobblet" both become "wobblet" in snake_case, so one value would hide the other',
+    );
+    await using server = startServer(() => new Response(null, { status: 204 }));
+    const grab = createGrab(server.url, {
+      format: "json-api",
+      casing: "camelCase",
+    });
+    await assertRejects(
+      () => grab("GET /articles", { query: { zindlex: "a", Zindlex: "b" } }),
+      GrabValidationError,
+      'keys "zindlex" and "Zindlex" both become "zindlex"',
+    );
+    assertEquals(server.requests.length, 0);
+  });
+
+  await t.step("names written apart do not clash", () => {
+    // In PascalCase the kept name and the converted one differ.
+    const params = serialiseQuery(
+      { include: "a", Include: "b" },
+      new URLSearchParams(),
+      { format: "json-api", casing: "PascalCase" },
+    );
+    assertEquals(params.toString(), "include=a&Include=b");
+  });
 });
 
 Deno.test("JSON:API keeps its own parameter names in every wire casing", async () => {
