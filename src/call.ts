@@ -7,6 +7,7 @@
  */
 
 import { attemptAll } from "./plain_attempt.ts";
+import { withCodec } from "./codec_wait.ts";
 import { Deadline, PASSED } from "./deadline.ts";
 import { type Endpoint, type HttpMethod, parseEndpoint } from "./endpoint.ts";
 import type { GrabValidationError, ValidationIssue } from "./errors.ts";
@@ -22,16 +23,15 @@ import {
   completeHeaders,
   type EncodedRequest,
   encodeRequest,
-  releaseUnsent,
   releasingOnFailure,
 } from "./request.ts";
 import { NO_FACTORY, type Resolved, resolveOptions } from "./resolve.ts";
 import type { DataOf, ReadAs, ResponseType } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
-import { fillUrl, joinUrl, type UrlTemplate } from "./url.ts";
+import { joinUrl, type UrlTemplate } from "./url.ts";
 
-/** A call's URL template, for {@linkcode exchange}; set by `Call` itself. */
-let templateOf: (call: Call) => UrlTemplate;
+/** A call's URL template, for {@linkcode templateOf}; set by `Call` itself. */
+let templateOfCall: (call: Call) => UrlTemplate;
 
 /**
  * One endpoint, parsed and resolved once, sendable many times. The grab
@@ -49,8 +49,6 @@ let templateOf: (call: Call) => UrlTemplate;
 export class Call {
   /** The endpoint's method. */
   readonly method: HttpMethod;
-  /** The resolved URL; `:name` segments are filled by {@linkcode Call.send}. */
-  readonly url: URL;
   #template: UrlTemplate;
 
   /**
@@ -74,8 +72,23 @@ export class Call {
     if (Array.isArray(template)) throw invalid(method, undefined, issues);
     if (issues.length > 0) throw invalid(method, template.url, issues);
     this.method = method;
-    this.url = template.url;
     this.#template = template;
+  }
+
+  /**
+   * The resolved URL; `:name` segments are filled by {@linkcode Call.send}.
+   * Each read gives a new copy: changing it changes neither the call nor
+   * where it sends (make a new `Call` for another URL).
+   *
+   * @example
+   * ```ts
+   * import { Call } from "@grab/grab";
+   * const call = new Call("GET /users/:id", "https://api.example.com/v1");
+   * console.log(call.url.pathname); // "/v1/users/:id"
+   * ```
+   */
+  get url(): URL {
+    return new URL(this.#template.url.href);
   }
 
   /**
@@ -103,11 +116,11 @@ export class Call {
   ): Promise<SendOutcome<DataOf<ReadAs<R, "json">, unknown>>> {
     const resolved = resolveOptions(NO_FACTORY, options ?? {}, true, "send");
     if (Array.isArray(resolved)) {
-      throw invalid(this.method, this.url, resolved);
+      throw invalid(this.method, this.#template.url, resolved);
     }
     const loading = codecFor(resolved.format);
     const loaded = loading instanceof Promise
-      ? await withCodec(this, resolved, loading)
+      ? await withCodec(this.method, this.#template, resolved, loading)
       : { resolved, codec: loading };
     if ("failed" in loaded) return loaded.failed;
     const { outcome, deadline } = exchange(this, loaded.resolved, loaded.codec);
@@ -119,8 +132,16 @@ export class Call {
   }
 
   static {
-    templateOf = (call) => call.#template;
+    templateOfCall = (call) => call.#template;
   }
+}
+
+/**
+ * The URL template of `call`, its URL as resolved and not a copy: for the
+ * library's own reads, which never change it.
+ */
+export function templateOf(call: Call): UrlTemplate {
+  return templateOfCall(call);
 }
 
 /** An exchange under way: its outcome to come, and its running deadline. */
@@ -145,10 +166,12 @@ export function exchange(
   resolved: Resolved,
   codec: Codec,
 ): Exchanging {
-  const { method, url } = call;
+  const { method } = call;
+  const template = templateOf(call);
+  const { url } = template;
   let request;
   try {
-    request = encodeRequest(method, templateOf(call), resolved, codec);
+    request = encodeRequest(method, template, resolved, codec);
   } catch (error) {
     throw asValidationError(error, method, url);
   }
@@ -211,53 +234,6 @@ async function prepareThenAttempt(
     const kind = deadline.reason ?? "abort";
     const cause = deadline.signal?.reason;
     return failedOutcome(kind, call.method, request.href, cause);
-  }
-}
-
-/** A codec loaded, with the options that give the time left; or why not. */
-export type Loaded =
-  | { resolved: Resolved; codec: Codec }
-  | { failed: SendOutcome & { ok: false } };
-
-/**
- * Waits for a codec still loading (the JSON:API one, the first time) within
- * the grab's time: a load that fails (a bundle's chunk not fetched) is a
- * network failure, one that outlasts the timeout or the signal a timeout or
- * an abort. The exchange then has the time that is left. Path parameters
- * are checked first, as they would be without the wait, and fill the URL
- * that a failure names.
- */
-export async function withCodec(
-  call: Call,
-  resolved: Resolved,
-  loading: Promise<Codec>,
-): Promise<Loaded> {
-  const { method, url } = call;
-  let href;
-  try {
-    href = fillUrl(templateOf(call), resolved.params, "");
-  } catch (error) {
-    throw asValidationError(error, method, url);
-  }
-  if (typeof href !== "string") throw invalid(method, url, href);
-  const deadline = new Deadline(resolved.timeout, resolved.signal);
-  try {
-    const codec = await deadline.race(loading);
-    if (deadline.end === Infinity) return { resolved, codec };
-    const left = Math.max(1, Math.ceil(deadline.end - Date.now()));
-    return { resolved: { ...resolved, timeout: left }, codec };
-  } catch (error) {
-    // The body was never sent: a stream of it is released.
-    releaseUnsent(resolved.body);
-    if (error !== PASSED) {
-      const what = "the JSON:API module";
-      return { failed: unloadedOutcome(what, call.method, href, error) };
-    }
-    const kind = deadline.reason ?? "abort";
-    const cause = deadline.signal?.reason;
-    return { failed: failedOutcome(kind, call.method, href, cause) };
-  } finally {
-    deadline.dispose();
   }
 }
 

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { Call, exchange, withCodec } from "./call.ts";
+import { Call, exchange, templateOf } from "./call.ts";
+import { withCodec } from "./codec_wait.ts";
 import { validationError } from "./validation_error.ts";
 import { type Codec, codecFor, decodeOutcome } from "./format.ts";
 import type { GrabCallOptions } from "./call_options.ts";
@@ -59,7 +60,7 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
   // Resolving a dummy target validates the base address once, up front.
   const baseOrigin = base === undefined
     ? undefined
-    : new Call("GET /", base).url.origin;
+    : templateOf(new Call("GET /", base)).origin;
   const trusted = trustedOriginSet(factory.options.trustedOrigins);
   const calls = endpointCache(
     base,
@@ -81,17 +82,18 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
       if (Array.isArray(resolved)) {
         throw validationError(resolved, {
           method: call.method,
-          url: call.url,
+          url: templateOf(call).url,
           where: "the options",
         });
       }
       // The JSON codec is at hand; only the JSON:API one may be loading.
       const loading = codecFor(resolved.format);
       if (loading instanceof Promise) {
-        return withCodec(call, resolved, loading).then((loaded) =>
-          "failed" in loaded
-            ? [null, loaded.failed.error, TRANSPORT_META]
-            : grabWith(call, loaded.resolved, loaded.codec)
+        return withCodec(call.method, templateOf(call), resolved, loading).then(
+          (loaded) =>
+            "failed" in loaded
+              ? [null, loaded.failed.error, TRANSPORT_META]
+              : grabWith(call, loaded.resolved, loaded.codec),
         );
       }
       return grabWith(call, resolved, loading);
@@ -167,8 +169,9 @@ function endpointCache(
     let entry = calls.get(endpoint);
     if (entry !== undefined) return entry;
     const call = new Call(endpoint, baseURL);
-    entry = { call, trusted: trusts(call.url.origin) };
-    const size = 2 * (endpoint.length + call.url.href.length) + 256;
+    const { url } = templateOf(call);
+    entry = { call, trusted: trusts(url.origin) };
+    const size = 2 * (endpoint.length + url.href.length) + 256;
     if (size > CALL_CACHE_BYTES / 64) return entry;
     if (calls.size >= CALL_CACHE_LIMIT || bytes + size > CALL_CACHE_BYTES) {
       calls.clear();

@@ -32,6 +32,31 @@ Deno.test("new Call()", async (t) => {
   }
 });
 
+Deno.test("Call.url is a copy: changing it changes neither the call nor its messages", async () => {
+  await using server = startServer((_request, seen) =>
+    json({ path: seen.url.pathname, q: seen.url.search })
+  );
+  const call = new Call("GET /users/:id?page=1", server.url);
+  const url = call.url;
+  url.pathname = "/admin/:id";
+  url.search = "?token=secret";
+  url.host = "example.com";
+  call.url.pathname = "/other";
+  assertEquals(call.url.href, `${server.url}/users/:id?page=1`);
+  assert(call.url !== call.url);
+  const outcome = await call.send({ params: { id: 7 }, retry: 0 });
+  assert(outcome.ok);
+  assertEquals(outcome.body, { path: "/users/7", q: "?page=1" });
+  const error = await assertRejects(
+    () => call.send({ params: {} }),
+    GrabValidationError,
+  );
+  assertEquals(
+    error.message,
+    `Cannot send GET ${server.url}/users/:id: 1 problem in the request (Cannot fill path parameter "id": value is missing)`,
+  );
+});
+
 Deno.test("Call.send()", async (t) => {
   await using server = startServer({
     "/json": (_request, seen) => json({ got: seen.body, q: seen.url.search }),

@@ -1,0 +1,66 @@
+/**
+ * Waiting for a codec still loading (the JSON:API one, the first time)
+ * before an exchange, within the grab's time.
+ *
+ * @module
+ */
+
+import { Deadline, PASSED } from "./deadline.ts";
+import type { HttpMethod } from "./endpoint.ts";
+import type { Codec } from "./format.ts";
+import { releaseUnsent } from "./request.ts";
+import type { Resolved } from "./resolve.ts";
+import type { SendOutcome } from "./result.ts";
+import { failedOutcome, unloadedOutcome } from "./transport_error.ts";
+import { fillUrl, type UrlTemplate } from "./url.ts";
+import { asValidationError, validationError } from "./validation_error.ts";
+
+/** A codec loaded, with the options that give the time left; or why not. */
+export type Loaded =
+  | { resolved: Resolved; codec: Codec }
+  | { failed: SendOutcome & { ok: false } };
+
+/**
+ * Waits for a codec still loading (the JSON:API one, the first time) within
+ * the grab's time: a load that fails (a bundle's chunk not fetched) is a
+ * network failure, one that outlasts the timeout or the signal a timeout or
+ * an abort. The exchange then has the time that is left. Path parameters
+ * are checked first, as they would be without the wait, and fill the URL
+ * that a failure names.
+ */
+export async function withCodec(
+  method: HttpMethod,
+  template: UrlTemplate,
+  resolved: Resolved,
+  loading: Promise<Codec>,
+): Promise<Loaded> {
+  const { url } = template;
+  let href;
+  try {
+    href = fillUrl(template, resolved.params, "");
+  } catch (error) {
+    throw asValidationError(error, method, url);
+  }
+  if (typeof href !== "string") {
+    throw validationError(href, { method, url, where: "the request" });
+  }
+  const deadline = new Deadline(resolved.timeout, resolved.signal);
+  try {
+    const codec = await deadline.race(loading);
+    if (deadline.end === Infinity) return { resolved, codec };
+    const left = Math.max(1, Math.ceil(deadline.end - Date.now()));
+    return { resolved: { ...resolved, timeout: left }, codec };
+  } catch (error) {
+    // The body was never sent: a stream of it is released.
+    releaseUnsent(resolved.body);
+    if (error !== PASSED) {
+      const what = "the JSON:API module";
+      return { failed: unloadedOutcome(what, method, href, error) };
+    }
+    const kind = deadline.reason ?? "abort";
+    const cause = deadline.signal?.reason;
+    return { failed: failedOutcome(kind, method, href, cause) };
+  } finally {
+    deadline.dispose();
+  }
+}
