@@ -5,6 +5,7 @@ import {
   assertStrictEquals,
 } from "@std/assert";
 import {
+  Call,
   GrabError,
   GrabTransportError,
   GrabValidationError,
@@ -260,6 +261,28 @@ Deno.test("orThrow()", async (t) => {
     assert(isGrabTransportError(error));
     assertEquals(error.kind, "abort");
   });
+
+  await t.step(
+    "refuses what a grab does not resolve to, saying so",
+    async () => {
+      const outcome = new Call("GET /ok", server.url).send({ retry: 0 });
+      await assertRejects(
+        // @ts-expect-error: a Call.send outcome is no tuple
+        () => orThrow(outcome),
+        TypeError,
+        "Cannot use orThrow on an object (a Call.send outcome: read its ok, error and body instead)",
+      );
+      const mapped = grab("GET /ok").then((
+        [data, , meta],
+      ) => [data, undefined, meta]);
+      await assertRejects(
+        // @ts-expect-error: the error slot is undefined, not null
+        () => orThrow(mapped),
+        TypeError,
+        "Cannot use orThrow on a tuple whose error is undefined, not null or an error",
+      );
+    },
+  );
 
   await t.step("passes a validation rejection through", async () => {
     await assertRejects(
