@@ -117,9 +117,15 @@ const CASINGS = [
 const CHECKS = new Map<string, [number, Check]>(
   ([
     ["headers", (value, add, factory) => {
-      if (
-        typeof value !== "object" && !(factory && typeof value === "function")
-      ) add("a Headers, a record or a list of pairs");
+      if (typeof value === "object") return;
+      if (typeof value !== "function") {
+        add("a Headers, a record or a list of pairs");
+      } else if (!factory) {
+        // Called per request only for the factory, whose headers they are.
+        add(
+          "a Headers, a record or a list of pairs; a function of headers is an option of createGrab",
+        );
+      }
     }],
     ["query", (value, add) => {
       // An object's own keys are the query's: a Map, a Set, a Date, a

@@ -5,7 +5,11 @@ import {
   assertStrictEquals,
   assertThrows,
 } from "@std/assert";
-import { Call, GrabTransportError, GrabValidationError } from "../mod.ts";
+import createGrab, {
+  Call,
+  GrabTransportError,
+  GrabValidationError,
+} from "../mod.ts";
 import { json, startServer } from "./_server.ts";
 
 Deno.test("new Call()", async (t) => {
@@ -55,6 +59,25 @@ Deno.test("Call.url is a copy: changing it changes neither the call nor its mess
     error.message,
     `Cannot send GET ${server.url}/users/:id: 1 problem in the request (Cannot fill path parameter "id": value is missing)`,
   );
+});
+
+Deno.test("a header function outside createGrab is refused, saying where it goes", async () => {
+  await using server = startServer(() => json({}));
+  const headers = () => ({ authorization: "Bearer t" });
+  const message =
+    'Cannot use the option "headers": it must be a Headers, a record or a list of pairs; a function of headers is an option of createGrab';
+  const sent = await assertRejects(
+    // @ts-expect-error: send takes no header function
+    () => new Call("GET /x", server.url).send({ headers }),
+    GrabValidationError,
+  );
+  assertEquals(sent.issues.map((issue) => issue.message), [message]);
+  const grab = createGrab(server.url);
+  // @ts-expect-error: a grab takes no header function
+  const called = await assertRejects(() => grab("GET /x", { headers }));
+  assert(called instanceof GrabValidationError);
+  assertEquals(called.issues.map((issue) => issue.message), [message]);
+  assertEquals(server.requests.length, 0);
 });
 
 Deno.test("Call.send()", async (t) => {
