@@ -32,8 +32,9 @@ export function attemptAll(exchange: Exchange): Promise<SendOutcome> {
   const retry = firstRetry(exchange);
   let sending: Promise<Response>;
   try {
-    // Called as a plain function: see `sendRequest`.
-    sending = fetch(href, init);
+    // Called as a plain function: see `sendRequest`. A wrapper installed
+    // before grab may give its answer without a promise, as `await` takes.
+    sending = Promise.resolve(fetch(href, init));
   } catch (cause) {
     // Not the platform's, which rejects: a wrapper installed before grab.
     sending = Promise.reject(cause);

@@ -3,8 +3,10 @@
  * installed before grab loads, as monitoring agents and polyfills do, so it
  * passes for the platform's own `fetch`, and is trusted to pass the abort
  * signal on. A response it makes up is still not trusted, neither for its
- * length nor to end, and a body that stalls still ends at the timeout. Writes one JSON line
- * with the kind of each grab's error.
+ * length nor to end, and a body that stalls still ends at the timeout. One
+ * that gives its answer without a promise is read as `await` reads it.
+ * Writes one JSON line with the kind of each grab's error, the data of a
+ * success, or what a grab rejected with.
  *
  * @module
  */
@@ -43,6 +45,11 @@ globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
       ),
     );
   }
+  if (mode === "no promise") {
+    // A response given as it is, not in a promise.
+    return Response.json([1]) as unknown as Promise<Response>;
+  }
+  if (mode === "nothing") return undefined as unknown as Promise<Response>;
   if (mode === "made-up stall") {
     // A made-up body that never ends and ignores every signal.
     return Promise.resolve(
@@ -62,10 +69,17 @@ const grab = createGrab(`http://127.0.0.1:${server.addr.port}`, {
   maxBodyBytes: 1024 * 1024,
 });
 const kinds: Record<string, string | undefined> = {};
-for (const name of ["liar", "made-up stall", "stalled"]) {
+const modes = ["liar", "made-up stall", "stalled", "no promise", "nothing"];
+for (const name of modes) {
   mode = name;
-  const [, error] = await grab("GET /x");
-  kinds[name] = (error as { kind?: string } | null)?.kind;
+  try {
+    const [data, error] = await grab("GET /x");
+    kinds[name] = error === null
+      ? JSON.stringify(data)
+      : (error as { kind?: string }).kind;
+  } catch (error) {
+    kinds[name] = `rejected: ${error}`;
+  }
 }
 stalled?.close();
 await server.shutdown();

@@ -141,8 +141,8 @@ Deno.test("a replaced globalThis.fetch is held to the bounds", async (t) => {
 
 Deno.test("a globalThis.fetch wrapped before grab loaded is held to the bounds", async () => {
   // It passes for the platform's own: one that makes up a response whose
-  // length lies or whose body never ends, and one that passes the request
-  // on to a body that stalls.
+  // length lies or whose body never ends, one that passes the request on to
+  // a body that stalls, and one that answers without a promise.
   const kinds = await runChild<Record<string, string>>(
     "./_wrapped_child.ts",
     ["--allow-net=127.0.0.1", "--allow-read=."],
@@ -151,6 +151,8 @@ Deno.test("a globalThis.fetch wrapped before grab loaded is held to the bounds",
     liar: "too-large",
     "made-up stall": "timeout",
     stalled: "timeout",
+    "no promise": "[1]",
+    nothing: "network",
   });
 });
 
