@@ -9,7 +9,9 @@ import type { Deadline } from "./deadline.ts";
 import type { Exchange } from "./attempts.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
 import { attemptTimeoutMessage, transportError } from "./transport_error.ts";
-import { MAX_TIMER_DELAY, retryDelay } from "./retry.ts";
+import { MAX_TIMER_DELAY, retryDelay, statusRetryDelay } from "./retry.ts";
+import { type BodySource, discardBody } from "./body.ts";
+import { headerOf } from "./platform_response.ts";
 import type { SendOutcome } from "./result.ts";
 
 /** An attempt that failed in a way the policy retries. */
@@ -79,4 +81,31 @@ export function failure(
     ok: false,
     error: transportError(kind, method, href, { cause, message }),
   };
+}
+
+/**
+ * The wait before retrying a retryable status, its body discarded, or
+ * `undefined` when the server asks for a wait too long. A backoff that
+ * throws is the caller's bug: the body is cancelled and the error rejects.
+ */
+export async function retryWait(
+  exchange: Exchange,
+  retry: number,
+  response: Response,
+  source: BodySource,
+): Promise<number | undefined> {
+  let delay: number | undefined;
+  try {
+    delay = statusRetryDelay(
+      retry,
+      headerOf(response, source.platform, "retry-after"),
+      exchange.policy,
+      exchange.deadline.end,
+    );
+  } catch (error) {
+    await discardBody(response, source);
+    throw error;
+  }
+  if (delay !== undefined) await discardBody(response, source);
+  return delay;
 }

@@ -9,14 +9,18 @@
 import { type BodySource, discardBody } from "./body.ts";
 import { Deadline, PASSED, sleep } from "./deadline.ts";
 import type { HttpMethod } from "./endpoint.ts";
-import { networkFailure, passed, type Retry } from "./attempt_failure.ts";
+import {
+  networkFailure,
+  passed,
+  type Retry,
+  retryWait,
+} from "./attempt_failure.ts";
 import {
   type Fetch,
   isNetworkError,
   networkErrorCause,
   statusOf,
 } from "./fetch.ts";
-import { headerOf } from "./platform_response.ts";
 import {
   callHook,
   type Hooks,
@@ -43,7 +47,7 @@ import {
   uploaded,
   uploadOf,
 } from "./send.ts";
-import { type RetryPolicy, statusRetryDelay } from "./retry.ts";
+import type { RetryPolicy } from "./retry.ts";
 
 /** Everything the attempts of one exchange need, decided before the first. */
 export interface Exchange {
@@ -182,10 +186,11 @@ async function attemptWithin(
 }
 
 /**
- * An attempt from its response on: the response hook run, a retryable
- * status retried, the body read. `request` is what a hook saw, if any.
+ * An attempt from its response on: the response hook run, then its status
+ * read and taken on by {@linkcode withStatus}. `request` is what a hook
+ * saw, if any.
  */
-export async function answered(
+async function answered(
   exchange: Exchange,
   attempt: Deadline,
   retry: number,
@@ -209,7 +214,33 @@ export async function answered(
       return networkFailure(exchange, attempt, retry, request, cause);
     }
   }
-  const status = statusOf(response);
+  return withStatus(
+    exchange,
+    attempt,
+    retry,
+    upload,
+    request,
+    response,
+    source,
+    statusOf(response),
+  );
+}
+
+/**
+ * An attempt from its status on, read once (a response-like may give
+ * another on a later read): one without a status failed, a retryable status
+ * retried, the body read.
+ */
+export async function withStatus(
+  exchange: Exchange,
+  attempt: Deadline,
+  retry: number,
+  upload: Upload | undefined,
+  request: Request | undefined,
+  response: Response,
+  source: BodySource & { deadline: Deadline },
+  status: number | undefined,
+): Promise<SendOutcome | Retry> {
   if (status === undefined) {
     await discardBody(response, source);
     const cause = new TypeError("Cannot read the response: it has no status");
@@ -254,31 +285,4 @@ export function readingOf(
     source,
     whole: exchange.deadline,
   };
-}
-
-/**
- * The wait before retrying a retryable status, its body discarded, or
- * `undefined` when the server asks for a wait too long. A backoff that
- * throws is the caller's bug: the body is cancelled and the error rejects.
- */
-async function retryWait(
-  exchange: Exchange,
-  retry: number,
-  response: Response,
-  source: BodySource,
-): Promise<number | undefined> {
-  let delay: number | undefined;
-  try {
-    delay = statusRetryDelay(
-      retry,
-      headerOf(response, source.platform, "retry-after"),
-      exchange.policy,
-      exchange.deadline.end,
-    );
-  } catch (error) {
-    await discardBody(response, source);
-    throw error;
-  }
-  if (delay !== undefined) await discardBody(response, source);
-  return delay;
 }

@@ -9,7 +9,12 @@
  * @module
  */
 
-import { answered, type Exchange, readingOf, runAttempts } from "./attempts.ts";
+import {
+  type Exchange,
+  readingOf,
+  runAttempts,
+  withStatus,
+} from "./attempts.ts";
 import {
   firstRetry,
   networkFailure,
@@ -72,16 +77,23 @@ function plainAnswer(
 ): SendOutcome | Promise<SendOutcome> {
   const { deadline } = exchange;
   const status = statusOf(response);
+  const source = sourceOf(exchange, response, deadline, undefined);
   if (
     status === undefined ||
     (retry !== 0 && exchange.policy.statusCodes.has(status))
   ) {
-    return goOn(
+    const step = withStatus(
       exchange,
-      answered(exchange, deadline, retry, undefined, undefined, response),
+      deadline,
+      retry,
+      undefined,
+      undefined,
+      response,
+      source,
+      status,
     );
+    return goOn(exchange, step);
   }
-  const source = sourceOf(exchange, response, deadline, undefined);
   const reading = readingOf(exchange, response, status, source, undefined);
   return readOutcome(reading).then(
     (outcome) =>

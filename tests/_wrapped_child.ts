@@ -4,7 +4,8 @@
  * passes for the platform's own `fetch`, and is trusted to pass the abort
  * signal on. A response it makes up is still not trusted, neither for its
  * length nor to end, and a body that stalls still ends at the timeout. One
- * that gives its answer without a promise is read as `await` reads it.
+ * that gives its answer without a promise is read as `await` reads it, and
+ * the status of a response-like is read once, whatever a later read says.
  * Writes one JSON line with the kind of each grab's error, the data of a
  * success, or what a grab rejected with.
  *
@@ -31,7 +32,34 @@ const server = Deno.serve(
     ),
 );
 
+/**
+ * A made-up response-like whose status reads as `first` once (a getter that
+ * throws for `undefined`), and as 200 from then on.
+ */
+function shifting(first: number | undefined): Promise<Response> {
+  let reads = 0;
+  const made = Response.json(["first answer"]);
+  return Promise.resolve(
+    new Proxy(made, {
+      get(target, key) {
+        if (key === "status" && reads++ === 0) {
+          if (first === undefined) throw new TypeError("No status yet");
+          return first;
+        }
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    }),
+  );
+}
+
+let calls = 0;
 globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+  calls++;
+  if (mode === "no status, then 200") return shifting(undefined);
+  if (mode === "503, then 200") {
+    return calls === 1 ? shifting(503) : Promise.resolve(Response.json([2]));
+  }
   if (mode === "liar") {
     // A made-up response whose length lies about an endless body.
     return Promise.resolve(
@@ -69,11 +97,22 @@ const grab = createGrab(`http://127.0.0.1:${server.addr.port}`, {
   maxBodyBytes: 1024 * 1024,
 });
 const kinds: Record<string, string | undefined> = {};
-const modes = ["liar", "made-up stall", "stalled", "no promise", "nothing"];
+const modes = [
+  "liar",
+  "made-up stall",
+  "no promise",
+  "nothing",
+  "no status, then 200",
+  "503, then 200",
+  "stalled",
+];
 for (const name of modes) {
   mode = name;
+  calls = 0;
   try {
-    const [data, error] = await grab("GET /x");
+    // Retried only where the status says so, without a wait.
+    const retry = name === "503, then 200" ? { backoff: () => 0 } : 0;
+    const [data, error] = await grab("GET /x", { retry });
     kinds[name] = error === null
       ? JSON.stringify(data)
       : (error as { kind?: string }).kind;
@@ -81,6 +120,10 @@ for (const name of modes) {
     kinds[name] = `rejected: ${error}`;
   }
 }
-stalled?.close();
+try {
+  stalled?.close();
+} catch {
+  // Cancelled already: the timeout ended the request.
+}
 await server.shutdown();
 await report(kinds);

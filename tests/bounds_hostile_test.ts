@@ -142,7 +142,8 @@ Deno.test("a replaced globalThis.fetch is held to the bounds", async (t) => {
 Deno.test("a globalThis.fetch wrapped before grab loaded is held to the bounds", async () => {
   // It passes for the platform's own: one that makes up a response whose
   // length lies or whose body never ends, one that passes the request on to
-  // a body that stalls, and one that answers without a promise.
+  // a body that stalls, one that answers without a promise, and one whose
+  // response-like says another status on a later read.
   const kinds = await runChild<Record<string, string>>(
     "./_wrapped_child.ts",
     ["--allow-net=127.0.0.1", "--allow-read=."],
@@ -153,6 +154,8 @@ Deno.test("a globalThis.fetch wrapped before grab loaded is held to the bounds",
     stalled: "timeout",
     "no promise": "[1]",
     nothing: "network",
+    "no status, then 200": "network",
+    "503, then 200": "[2]",
   });
 });
 
