@@ -16,6 +16,7 @@ import {
   type Fault,
   firstThen,
   garbage,
+  head,
   httpFaults,
   hugeChunked,
   hugeDeclared,
@@ -26,11 +27,15 @@ import {
   shortBody,
   silent,
   startFaultServer,
+  untilClosed,
+  write,
 } from "./_faults.ts";
 import { closedPort, startServer } from "./_server.ts";
 import { settle, until, watch } from "./_time.ts";
 
 const NO_WAIT = { backoff: () => 0 };
+/** The head of an empty answer, its connection then closed. */
+const CLOSE_EMPTY = { "content-length": "0", connection: "close" };
 
 type RetryInfo = Parameters<NonNullable<Hooks["beforeRetry"]>>[0];
 
@@ -562,6 +567,32 @@ Deno.test("grab() bounds retries by the timeout and the signal", async (t) => {
     assertTransport(result, "abort");
     assertEquals(seen("/status/500/b"), 1);
   });
+
+  const answers: [string, string][] = [
+    ["a retryable status", head("503 Service Unavailable", CLOSE_EMPTY)],
+    ["a network failure", "not HTTP at all\r\n\r\n"],
+  ];
+  for (const [name, answer] of answers) {
+    await t.step(
+      `without hooks, an abort in the wait after ${name} is not retried`,
+      async () => {
+        const controller = new AbortController();
+        // The client lets go of the connection once it has the answer (or
+        // its failure), and then waits to retry: the abort comes then.
+        await using waiting = startFaultServer(async (conn) => {
+          await write(conn, answer);
+          await untilClosed(conn);
+          controller.abort();
+        });
+        const result = await grab(`GET ${waiting.url}/wait`, {
+          signal: controller.signal,
+          retry: { backoff: () => 10_000 },
+        });
+        assertTransport(result, "abort");
+        assertEquals(waiting.requests, ["GET /wait HTTP/1.1"]);
+      },
+    );
+  }
 
   await t.step("a body that never ends times out once", async () => {
     using time = new FakeTime();
