@@ -246,6 +246,17 @@ export async function withStatus(
     const cause = new TypeError("Cannot read the response: it has no status");
     return networkFailure(exchange, attempt, retry, request, cause);
   }
+  // A wrapper that passes for the platform's `fetch` may tell a failure as a
+  // service worker does; only that status is worth the look.
+  if (status === 0 && isNetworkError(response)) {
+    return networkFailure(
+      exchange,
+      attempt,
+      retry,
+      request,
+      networkErrorCause(),
+    );
+  }
   if (retry !== 0 && exchange.policy.statusCodes.has(status)) {
     const delay = await retryWait(exchange, retry, response, source);
     if (delay !== undefined) {

@@ -78,8 +78,10 @@ function plainAnswer(
   const { deadline } = exchange;
   const status = statusOf(response);
   const source = sourceOf(exchange, response, deadline, undefined);
+  // Status 0 is a network error a wrapper answered with, or a response
+  // that is opaque: the loop tells them apart.
   if (
-    status === undefined ||
+    status === undefined || status === 0 ||
     (retry !== 0 && exchange.policy.statusCodes.has(status))
   ) {
     const step = withStatus(

@@ -6,6 +6,8 @@
  * length nor to end, and a body that stalls still ends at the timeout. One
  * that gives its answer without a promise is read as `await` reads it, and
  * the status of a response-like is read once, whatever a later read says.
+ * A network error it answers with (`Response.error()`) fails as the network
+ * would, and is retried.
  * Writes one JSON line with the kind of each grab's error, the data of a
  * success, or what a grab rejected with.
  *
@@ -78,6 +80,10 @@ globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
     return Response.json([1]) as unknown as Promise<Response>;
   }
   if (mode === "nothing") return undefined as unknown as Promise<Response>;
+  if (mode === "network error, then 200") {
+    // A failure told the way a service worker tells it, then an answer.
+    return Promise.resolve(calls === 1 ? Response.error() : Response.json([3]));
+  }
   if (mode === "made-up stall") {
     // A made-up body that never ends and ignores every signal.
     return Promise.resolve(
@@ -104,6 +110,7 @@ const modes = [
   "nothing",
   "no status, then 200",
   "503, then 200",
+  "network error, then 200",
   "stalled",
 ];
 for (const name of modes) {
@@ -111,7 +118,9 @@ for (const name of modes) {
   calls = 0;
   try {
     // Retried only where the status says so, without a wait.
-    const retry = name === "503, then 200" ? { backoff: () => 0 } : 0;
+    const retry = name.endsWith(", then 200") && name !== "no status, then 200"
+      ? { backoff: () => 0 }
+      : 0;
     const [data, error] = await grab("GET /x", { retry });
     kinds[name] = error === null
       ? JSON.stringify(data)

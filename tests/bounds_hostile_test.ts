@@ -156,6 +156,7 @@ Deno.test("a globalThis.fetch wrapped before grab loaded is held to the bounds",
     nothing: "network",
     "no status, then 200": "network",
     "503, then 200": "[2]",
+    "network error, then 200": "[3]",
   });
 });
 
