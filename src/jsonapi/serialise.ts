@@ -19,7 +19,9 @@ const WIRE_MEMBERS = new Set(["type", "id", "lid", "meta", "links"]);
  * The shape of a plain-object write body: `"document"` when it has no
  * `type` but `data`, or is a document of an extension (`atomic:operations`);
  * `"wire"` when `attributes` or `relationships` is an object and every other
- * member is `type`, `id`, `lid`, `meta` or `links`; otherwise `"flat"`.
+ * member is `type`, `id`, `lid`, `meta`, `links`, an @-member or an
+ * extension's (`version:id`), as a resource object may hold (JSON:API 1.1);
+ * otherwise `"flat"`.
  */
 export function shapeOf(body: Item): BodyShape {
   if (
@@ -30,7 +32,7 @@ export function shapeOf(body: Item): BodyShape {
   for (const key of Object.keys(body)) {
     if (key === "attributes" || key === "relationships") {
       wire ||= isPlainObject(body[key]);
-    } else if (!WIRE_MEMBERS.has(key)) return "flat";
+    } else if (!WIRE_MEMBERS.has(key) && !isExtraMember(key)) return "flat";
   }
   return wire ? "wire" : "flat";
 }

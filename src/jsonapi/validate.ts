@@ -188,8 +188,10 @@ function checkWireResource(
         inside,
         checkRelationshipMember,
       );
-    } else if (key === "meta" || key === "links" || isExtraMember(key)) {
+    } else if (key === "meta" || key === "links") {
       checkJson(check, value, p, inside);
+    } else if (isExtraMember(key)) {
+      checkExtraMember(check, key, value, p, inside);
     } else {
       add(
         check,

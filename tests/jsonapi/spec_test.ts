@@ -3,7 +3,8 @@
  * forbids: a relationship endpoint's linkage with the resources included, a
  * document of an extension without `data`, a resource whose
  * attribute and relationship share a name, and @-members and extension
- * members in resource identifiers and relationship objects.
+ * members in resource identifiers, relationship objects and resources in
+ * wire shape.
  *
  * @module
  */
@@ -233,4 +234,51 @@ Deno.test("a relationship endpoint's linkage takes the included resources' field
     relationships: { author: { links: { related: "/comments/5/author" } } },
   });
   assertEquals(jsonApiOf((comments as object[])[2]!), { relationships: {} });
+});
+
+Deno.test("a resource in wire shape may hold @-members and extension members", async () => {
+  // JSON:API 1.1: a resource object may hold an extension's members
+  // (`version:id`) and @-members beside its attributes and relationships.
+  await using server = startServer((_request, seen) =>
+    json({ meta: { got: JSON.parse(seen.body) } }, {
+      headers: { "content-type": MEDIA },
+    })
+  );
+  const api = createGrab(server.url, {
+    format: "json-api",
+    casing: "camelCase",
+    jsonApi: { ext: ["https://example.com/ext/version"] },
+    retry: 0,
+  });
+  const [, meta] = await orThrow(api("PATCH /articles/1", {
+    body: {
+      type: "articles",
+      id: "1",
+      "version:id": "42",
+      "@context": "https://schema.org",
+      attributes: { wordCount: 2 },
+      relationships: { author: null },
+    },
+  }));
+  assertEquals(meta?.meta, {
+    got: {
+      data: {
+        type: "articles",
+        id: "1",
+        "version:id": "42",
+        "@context": "https://schema.org",
+        attributes: { word_count: 2 },
+        relationships: { author: { data: null } },
+      },
+    },
+  });
+  const error = await assertRejects(
+    () =>
+      api("PATCH /articles/1", {
+        body: { type: "articles", id: "1", "v:a+b": 1, attributes: {} },
+      }),
+    GrabValidationError,
+  );
+  assertEquals(error.issues.map((issue) => issue.path), ["/v:a+b"]);
+  assertEquals(server.requests.length, 1);
 });
