@@ -112,7 +112,8 @@ export interface SerialiseOptions {
  * - A wire-shape resource is wrapped in `{ data }`; a relationship written as
  *   bare linkage (`null`, an identifier, an array) becomes `{ data: linkage }`
  *   and a `{ data, links, meta }` object is sent as is.
- * - A whole document is sent as is.
+ * - A whole document is sent as is, but for its resources (in `data` and
+ *   `included`), which are wire-shape ones.
  *
  * When `casing` is not `"none"`, attribute and relationship names and the
  * keys inside attribute values are converted to `wireCasing`. `type` values,
@@ -181,6 +182,9 @@ export function serialise(
           : identifier(item)
       );
     } else if (isPlainObject(data)) out.data = wireResource(data, to);
+    if (Array.isArray(b.included)) {
+      out.included = b.included.map((item: Item) => wireResource(item, to));
+    }
     return out;
   }
   const data = reduce(b);

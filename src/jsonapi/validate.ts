@@ -9,21 +9,17 @@ import type { HttpMethod } from "../endpoint.ts";
 import type { ValidationIssue } from "../errors.ts";
 import { describeValue } from "../json_value.ts";
 import { isIdentityKey, isPlainObject, joinPointer } from "../object.ts";
-import { isExtraMember, isRelationshipObject, shapeOf } from "./serialise.ts";
+import { isExtraMember, shapeOf } from "./serialise.ts";
+import { checkResourceHead, checkWireResource } from "./validate_resource.ts";
 import {
   add,
   type Check,
-  checkAttribute,
   checkExtraMember,
-  checkField,
   checkFieldClash,
   checkFlatField,
   checkIdentifier,
   checkJson,
-  checkLinkage,
   checkMemberName,
-  checkSharedName,
-  checkTypeAndId,
 } from "./write_checks.ts";
 
 type Item = Record<string, unknown>;
@@ -56,7 +52,8 @@ export interface ValidateWriteOptions {
  * JSON:API 1.1 member name once cased to `wireCasing`; linkage is
  * `{ type, id | lid, meta? }`, an array of those or `null`; a document, its
  * resources and relationship objects hold only the members JSON:API defines
- * (and @-members and extension members); and every value can be JSON. The
+ * (and @-members and extension members), and a document's `included` is an
+ * array of resources, each checked as one in `data`; and every value can be JSON. The
  * other fields of a flat relationship target (a denormalised resource sent
  * back) are not checked, as `serialise` drops them.
  *
@@ -109,7 +106,9 @@ function checkDocument(check: Check, body: Item): void {
   for (const key of Object.keys(body)) {
     const value = body[key];
     const at = joinPointer("", key);
-    if (key !== "data") {
+    if (key === "included" && value !== undefined) {
+      checkIncluded(check, value, root);
+    } else if (key !== "data") {
       const known = value === undefined ||
         checkMemberName(check, key, at, "document");
       if (known) checkJson(check, value, at, root);
@@ -138,6 +137,30 @@ function checkDocument(check: Check, body: Item): void {
   }
 }
 
+// `included`: resource objects, checked and cased as `data`'s are.
+function checkIncluded(check: Check, value: unknown, root: Item[]): void {
+  if (!Array.isArray(value)) {
+    const why = `value is ${describeValue(value)}`;
+    add(
+      check,
+      "/included",
+      `Cannot send the document as "included" must be an array of resources: ${why}`,
+    );
+    return;
+  }
+  for (let i = 0; i < value.length; i++) {
+    const item: unknown = value[i];
+    const at = joinPointer("/included", i);
+    if (isPlainObject(item)) {
+      checkWireResource(check, item, at, [...root, value]);
+    } else {add(
+        check,
+        at,
+        `Cannot send the included resource: value is ${describeValue(item)}`,
+      );}
+  }
+}
+
 function checkFlatResource(check: Check, body: Item): void {
   const root = [body];
   const fields: [string, string][] = [];
@@ -154,143 +177,4 @@ function checkFlatResource(check: Check, body: Item): void {
     }
   }
   checkFieldClash(check, "", fields);
-}
-
-function checkWireResource(
-  check: Check,
-  item: Item,
-  at: string,
-  within: object[],
-): void {
-  checkResourceHead(check, item, at);
-  const inside = [...within, item];
-  let attributes: [string, string][] = [];
-  let relationships: [string, string][] = [];
-  for (const key of Object.keys(item)) {
-    const value = item[key];
-    const p = joinPointer(at, key);
-    if (value === undefined || isIdentityKey(key)) continue;
-    if (key === "attributes") {
-      attributes = checkMembers(
-        check,
-        key,
-        value,
-        p,
-        inside,
-        checkAttributeMember,
-      );
-    } else if (key === "relationships") {
-      relationships = checkMembers(
-        check,
-        key,
-        value,
-        p,
-        inside,
-        checkRelationshipMember,
-      );
-    } else if (key === "meta" || key === "links") {
-      checkJson(check, value, p, inside);
-    } else if (isExtraMember(key)) {
-      checkExtraMember(check, key, value, p, inside);
-    } else {
-      add(
-        check,
-        p,
-        `Cannot send resource member "${key}": put fields under "attributes" or "relationships"`,
-      );
-    }
-  }
-  checkSharedName(check, attributes, relationships);
-  checkFieldClash(check, at, [...attributes, ...relationships]);
-}
-
-type MemberCheck = (
-  check: Check,
-  key: string,
-  value: unknown,
-  at: string,
-  within: object[],
-) => void;
-
-// Checks each member of a wire resource's `attributes` or `relationships`;
-// returns the names of those with values, each with its path.
-function checkMembers(
-  check: Check,
-  name: string,
-  value: unknown,
-  at: string,
-  within: object[],
-  each: MemberCheck,
-): [string, string][] {
-  if (!isPlainObject(value)) {
-    add(
-      check,
-      at,
-      `Cannot send the resource as "${name}" must be an object: value is ${
-        describeValue(value)
-      }`,
-    );
-    return [];
-  }
-  const fields: [string, string][] = [];
-  for (const key of Object.keys(value)) {
-    const member = value[key];
-    const p = joinPointer(at, key);
-    if (member !== undefined) fields.push([key, p]);
-    each(check, key, member, p, [...within, value]);
-  }
-  return fields;
-}
-
-const checkAttributeMember: MemberCheck = (check, key, value, at, within) => {
-  checkField(check, key, at, false);
-  checkAttribute(check, value, at, within);
-};
-
-const checkRelationshipMember: MemberCheck = (
-  check,
-  key,
-  value,
-  at,
-  within,
-) => {
-  checkField(check, key, at, false);
-  if (!isRelationshipObject(value)) {
-    checkLinkage(check, value, at, within);
-    return;
-  }
-  // A relationship in a resource sent to a server must say the linkage it
-  // sets (JSON:API 1.1, creating and updating resources).
-  let linkage = false;
-  for (const member of Object.keys(value)) {
-    const p = joinPointer(at, member);
-    const item = value[member];
-    if (item === undefined) continue; // JSON leaves it out: it is no member.
-    if (member === "data") {
-      linkage = true;
-      checkLinkage(check, item, p, [...within, value]);
-    } else if (checkMemberName(check, member, p, "relationship")) {
-      checkJson(check, item, p, [...within, value]);
-    }
-  }
-  if (!linkage) {
-    add(
-      check,
-      at,
-      `Cannot send relationship "${key}": it needs "data", the linkage it sets ("links" or "meta" alone set nothing)`,
-    );
-  }
-};
-
-function checkResourceHead(check: Check, item: Item, at: string): void {
-  checkTypeAndId(check, item, at, "resource");
-  if (
-    check.method === "PATCH" && item.id === undefined && item.lid === undefined
-  ) {
-    add(
-      check,
-      at,
-      `Cannot send the resource with PATCH: "id" and "lid" are missing`,
-    );
-  }
 }

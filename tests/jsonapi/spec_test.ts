@@ -282,3 +282,57 @@ Deno.test("a resource in wire shape may hold @-members and extension members", a
   assertEquals(error.issues.map((issue) => issue.path), ["/v:a+b"]);
   assertEquals(server.requests.length, 1);
 });
+
+Deno.test("a request document's included resources are checked and cased as its data", async () => {
+  await using server = startServer((_request, seen) =>
+    json({ meta: { got: JSON.parse(seen.body) } }, {
+      headers: { "content-type": MEDIA },
+    })
+  );
+  const api = createGrab(server.url, {
+    format: "json-api",
+    casing: "camelCase",
+    retry: 0,
+  });
+  const [, meta] = await orThrow(api("POST /articles", {
+    body: {
+      data: {
+        type: "articles",
+        attributes: { wordCount: 2 },
+        relationships: { mainAuthor: { data: { type: "people", lid: "a" } } },
+      },
+      included: [{
+        type: "people",
+        lid: "a",
+        attributes: { firstName: "Ada", homeAddress: { zipCode: "1" } },
+        relationships: { bestFriend: { type: "people", id: 9 } },
+      }],
+    },
+  }));
+  assertEquals(meta?.meta, {
+    got: {
+      data: {
+        type: "articles",
+        attributes: { word_count: 2 },
+        relationships: { main_author: { data: { type: "people", lid: "a" } } },
+      },
+      included: [{
+        type: "people",
+        lid: "a",
+        attributes: { first_name: "Ada", home_address: { zip_code: "1" } },
+        relationships: { best_friend: { data: { type: "people", id: "9" } } },
+      }],
+    },
+  });
+  const error = await assertRejects(
+    () =>
+      api("POST /articles", {
+        body: { data: null, included: [{ type: "people", firstName: "x" }] },
+      }),
+    GrabValidationError,
+  );
+  assertEquals(error.issues.map((issue) => issue.path), [
+    "/included/0/firstName",
+  ]);
+  assertEquals(server.requests.length, 1);
+});

@@ -398,6 +398,35 @@ Deno.test("validateWrite()", async (t) => {
       ]],
     ],
     [
+      "included resources, checked as data's are",
+      {
+        data: { type: "a", attributes: { t: 1 } },
+        included: [
+          { type: "b", id: "1", attributes: { n: 1 } },
+          { type: "b", title: "x", attributes: { links: 1 } },
+          3,
+        ],
+      },
+      POST,
+      [
+        [
+          "/included/1/title",
+          'Cannot send resource member "title": put fields under "attributes" or "relationships"',
+        ],
+        ["/included/1/attributes/links", reserved('"links"')],
+        ["/included/2", "Cannot send the included resource: value is 3"],
+      ],
+    ],
+    [
+      "included that is not an array",
+      { data: null, included: { type: "b", id: "1" } },
+      POST,
+      [[
+        "/included",
+        'Cannot send the document as "included" must be an array of resources: value is an object',
+      ]],
+    ],
+    [
       "a JSON pointer with ~ and /",
       { type: "a", "a/b": { "c~d": () => 1 } },
       POST,
