@@ -118,7 +118,7 @@ export function checkIdentifier(
     const p = joinPointer(at, key);
     if (key === "meta" || isExtraMember(key)) {
       checkJson(check, value[key], p, [...within, value]);
-    } else if (!isIdentityKey(key)) {
+    } else if (!isIdentityKey(key) && value[key] !== undefined) {
       add(
         check,
         p,

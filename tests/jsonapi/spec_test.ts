@@ -336,3 +336,30 @@ Deno.test("a request document's included resources are checked and cased as its 
   ]);
   assertEquals(server.requests.length, 1);
 });
+
+Deno.test("a linkage member that is undefined is left out, as JSON leaves it", async () => {
+  await using server = startServer((_request, seen) =>
+    json({ meta: { got: JSON.parse(seen.body) } }, {
+      headers: { "content-type": MEDIA },
+    })
+  );
+  const api = createGrab(server.url, { format: "json-api", retry: 0 });
+  const tag = { type: "tags", id: "2", attributes: undefined, name: undefined };
+  const [, meta] = await orThrow(api("PATCH /articles/1/relationships/tags", {
+    body: { data: [tag] },
+  }));
+  assertEquals(meta?.meta, { got: { data: [{ type: "tags", id: "2" }] } });
+  const [, wire] = await orThrow(api("PATCH /articles/1", {
+    body: { type: "articles", id: "1", relationships: { tags: [tag] } },
+  }));
+  assertEquals(wire?.meta, {
+    got: {
+      data: {
+        type: "articles",
+        id: "1",
+        relationships: { tags: { data: [{ type: "tags", id: "2" }] } },
+      },
+    },
+  });
+  assertEquals(server.requests.length, 2);
+});
