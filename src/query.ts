@@ -123,7 +123,11 @@ export function serialiseQuery(
   return params;
 }
 
-/** `name=a,b,c` (JSON:API): the items that are there, comma-joined. */
+/**
+ * `name=a,b,c` (JSON:API): the items that are there, comma-joined. A list
+ * with none is `name=`, which JSON:API reads as "none" (`fields[people]=`
+ * asks for no fields); leaving it out would ask for the server's default.
+ */
 function writeJoined(
   budget: Budget,
   params: URLSearchParams,
@@ -131,9 +135,7 @@ function writeJoined(
   items: unknown[],
 ): void {
   const kept = items.filter((item) => item !== undefined && item !== null);
-  if (kept.length > 0) {
-    budget.write(params, name, kept.map((item) => scalar(item, name)));
-  }
+  budget.write(params, name, kept.map((item) => scalar(item, name)));
 }
 
 /** The deepest nesting a query may have: `a[b][c]…` with this many brackets. */

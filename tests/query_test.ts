@@ -237,3 +237,32 @@ Deno.test("JSON:API keeps its own parameter names in every wire casing", async (
     true,
   );
 });
+
+Deno.test("an empty list goes as an empty value in JSON:API mode, which asks for none", async () => {
+  await using server = startServer(() =>
+    new Response(JSON.stringify({ data: [] }), {
+      headers: { "content-type": "application/vnd.api+json" },
+    })
+  );
+  const query = {
+    include: [],
+    fields: { articles: ["title"], people: [] },
+    filter: { tags: [null, undefined] },
+  };
+  const jsonApi = createGrab(server.url, { format: "json-api", retry: 0 });
+  const [, error] = await jsonApi("GET /articles", { query });
+  assertEquals(error, null);
+  // "An empty value indicates that no fields should be returned"; left
+  // out, the server may send them all, and its default includes.
+  const seen = server.requests.at(-1)!.url.searchParams;
+  assertEquals([...seen], [
+    ["include", ""],
+    ["fields[articles]", "title"],
+    ["fields[people]", ""],
+    ["filter[tags]", ""],
+  ]);
+  // Repeated keys write an empty list as no key at all (control).
+  const json = createGrab(server.url, { retry: 0 });
+  await json("GET /articles", { query: { tag: [], q: "x" } });
+  assertEquals(server.requests.at(-1)!.url.search, "?q=x");
+});
