@@ -213,8 +213,13 @@ function checkNesting(current: Entry, name: string): void {
   if (problem !== undefined) refuse(problem, name);
 }
 
+/**
+ * True for a value written as one text: anything but an array or a plain
+ * object, whose entries are walked (a `Date`, a `URL` or an object with a
+ * `toString` of its own is an item of a list, not a container).
+ */
 function isScalar(value: unknown): boolean {
-  return value === null || typeof value !== "object" || value instanceof Date;
+  return !Array.isArray(value) && !isPlainObject(value);
 }
 
 function scalar(value: unknown, name: string): string {

@@ -266,3 +266,33 @@ Deno.test("an empty list goes as an empty value in JSON:API mode, which asks for
   await json("GET /articles", { query: { tag: [], q: "x" } });
   assertEquals(server.requests.at(-1)!.url.search, "?q=x");
 });
+
+Deno.test("a list of values with text of their own is a list, not indexed objects", async () => {
+  await using server = startServer(() => new Response(null, { status: 204 }));
+  class Id {
+    constructor(readonly value: string) {}
+    toString(): string {
+      return this.value;
+    }
+  }
+  const query = {
+    next: [new URL("https://x.test/1"), new URL("https://x.test/2")],
+    id: [new Id("7"), "8"],
+  };
+  const sent = async (format: "json" | "json-api") => {
+    const grab = createGrab(server.url, { format, retry: 0 });
+    const [, error] = await grab("GET /items", { query });
+    assertEquals(error, null);
+    return [...server.requests.at(-1)!.url.searchParams];
+  };
+  assertEquals(await sent("json"), [
+    ["next", "https://x.test/1"],
+    ["next", "https://x.test/2"],
+    ["id", "7"],
+    ["id", "8"],
+  ]);
+  assertEquals(await sent("json-api"), [
+    ["next", "https://x.test/1,https://x.test/2"],
+    ["id", "7,8"],
+  ]);
+});
