@@ -127,6 +127,7 @@ export function serialiseQuery(
  * `name=a,b,c` (JSON:API): the items that are there, comma-joined. A list
  * with none is `name=`, which JSON:API reads as "none" (`fields[people]=`
  * asks for no fields); leaving it out would ask for the server's default.
+ * An item with a comma of its own is refused: the server would split it.
  */
 function writeJoined(
   budget: Budget,
@@ -134,8 +135,20 @@ function writeJoined(
   name: string,
   items: unknown[],
 ): void {
-  const kept = items.filter((item) => item !== undefined && item !== null);
-  budget.write(params, name, kept.map((item) => scalar(item, name)));
+  const texts: string[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (item === undefined || item === null) continue;
+    const text = scalar(item, name);
+    if (text.includes(",")) {
+      refuse(
+        `item ${i} holds a comma, which JSON:API joins a list with, so the server would read more than one item; write the list as one string if that is meant`,
+        name,
+      );
+    }
+    texts.push(text);
+  }
+  budget.write(params, name, texts);
 }
 
 /** The deepest nesting a query may have: `a[b][c]…` with this many brackets. */

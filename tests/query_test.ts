@@ -1,4 +1,9 @@
-import { assertEquals, assertRejects, assertThrows } from "@std/assert";
+import {
+  assertEquals,
+  assertRejects,
+  assertStringIncludes,
+  assertThrows,
+} from "@std/assert";
 import createGrab, { GrabValidationError } from "../mod.ts";
 import { startServer } from "./_server.ts";
 import type { Casing } from "../src/casing.ts";
@@ -238,12 +243,17 @@ Deno.test("JSON:API keeps its own parameter names in every wire casing", async (
   );
 });
 
-Deno.test("an empty list goes as an empty value in JSON:API mode, which asks for none", async () => {
-  await using server = startServer(() =>
+/** A server that answers every request with an empty JSON:API document. */
+function okJsonApiServer() {
+  return startServer(() =>
     new Response(JSON.stringify({ data: [] }), {
       headers: { "content-type": "application/vnd.api+json" },
     })
   );
+}
+
+Deno.test("an empty list goes as an empty value in JSON:API mode, which asks for none", async () => {
+  await using server = okJsonApiServer();
   const query = {
     include: [],
     fields: { articles: ["title"], people: [] },
@@ -294,5 +304,47 @@ Deno.test("a list of values with text of their own is a list, not indexed object
   assertEquals(await sent("json-api"), [
     ["next", "https://x.test/1,https://x.test/2"],
     ["id", "7,8"],
+  ]);
+});
+
+Deno.test("a JSON:API list item with a comma of its own is refused, not split", async () => {
+  await using server = okJsonApiServer();
+  const grab = createGrab(server.url, { format: "json-api", retry: 0 });
+  const refusals: [Record<string, unknown>, string][] = [
+    [
+      { filter: { name: ["Doe", "Smith, John"] } },
+      'Cannot serialise the query at "filter[name]": item 1 holds a comma',
+    ],
+    [{ sort: ["a,b"] }, 'Cannot serialise the query at "sort": item 0'],
+    [
+      { q: [null, new URL("https://x.test/a,b")] },
+      'Cannot serialise the query at "q": item 1',
+    ],
+  ];
+  for (const [query, message] of refusals) {
+    const error = await assertRejects(
+      () => grab("GET /people", { query }),
+      GrabValidationError,
+    );
+    assertEquals(error.issues.length, 1);
+    assertStringIncludes(error.issues[0]!.message, message);
+    assertStringIncludes(error.issues[0]!.message, "one string");
+  }
+  assertEquals(server.requests.length, 0, "the server saw no request");
+  // A value that is one string keeps its commas: the caller wrote them.
+  const [, error] = await grab("GET /people", {
+    query: { filter: { name: "Doe,Smith" } },
+  });
+  assertEquals(error, null);
+  assertEquals(
+    server.requests.at(-1)!.url.searchParams.get("filter[name]"),
+    "Doe,Smith",
+  );
+  // JSON mode repeats the key, so a comma in an item is no separator.
+  const json = createGrab(server.url, { retry: 0 });
+  await json("GET /people", { query: { name: ["Smith, John", "Doe"] } });
+  assertEquals(server.requests.at(-1)!.url.searchParams.getAll("name"), [
+    "Smith, John",
+    "Doe",
   ]);
 });
