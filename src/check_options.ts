@@ -128,11 +128,20 @@ const CHECKS = new Map<string, [number, Check]>(
       }
     }],
     ["query", (value, add) => {
-      // An object's own keys are the query's: a Map, a Set, a Date, a
-      // FormData or a Blob keeps its entries elsewhere and would go as no
-      // query at all, an array as `0=…&1=…`.
-      if (!(value instanceof URLSearchParams) && !isQueryRecord(value)) {
-        add("an object of query values or URLSearchParams");
+      // An object's own keys are the query's: a Map, a Set, a Date, a URL, a
+      // Promise not awaited or a Blob keeps its entries elsewhere and would
+      // go as no query at all, an array or a String object as `0=…&1=…`.
+      if (value instanceof URLSearchParams) return;
+      const kind = typeof value === "object"
+        ? Object.prototype.toString.call(value).slice(8, -1)
+        : "";
+      if (kind !== "Object") {
+        const not = kind === ""
+          ? ""
+          : kind === "Array"
+          ? ", not an array"
+          : `, not an object of type ${kind}`;
+        add(`an object of query values or URLSearchParams${not}`);
       }
     }],
     ["params", (value, add) => {
@@ -255,12 +264,4 @@ function isCount(value: unknown): boolean {
 /** True unless `value` is `undefined` or `null`, which mean "none" in options. */
 function isSet<T>(value: T | null | undefined): value is T {
   return value !== undefined && value !== null;
-}
-
-function isQueryRecord(value: unknown): boolean {
-  return typeof value === "object" && value !== null &&
-    !Array.isArray(value) && !(value instanceof Map) &&
-    !(value instanceof Set) && !(value instanceof Date) &&
-    !(value instanceof FormData) && !(value instanceof Blob) &&
-    !ArrayBuffer.isView(value) && !(value instanceof ArrayBuffer);
 }

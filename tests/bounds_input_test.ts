@@ -427,12 +427,20 @@ Deno.test("a query that cannot be written is refused", async (t) => {
         new Date(0),
         new FormData(),
         new Blob(["status=open"]),
+        // The platform's own objects, a Promise not awaited, a String
+        // object (which would go as `0=s&1=t…`).
+        new URL("https://x.test/?status=open"),
+        new Headers({ status: "open" }),
+        Promise.resolve({ status: "open" }),
+        new String("status=open"),
+        new Number(1),
       ];
       for (const query of queries) {
         const error = await assertValidation(() =>
           grab("GET /items", { query: query as Record<string, unknown> })
         );
         assertStringIncludes(error.message, '"query"');
+        assertStringIncludes(error.message, ", not a");
         await assertValidation(() =>
           new Call("GET /items", server.url).send({
             query: query as Record<string, unknown>,
