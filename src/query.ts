@@ -236,6 +236,12 @@ function isScalar(value: unknown): boolean {
 }
 
 function scalar(value: unknown, name: string): string {
+  if (typeof value === "number") {
+    // `NaN` is a number gone wrong (`Number("")`, a division by zero), as
+    // in a body or a path parameter; a caller who means the text says so.
+    if (Number.isFinite(value)) return String(value);
+    refuse(`value is ${value}; give a finite number, or a string`, name);
+  }
   if (typeof value === "function" || typeof value === "symbol") {
     // String() would send a function's source text.
     refuse(`value is a ${typeof value}`, name);

@@ -348,3 +348,30 @@ Deno.test("a JSON:API list item with a comma of its own is refused, not split", 
     "Doe",
   ]);
 });
+
+Deno.test("a number that is not finite is refused, naming where", async () => {
+  await using server = okJsonApiServer();
+  for (const format of ["json", "json-api"] as const) {
+    const grab = createGrab(server.url, { format, retry: 0 });
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ page: NaN }, 'at "page": value is NaN'],
+      [{ page: { size: Infinity } }, 'at "page[size]": value is Infinity'],
+      [{ ids: [1, -Infinity] }, 'at "ids": value is -Infinity'],
+    ];
+    for (const [query, where] of refusals) {
+      const error = await assertRejects(
+        () => grab("GET /items", { query }),
+        GrabValidationError,
+      );
+      assertStringIncludes(error.message, where);
+    }
+  }
+  assertEquals(server.requests.length, 0, "the server saw no request");
+  // Finite numbers, -0 and 1e21 included, go as String writes them.
+  const grab = createGrab(server.url, { retry: 0 });
+  await grab("GET /items", { query: { a: -0, b: 1e21, c: 0.1, d: "NaN" } });
+  assertEquals(
+    server.requests.at(-1)!.url.search,
+    "?a=0&b=1e%2B21&c=0.1&d=NaN",
+  );
+});
