@@ -19,7 +19,8 @@ const IDENTITY = ["type", "id", "lid"] as const;
  * the values of their attributes, and an object gets the link only when it
  * keeps the resource's `type`, `id` or `lid` and none of them differs (an id
  * may have become a number); an item of a list, which a schema may filter or
- * sort, only when it keeps its `id` or `lid`. Never throws: what the
+ * sort, only when it keeps its `id` or `lid`, by which it is found when it
+ * moved. Never throws: what the
  * output's own code throws (a getter, a Proxy) ends the walk, as the links
  * are a courtesy.
  */
@@ -34,11 +35,7 @@ export function adoptLinks(input: unknown, output: unknown): void {
       if (done.has(to)) continue;
       done.add(to);
       if (Array.isArray(from)) {
-        if (!Array.isArray(to)) continue;
-        const end = Math.min(from.length, to.length);
-        for (let at = 0; at < end; at++) {
-          if (WireLink.has(from[at])) pairs.push([from[at], to[at], true]);
-        }
+        if (Array.isArray(to)) pairs.push(...listPairs(from, to));
       } else if (WireLink.has(from) && isSameResource(from, to, listed)) {
         WireLink.copy(from as WireLink, to);
         const resource = from as Record<string, unknown>;
@@ -53,6 +50,56 @@ export function adoptLinks(input: unknown, output: unknown): void {
   } catch {
     // The output's own code threw: the objects reached so far keep links.
   }
+}
+
+/**
+ * The pairs of a list and the schema's list made of it: each item with the
+ * resource at its place or, when the schema filtered or sorted the list, the
+ * one resource of the list whose `id` (or `lid`) it keeps.
+ */
+function listPairs(from: unknown[], to: unknown[]): [unknown, unknown, true][] {
+  const pairs: [unknown, unknown, true][] = [];
+  let moved: Map<string, object[]> | undefined;
+  for (let at = 0; at < to.length; at++) {
+    const item = to[at];
+    if (typeof item !== "object" || item === null) continue;
+    const there = at < from.length ? from[at] : undefined;
+    if (WireLink.has(there) && isSameResource(there, item, true)) {
+      pairs.push([there, item, true]);
+      continue;
+    }
+    moved ??= byIdentity(from);
+    const found = [keyOf(item, "id"), keyOf(item, "lid")].flatMap((key) =>
+      key === undefined ? [] : moved!.get(key) ?? []
+    ).filter((resource) => isSameResource(resource, item, true));
+    if (new Set(found).size === 1) pairs.push([found[0], item, true]);
+  }
+  return pairs;
+}
+
+/** The resources of a list by their `id` and by their `lid`. */
+function byIdentity(list: unknown[]): Map<string, object[]> {
+  const index = new Map<string, object[]>();
+  for (const resource of list) {
+    if (!WireLink.has(resource)) continue;
+    for (const member of ["id", "lid"] as const) {
+      const key = keyOf(resource as object, member);
+      if (key === undefined) continue;
+      const same = index.get(key);
+      if (same === undefined) index.set(key, [resource as object]);
+      else same.push(resource as object);
+    }
+  }
+  return index;
+}
+
+/** `"id 7"` for `{ id: "7" }` or `{ id: 7 }`; `undefined` without one. */
+function keyOf(value: object, member: "id" | "lid"): string | undefined {
+  if (!Object.hasOwn(value, member)) return undefined;
+  const kept = (value as Record<string, unknown>)[member];
+  return typeof kept === "string" || typeof kept === "number"
+    ? `${member} ${kept}`
+    : undefined;
 }
 
 /**

@@ -145,6 +145,33 @@ Deno.test("a schema in JSON:API mode", async (t) => {
     },
   );
 
+  await t.step(
+    "an item of a list that keeps its id keeps its links when moved",
+    async () => {
+      // The id says which article an item is, wherever the schema put it.
+      const Item = z.object({ id: z.string(), title: z.string() });
+      const schemas: z.ZodType<{ id: string | number; title: string }[]>[] = [
+        z.array(Item).transform((list) =>
+          list.filter((item) => item.title !== "Article 1")
+        ),
+        z.array(Item).transform((list) => list.reverse()),
+        z.array(Item.extend({ id: z.coerce.number() })).transform((list) =>
+          list.reverse()
+        ),
+      ];
+      for (const schema of schemas) {
+        const [data, error] = await grab("GET /articles", { schema });
+        assertStrictEquals(error, null);
+        assertEquals(data?.[0]?.title, "Article 2");
+        assertEquals(jsonApiOf(data![0]!)?.links, { self: "/articles/2" });
+        assertEquals(jsonApiOf(data![0]!)?.meta, { views: 20 });
+        if (data!.length > 1) {
+          assertEquals(jsonApiOf(data![1]!)?.links, { self: "/articles/1" });
+        }
+      }
+    },
+  );
+
   await t.step("a frozen output is left as it is", async () => {
     const schema = Article.transform((value) => Object.freeze({ ...value }));
     const [data, error] = await grab("GET /articles/1", { schema });
