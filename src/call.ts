@@ -100,8 +100,8 @@ export class Call {
    * @param options Body, headers, query, params and the exchange's settings.
    * @returns The response with its body read, or the transport error.
    * @throws {GrabValidationError} (as a rejection, before sending) when a
-   * path parameter is missing, a header has CR, LF or NUL, or the body cannot
-   * be sent.
+   * path parameter is missing, a header has CR, LF or NUL, the body cannot
+   * be sent, or an option is not one `send` takes or has a value it refuses.
    *
    * @example
    * ```ts

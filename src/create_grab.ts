@@ -38,7 +38,8 @@ const CALL_CACHE_BYTES = 1024 * 1024;
  * @param options Defaults for every grab; each call may override them.
  * @returns The grab callable.
  * @throws {GrabValidationError} when the base address is not an http(s) URL,
- * holds credentials, or a static header has CR, LF or NUL.
+ * holds credentials, a static header has CR, LF or NUL, or an option is not
+ * one grab takes or has a value it refuses (`timout`, `timeout: 0`).
  *
  * @example A first grab
  * ```ts

@@ -18,11 +18,13 @@ export const HOOK_NAMES = [
 
 /**
  * Functions called around each attempt. Factory hooks run first, then the
- * call's. A hook that throws is a bug in the caller's code, not a transport
- * failure: the grab's promise rejects with that error unchanged, after the
- * response body is cancelled and the timer cleared. A hook that returns
- * anything but nothing or a `Request` (`beforeRequest`) or a `Response`
- * (`afterResponse`) rejects it with a `TypeError`.
+ * call's; like its headers, a factory's hooks run only for its base origin
+ * and `trustedOrigins` (for every request without a base address). A hook
+ * that throws is a bug in the caller's code, not a transport failure: the
+ * grab's promise rejects with that error unchanged, after the response body
+ * is cancelled and the timer cleared. A hook that returns anything but
+ * nothing or a `Request` (`beforeRequest`) or a `Response` (`afterResponse`)
+ * rejects it with a `TypeError`.
  *
  * @example Refreshing a token and repeating the request
  * ```ts

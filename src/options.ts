@@ -85,7 +85,7 @@ export interface GrabOptions {
     | undefined;
   /**
    * Further origins (`"https://cdn.example.com"`) that receive the factory's
-   * headers.
+   * headers, hooks and `credentials`, as its own origin does.
    * @default {[]}
    *
    * @example Sending the token to a second origin
@@ -285,7 +285,8 @@ export interface GrabOptions {
    */
   redirect?: RequestRedirect | undefined;
   /**
-   * Whether browsers send cookies and HTTP authentication.
+   * Whether browsers send cookies and HTTP authentication; a factory's goes
+   * only where its headers go.
    * @default {"same-origin"}
    *
    * @example Sending cookies to an API on another origin
