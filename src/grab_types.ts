@@ -142,11 +142,6 @@ export type Rest<Body = unknown> = Omit<
  * ```
  */
 export interface Grab<Default extends ResponseType = "json"> {
-  /**
-   * The factory's response type, for the type checker only (no grab has
-   * it at run time): a grab of one type is not taken for a grab of another.
-   */
-  readonly responseType?: Default;
   /** Grab with a Standard Schema: `data` follows the schema's output. */
   <
     S extends StandardSchema,
