@@ -62,4 +62,3 @@ export type {
   ServerSentEvent,
 } from "./src/response_type.ts";
 export type { GrabStream } from "./src/grab_stream.ts";
-export type { Grab } from "./src/grab_types.ts";

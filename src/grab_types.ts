@@ -108,38 +108,18 @@ export type PageOptions =
     limit?: number | null | undefined;
   };
 
-/**
- * The call options of a grab, but for those its overloads type.
- * @internal
- */
-export type Rest<Body = unknown> = Omit<
+/** The call options of a grab, but for those its overloads type. */
+type Rest<Body = unknown> = Omit<
   GrabCallOptions<Body>,
   "params" | "schema" | "responseType"
 >;
 
 /**
- * A grab callable, what `createGrab` returns: `grab(endpoint, options?)`
- * resolves to `[data, error, meta]` and rejects only with a
- * `GrabValidationError`. The type of `data` follows `responseType`, the
- * call's or else `Default`, the factory's: a factory created with
- * `{ responseType: "text" }` is a `Grab<"text">`.
- *
- * @typeParam Default The factory's response type.
- *
- * @example A grab passed to code that does not create it
- * ```ts
- * import createGrab, { type Grab } from "@grab/grab";
- *
- * async function nameOf(grab: Grab, id: number): Promise<string | undefined> {
- *   const [user] = await grab<{ name: string }>("GET /users/:id", {
- *     params: { id },
- *   });
- *   return user?.name;
- * }
- *
- * const api: Grab = createGrab("https://api.example.com");
- * console.log(await nameOf(api, 1));
- * ```
+ * A grab callable: `grab(endpoint, options?)` resolves to
+ * `[data, error, meta]` and rejects only with a `GrabValidationError`. The
+ * type of `data` follows `responseType`, the call's or else `Default`, the
+ * factory's.
+ * @internal
  */
 export interface Grab<Default extends ResponseType = "json"> {
   /** Grab with a Standard Schema: `data` follows the schema's output. */

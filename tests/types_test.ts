@@ -4,7 +4,6 @@
 import { assertEquals, fail } from "@std/assert";
 import createGrab, {
   type Endpoint,
-  type Grab,
   type GrabCallOptions,
   type GrabError,
   type GrabResult,
@@ -196,25 +195,4 @@ Deno.test("types: endpoint and narrowing", async (t) => {
     if (error) fail(error.message);
     assertEquals(data.name, "Ada");
   });
-
-  await t.step(
-    "a grab is typed as Grab, its factory's response type kept",
-    async () => {
-      await using server = startServer(() => json({ name: "Ada" }));
-      const api: Grab = createGrab(server.url);
-      const texts: Grab<"text"> = createGrab(server.url, {
-        responseType: "text",
-      });
-      const nameOf = async (grab: Grab) => {
-        const [user, error] = await grab<{ name: string }>("GET /me");
-        if (error) fail(error.message);
-        return user.name;
-      };
-      assertEquals(await nameOf(api), "Ada");
-      const [text, error] = await texts("GET /me");
-      if (error) fail(error.message);
-      same<typeof text, string | null>(true);
-      assertEquals(text, '{"name":"Ada"}');
-    },
-  );
 });
