@@ -153,11 +153,14 @@ function checkIncluded(check: Check, value: unknown, root: Item[]): void {
     const at = joinPointer("/included", i);
     if (isPlainObject(item)) {
       checkWireResource(check, item, at, [...root, value]);
-    } else {add(
-        check,
-        at,
-        `Cannot send the included resource: value is ${describeValue(item)}`,
-      );}
+      continue;
+    }
+    const why = `value is ${describeValue(item)}`;
+    add(
+      check,
+      at,
+      `Cannot send the included resource: it must be a resource object, { type, id, attributes?, relationships? }: ${why}`,
+    );
   }
 }
 

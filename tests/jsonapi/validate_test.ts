@@ -414,7 +414,10 @@ Deno.test("validateWrite()", async (t) => {
           'Cannot send resource member "title": put fields under "attributes" or "relationships"',
         ],
         ["/included/1/attributes/links", reserved('"links"')],
-        ["/included/2", "Cannot send the included resource: value is 3"],
+        [
+          "/included/2",
+          "Cannot send the included resource: it must be a resource object, { type, id, attributes?, relationships? }: value is 3",
+        ],
       ],
     ],
     [
