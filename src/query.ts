@@ -101,9 +101,12 @@ export function serialiseQuery(
       }
       for (let i = value.length - 1; i >= 0; i--) {
         const item = value[i];
-        stack.push(
-          entry(item, isScalar(item) ? name : `${name}[${i}]`, false, current),
-        );
+        const at = `${name}[${i}]`;
+        // An item with text of its own goes under the list's name, and is
+        // still named by its place when it is refused.
+        const next = entry(item, isScalar(item) ? name : at, false, current);
+        next.at = at;
+        stack.push(next);
       }
     } else if (isPlainObject(value)) {
       const inner = Object.keys(value);
@@ -117,16 +120,17 @@ export function serialiseQuery(
         checkClash(stack, inner, casing, mark, name);
       }
     } else {
-      budget.write(params, name, [scalar(value, name)]);
+      budget.write(params, name, [scalar(value, current.at ?? name)]);
     }
   }
   return params;
 }
 
 /**
- * `name=a,b,c` (JSON:API): the items that are there, comma-joined. A list
- * with none is `name=`, which JSON:API reads as "none" (`fields[people]=`
- * asks for no fields); leaving it out would ask for the server's default.
+ * `name=a,b,c` (JSON:API): the items that are there, comma-joined. An empty
+ * list is `name=`, which JSON:API reads as "none" (`fields[people]=` asks
+ * for no fields); leaving it out would ask for the server's default. A list
+ * whose items are all `null` or `undefined` is left out, as each item is.
  * An item with a comma of its own is refused: the server would split it.
  */
 function writeJoined(
@@ -139,7 +143,7 @@ function writeJoined(
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
     if (item === undefined || item === null) continue;
-    const text = scalar(item, name);
+    const text = scalar(item, `${name}[${i}]`);
     if (text.includes(",")) {
       refuse(
         `item ${i} holds a comma, which JSON:API joins a list with, so the server would read more than one item; write the list as one string if that is meant`,
@@ -148,6 +152,7 @@ function writeJoined(
     }
     texts.push(text);
   }
+  if (texts.length === 0 && items.length > 0) return;
   budget.write(params, name, texts);
 }
 
@@ -196,6 +201,8 @@ interface Entry {
   typeNames: boolean;
   parent: Entry | undefined;
   depth: number;
+  /** Where a list's item is, when it is written under the list's name. */
+  at?: string;
 }
 
 function entry(
