@@ -24,15 +24,22 @@ export interface Retry {
 }
 
 /**
- * The number of the retry that may follow the first attempt: 1, or 0 when
- * no retry may follow (a stream body, a method the policy leaves alone).
+ * How many retries may follow the first attempt: none for a stream body or
+ * a method the policy leaves alone.
  */
-export function firstRetry(exchange: Exchange): number {
+export function retriesOf(exchange: Exchange): number {
   const { policy } = exchange;
-  return exchange.replayable && policy.methods.has(exchange.method) &&
-      policy.limit > 0
-    ? 1
+  return exchange.replayable && policy.methods.has(exchange.method)
+    ? policy.limit
     : 0;
+}
+
+/** The milliseconds of each attempt, or `undefined` when it has no limit. */
+export function attemptLimit(exchange: Exchange): number | undefined {
+  const limit = exchange.attemptTimeout;
+  return limit === undefined || limit === false || limit === Infinity
+    ? undefined
+    : limit;
 }
 
 /** A failure before the head arrived: retried while the policy allows. */

@@ -10,8 +10,10 @@ import { type BodySource, discardBody } from "./body.ts";
 import { Deadline, PASSED, sleep } from "./deadline.ts";
 import type { HttpMethod } from "./endpoint.ts";
 import {
+  attemptLimit,
   networkFailure,
   passed,
+  retriesOf,
   type Retry,
   retryWait,
 } from "./attempt_failure.ts";
@@ -80,10 +82,8 @@ export async function runAttempts(
   exchange: Exchange,
   after?: Retry,
 ): Promise<SendOutcome> {
-  const { policy, hooks, deadline } = exchange;
-  const retries = exchange.replayable && policy.methods.has(exchange.method)
-    ? policy.limit
-    : 0;
+  const { hooks, deadline } = exchange;
+  const retries = retriesOf(exchange);
   let upload: Upload | undefined;
   try {
     if (deadline.reason !== undefined) return passed(exchange);
@@ -129,8 +129,8 @@ function attemptOnce(
   retry: number,
   upload: Upload | undefined,
 ): Promise<SendOutcome | Retry> {
-  const limit = exchange.attemptTimeout;
-  if (limit === undefined || limit === false || limit === Infinity) {
+  const limit = attemptLimit(exchange);
+  if (limit === undefined) {
     return attemptWithin(exchange, exchange.deadline, retry, upload);
   }
   return attemptTimed(exchange, limit, retry, upload);

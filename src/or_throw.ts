@@ -61,7 +61,7 @@ function notAResult(value: unknown): string {
   const what = !Array.isArray(value)
     ? kindOf(value)
     : value.length !== 3
-    ? `an array of ${value.length} items`
+    ? `an array of ${value.length} item${value.length === 1 ? "" : "s"}`
     : `a tuple whose error is ${kindOf(value[1])}, not null or an error`;
   const hint = typeof value === "object" && value !== null && "ok" in value
     ? " (a Call.send outcome: read its ok, error and body instead)"

@@ -16,9 +16,10 @@ import {
   withStatus,
 } from "./attempts.ts";
 import {
-  firstRetry,
+  attemptLimit,
   networkFailure,
   passed,
+  retriesOf,
   type Retry,
 } from "./attempt_failure.ts";
 import { PASSED } from "./deadline.ts";
@@ -34,7 +35,8 @@ import { sourceOf } from "./send.ts";
 export function attemptAll(exchange: Exchange): Promise<SendOutcome> {
   if (!isPlain(exchange)) return runAttempts(exchange);
   const { fetch, href, init } = exchange;
-  const retry = firstRetry(exchange);
+  // The number of the retry that may follow, as the loop counts it.
+  const retry = retriesOf(exchange) > 0 ? 1 : 0;
   let sending: Promise<Response>;
   try {
     // Called as a plain function: see `sendRequest`. A wrapper installed
@@ -60,10 +62,10 @@ export function attemptAll(exchange: Exchange): Promise<SendOutcome> {
  * it), no attempt deadline of its own, and a deadline not yet passed.
  */
 function isPlain(exchange: Exchange): boolean {
-  const { attemptTimeout: limit, init } = exchange;
+  const { init } = exchange;
   return exchange.hooks === undefined &&
     exchange.onUploadProgress === undefined &&
-    (limit === undefined || limit === false || limit === Infinity) &&
+    attemptLimit(exchange) === undefined &&
     !(init.body instanceof ReadableStream) &&
     isPlatform(exchange.fetch) &&
     exchange.deadline.reason === undefined;

@@ -99,15 +99,7 @@ export function serialiseQuery(
         writeJoined(budget, params, name, value);
         continue;
       }
-      for (let i = value.length - 1; i >= 0; i--) {
-        const item = value[i];
-        const at = `${name}[${i}]`;
-        // An item with text of its own goes under the list's name, and is
-        // still named by its place when it is refused.
-        const next = entry(item, isScalar(item) ? name : at, false, current);
-        next.at = at;
-        stack.push(next);
-      }
+      pushItems(stack, value, current);
     } else if (isPlainObject(value)) {
       const inner = Object.keys(value);
       budget.spend(inner.length);
@@ -193,6 +185,21 @@ function checkClash(
 const SPEC_NAME = /^[a-z]+$/;
 
 /** One value on the walk, linked to the object or array that holds it. */
+/**
+ * The items of a list, to be written in order. An item with text of its
+ * own goes under the list's name (`id=7&id=8`), and is still named by its
+ * place when it is refused.
+ */
+function pushItems(stack: Entry[], items: unknown[], list: Entry): void {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i];
+    const at = `${list.name}[${i}]`;
+    const next = entry(item, isScalar(item) ? list.name : at, false, list);
+    next.at = at;
+    stack.push(next);
+  }
+}
+
 interface Entry {
   value: unknown;
   /** The key written so far: `filter[name]`. */

@@ -153,6 +153,14 @@ function checkIncluded(check: Check, value: unknown, root: Item[]): void {
     const at = joinPointer("/included", i);
     if (isPlainObject(item)) {
       checkWireResource(check, item, at, [...root, value]);
+      // Only linkage names an included resource: one without both is lost.
+      if (item.id === undefined && item.lid === undefined) {
+        add(
+          check,
+          at,
+          `Cannot send the included resource: "id" and "lid" are missing; give one, which a relationship's linkage names it by`,
+        );
+      }
       continue;
     }
     const why = `value is ${describeValue(item)}`;

@@ -327,7 +327,10 @@ Deno.test("a request document's included resources are checked and cased as its 
   const error = await assertRejects(
     () =>
       api("POST /articles", {
-        body: { data: null, included: [{ type: "people", firstName: "x" }] },
+        body: {
+          data: null,
+          included: [{ type: "people", id: "1", firstName: "x" }],
+        },
       }),
     GrabValidationError,
   );

@@ -415,6 +415,10 @@ Deno.test("validateWrite()", async (t) => {
         ],
         ["/included/1/attributes/links", reserved('"links"')],
         [
+          "/included/1",
+          'Cannot send the included resource: "id" and "lid" are missing; give one, which a relationship\'s linkage names it by',
+        ],
+        [
           "/included/2",
           "Cannot send the included resource: it must be a resource object, { type, id, attributes?, relationships? }: value is 3",
         ],
