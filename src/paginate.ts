@@ -39,8 +39,9 @@ import type { SchemaOutput, StandardSchema } from "./schema.ts";
  * 8288 `Link: <…>; rel="next"` header. A relative link is resolved against
  * the URL of the response that carried it.
  *
- * It stops at the last page, after `options.limit` pages, or at a link it has
- * already followed; it throws the first failure as {@linkcode orThrow} would.
+ * It stops at the last page, after `options.limit` pages (the last one's next
+ * link unread), or at a link it has already followed; it throws the first
+ * failure as {@linkcode orThrow} would.
  *
  * @typeParam Data The data of each page (each JSON value, or each NDJSON
  * value); the factory's or the options' `responseType` types it otherwise.
@@ -170,7 +171,9 @@ export async function* paginate(
     ) => ReturnType<Grab>)(current, callOptions);
     if (error !== null) throw error;
     yield [data, meta];
-    if (responseUrl === "") return;
+    // The last page asked for: its next link is never followed, so it is
+    // not read, nor refused.
+    if (responseUrl === "" || page + 1 === limit) return;
     origin ??= new URL(requestUrl).origin;
     // A page redirected elsewhere was read at both URLs.
     seen.add(samePage(requestUrl)).add(samePage(responseUrl));

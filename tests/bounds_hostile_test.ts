@@ -511,6 +511,29 @@ Deno.test("paginate fails on a next link it cannot follow, never taking it for t
     });
   }
 
+  await t.step(
+    "a next link after the last page asked for is neither read nor refused",
+    async () => {
+      const unsendable: [string, "json" | "json-api", unknown][] = [
+        ["credentials", "json", "http://user:pw@127.0.0.1:1/items?page=2"],
+        ["a colon segment", "json", "/items/:cursor"],
+      ];
+      for (const [name, format, next] of [...cases, ...unsendable]) {
+        await using server = startServer(() =>
+          format === "json"
+            ? json([1], { headers: { link: `<${next}>; rel="next"` } })
+            : json({ data: [], links: { next } }, { headers: jsonApi })
+        );
+        const grab = createGrab(server.url, { retry: 0, format });
+        let pages = 0;
+        for await (const _ of paginate(grab, "GET /items", { limit: 1 })) {
+          pages++;
+        }
+        assertEquals([pages, server.requests.length], [1, 1], name);
+      }
+    },
+  );
+
   await t.step("a links.next null or empty is the last page", async () => {
     for (const next of [null, "", { href: "" }]) {
       await using server = startServer(() =>
