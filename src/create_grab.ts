@@ -21,9 +21,12 @@ import { type GrabResult, TRANSPORT_META } from "./result.ts";
 /**
  * Marks call options as bound for an origin nobody named (a next link that
  * `paginate` follows elsewhere): the factory's headers and hooks stay home.
+ * A registered symbol, so that a grab of another copy of the module (two
+ * versions in one program or bundle) knows the mark `paginate` sets; the
+ * mark only takes trust away.
  * @internal
  */
-export const FOREIGN: unique symbol = Symbol("grab.foreign");
+export const FOREIGN: unique symbol = Symbol.for("@grab/grab.foreign");
 
 const CALL_CACHE_LIMIT = 1_000;
 const CALL_CACHE_BYTES = 1024 * 1024;

@@ -374,6 +374,49 @@ Deno.test("paginate() keeps secrets on the origin they were meant for", async (t
   );
 });
 
+/** The module built as one file, as a bundle that holds its own copy has it. */
+async function anotherCopy(): Promise<typeof import("../mod.ts")> {
+  const { success, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["bundle", "--quiet", new URL("../mod.ts", import.meta.url).href],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert(success, new TextDecoder().decode(stderr));
+  const text = new TextDecoder().decode(stdout);
+  return await import(`data:text/javascript,${encodeURIComponent(text)}`);
+}
+
+Deno.test("paginate() keeps a factory's headers home with a grab of another copy of the module", async () => {
+  const copy = await anotherCopy();
+  assert(copy.paginate !== paginate && copy.createGrab !== createGrab);
+  await using other = startServer(() => json([2]));
+  await using home = startServer(() =>
+    json([1], { headers: { link: `<${other.url}/items?page=2>; rel="next"` } })
+  );
+  // No base address: the factory's headers go wherever its grabs are sent,
+  // but not where a server's next link leads.
+  const pairs = [
+    [paginate, copy.createGrab],
+    [copy.paginate, createGrab],
+  ] as const;
+  for (const [pages, create] of pairs) {
+    const grab = create(undefined, {
+      headers: { authorization: "Bearer FACTORY-TOKEN" },
+      retry: 0,
+    });
+    const read: unknown[] = [];
+    for await (const [data] of pages(grab, `GET ${home.url}/items`)) {
+      read.push(data);
+    }
+    assertEquals(read, [[1], [2]]);
+    assertEquals(secrets(home.requests.at(-1)!), {
+      authorization: "Bearer FACTORY-TOKEN",
+    });
+    assertEquals(secrets(other.requests.at(-1)!), {});
+  }
+  assertEquals(other.requests.length, 2);
+});
+
 Deno.test("createGrab() takes only origins as trustedOrigins", async (t) => {
   for (
     const entry of [
