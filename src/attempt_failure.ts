@@ -59,7 +59,7 @@ export function networkFailure(
   if (retry === 0) return outcome;
   const delay = retryDelay(retry, exchange.policy);
   // Too late for a retry: the failure says more than a timeout would.
-  const late = Date.now() + delay >= exchange.deadline.end;
+  const late = delay >= exchange.deadline.left();
   if (late || delay > MAX_TIMER_DELAY) return outcome;
   return {
     retry: true,
@@ -107,7 +107,7 @@ export async function retryWait(
       retry,
       headerOf(response, source.platform, "retry-after"),
       exchange.policy,
-      exchange.deadline.end,
+      exchange.deadline.left(),
     );
   } catch (error) {
     await discardBody(response, source);

@@ -7,7 +7,7 @@
  */
 
 import type { Collect, ReadResult } from "./body.ts";
-import { PLATFORM_SET_TIMEOUT } from "./shared_timeout.ts";
+import { monotonic, PLATFORM_SET_TIMEOUT } from "./shared_timeout.ts";
 
 const decoder = new TextDecoder();
 
@@ -183,16 +183,17 @@ const BUSY_MS = 50;
  * event loop.
  */
 export class Pacer {
-  #since = Date.now();
+  // Real time, as the event loop runs on it, whatever `Date.now()` says.
+  #since = monotonic();
 
   /** A turn of the event loop to wait for, when the time has come. */
   pause(): Promise<void> | undefined {
-    if (Date.now() - this.#since < BUSY_MS) return undefined;
+    if (monotonic() - this.#since < BUSY_MS) return undefined;
     return new Promise((resolve) => {
       // The platform's own: a fake clock (in tests) must not hold a pause
       // that only lets the real event loop turn.
       PLATFORM_SET_TIMEOUT(() => {
-        this.#since = Date.now();
+        this.#since = monotonic();
         resolve();
       }, 0);
     });

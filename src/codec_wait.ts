@@ -47,9 +47,10 @@ export async function withCodec(
   const deadline = new Deadline(resolved.timeout, resolved.signal);
   try {
     const codec = await deadline.race(loading);
-    if (deadline.end === Infinity) return { resolved, codec };
-    const left = Math.max(1, Math.ceil(deadline.end - Date.now()));
-    return { resolved: { ...resolved, timeout: left }, codec };
+    const left = deadline.left();
+    if (left === Infinity) return { resolved, codec };
+    const timeout = Math.max(1, Math.ceil(left));
+    return { resolved: { ...resolved, timeout }, codec };
   } catch (error) {
     // The body was never sent: a stream of it is released.
     releaseUnsent(resolved.body);

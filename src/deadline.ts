@@ -8,6 +8,7 @@
  */
 
 import {
+  clockOf,
   listen,
   type Shared,
   sharedTimeout,
@@ -27,7 +28,9 @@ export class Deadline {
   readonly signal: AbortSignal | undefined;
   /** The milliseconds it was given, or `false`. */
   readonly timeout: number | false;
+  // When the timeout passes, on the clock chosen as the deadline starts.
   #end: number;
+  #clock: () => number;
   #kept = false;
   #reason: "timeout" | "abort" | undefined;
   #controller: AbortController | undefined;
@@ -63,7 +66,8 @@ export class Deadline {
   ) {
     this.timeout = timeout;
     const bounded = timeout !== false && timeout !== Infinity;
-    const now = Date.now();
+    this.#clock = clockOf();
+    const now = this.#clock();
     this.#end = bounded ? now + timeout : Infinity;
     if (!bounded && user === undefined) {
       this.signal = undefined;
@@ -101,9 +105,9 @@ export class Deadline {
     }
   }
 
-  /** `Date.now()` at which the timeout passes; `Infinity` without one. */
-  get end(): number {
-    return this.#end;
+  /** Milliseconds until the timeout passes; `Infinity` without one. */
+  left(): number {
+    return this.#end - this.#clock();
   }
 
   /** Why the signal aborted, once it has. */
@@ -121,7 +125,7 @@ export class Deadline {
    * event loop).
    */
   due(): boolean {
-    if (this.#reason === undefined && Date.now() >= this.#end) {
+    if (this.#reason === undefined && this.#clock() >= this.#end) {
       this.#pass("timeout", timeoutError());
     }
     return this.reason !== undefined;

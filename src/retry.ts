@@ -234,20 +234,21 @@ function parseRfc850(text: string): number {
  * The wait before retrying a retryable status: what `Retry-After` asks, or
  * the backoff without it. `undefined`, so that the response is returned as
  * it is, when the server asks for more than `maxDelay`, when the wait would
- * reach `end` (the retry could not be made in time: the status says more
- * than a timeout would), or when it is more than a timer can hold.
+ * take the `left` milliseconds of the timeout (the retry could not be made
+ * in time: the status says more than a timeout would), or when it is more
+ * than a timer can hold. `now` is the wall clock, which an HTTP-date is on.
  */
 export function statusRetryDelay(
   attempt: number,
   retryAfter: string | null,
   policy: RetryPolicy,
-  end: number,
+  left: number,
   now: number = Date.now(),
 ): number | undefined {
   const asked = parseRetryAfter(retryAfter, now);
-  if (asked !== undefined && (asked > policy.maxDelay || now + asked >= end)) {
+  if (asked !== undefined && (asked > policy.maxDelay || asked >= left)) {
     return undefined;
   }
   const delay = asked ?? retryDelay(attempt, policy);
-  return now + delay >= end || delay > MAX_TIMER_DELAY ? undefined : delay;
+  return delay >= left || delay > MAX_TIMER_DELAY ? undefined : delay;
 }

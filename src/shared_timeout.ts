@@ -16,6 +16,29 @@ import { MAX_TIMER_DELAY } from "./retry.ts";
  */
 export const PLATFORM_SET_TIMEOUT: typeof setTimeout = globalThis.setTimeout;
 
+/**
+ * The clock the platform's timers count on: monotonic, so a wall clock that
+ * is stepped (NTP), set back or frozen (a test that stubs `Date.now`) moves
+ * no deadline. The wall clock where `performance` is missing.
+ */
+export const monotonic: () => number = typeof performance === "object" &&
+    typeof performance?.now === "function"
+  ? () => performance.now()
+  : () => Date.now();
+
+function wall(): number {
+  return Date.now();
+}
+
+/**
+ * The clock a deadline starting now counts on: that of the platform's
+ * timers, or `Date.now()` where `setTimeout` is replaced, as a fake clock
+ * moves both together.
+ */
+export function clockOf(): () => number {
+  return globalThis.setTimeout === PLATFORM_SET_TIMEOUT ? monotonic : wall;
+}
+
 function sharesTimers(): boolean {
   return globalThis.setTimeout === PLATFORM_SET_TIMEOUT &&
     typeof AbortSignal.timeout === "function";
@@ -116,8 +139,9 @@ function sharedSignal(now: number, timeout: number): Shared | undefined {
     return undefined;
   }
   if (met.shared === undefined) {
-    // From the window's start: never early for a deadline at its close.
-    const ms = timeout + window - (now - slot * window);
+    // From the window's start: never early for a deadline at its close
+    // (rounded up, as a timeout signal takes whole milliseconds).
+    const ms = Math.ceil(timeout + window - (now - slot * window));
     const signal = AbortSignal.timeout(ms);
     met.shared = {
       slot,
@@ -131,8 +155,8 @@ function sharedSignal(now: number, timeout: number): Shared | undefined {
 }
 
 /**
- * The shared timeout signal for a deadline of `timeout` ms starting `now`,
- * or `undefined` when it must keep a timer of its own: it is the first of
+ * The shared timeout signal for a deadline of `timeout` ms starting `now`
+ * (on the clock of {@linkcode clockOf} with the platform's timers), or `undefined` when it must keep a timer of its own: it is the first of
  * its window, `setTimeout` is replaced (a fake clock), or the wait plus the
  * window is longer than a timer can hold.
  */
