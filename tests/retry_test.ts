@@ -164,10 +164,45 @@ Deno.test("parseRetryAfter()", async (t) => {
     ["a number with a unit", "5s", undefined],
     ["a date-like phrase", "tomorrow 1", undefined],
     ["an impossible date", "Wed, 32 Foo 2015 07:28:00 GMT", undefined],
+    ["a day the month lacks", "Mon, 30 Feb 2015 07:28:00 GMT", undefined],
+    ["an hour past the day's", "Wed, 21 Oct 2015 24:00:00 GMT", undefined],
+    [
+      "a leap second",
+      "Thu, 31 Dec 2015 23:59:60 GMT",
+      Date.UTC(2016, 0, 1) - now,
+    ],
+    [
+      "a year past 2038",
+      "Tue, 19 Jan 2038 03:14:08 GMT",
+      Date.UTC(2038, 0, 19, 3, 14, 8) - now,
+    ],
+    ["an IMF-fixdate of the year 49", "Sun, 06 Nov 0049 08:49:37 GMT", 0],
+    ["an asctime date of the year 49", "Sun Nov  6 08:49:37 0049", 0],
+    [
+      "an RFC 850 date less than 50 years ahead",
+      "Tuesday, 20-Oct-65 07:28:00 GMT",
+      Date.UTC(2065, 9, 20, 7, 28) - now,
+    ],
+    // Its year 2065 is 50 years ahead, but the date is more than that: it
+    // is 1965 (RFC 9110, 5.6.7).
+    [
+      "an RFC 850 date more than 50 years ahead",
+      "Friday, 20-Nov-65 07:28:00 GMT",
+      0,
+    ],
   ];
   for (const [name, value, expected] of cases) {
     await t.step(`${name}: ${JSON.stringify(value)}`, () => {
       assertStrictEquals(parseRetryAfter(value, now), expected);
     });
   }
+
+  await t.step("an RFC 850 year is read from now's century", () => {
+    const late = Date.UTC(2090, 0, 1);
+    const value = "Friday, 01-Jan-10 00:00:00 GMT";
+    assertStrictEquals(
+      parseRetryAfter(value, late),
+      Date.UTC(2110, 0, 1) - late,
+    );
+  });
 });
