@@ -156,8 +156,9 @@ function sharedSignal(now: number, timeout: number): Shared | undefined {
 
 /**
  * The shared timeout signal for a deadline of `timeout` ms starting `now`
- * (on the clock of {@linkcode clockOf} with the platform's timers), or `undefined` when it must keep a timer of its own: it is the first of
- * its window, `setTimeout` is replaced (a fake clock), or the wait plus the
+ * (on the clock of {@linkcode clockOf} with the platform's timers), or
+ * `undefined` when it must keep a timer of its own: it is the first of its
+ * window, `setTimeout` is replaced (a fake clock), or the wait plus the
  * window is longer than a timer can hold.
  */
 export function sharedTimeout(
