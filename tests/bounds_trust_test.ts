@@ -14,6 +14,7 @@ import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import createGrab, { type GrabOptions, type Hooks, paginate } from "../mod.ts";
 import { json, type SeenRequest, startServer } from "./_server.ts";
 import { assertHttp, assertOk, assertValidation, settles } from "./_bounds.ts";
+import { anotherCopy } from "./_another_copy.ts";
 
 const SECRET_HEADERS = [
   "authorization",
@@ -373,18 +374,6 @@ Deno.test("paginate() keeps secrets on the origin they were meant for", async (t
     },
   );
 });
-
-/** The module built as one file, as a bundle that holds its own copy has it. */
-async function anotherCopy(): Promise<typeof import("../mod.ts")> {
-  const { success, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--quiet", new URL("../mod.ts", import.meta.url).href],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert(success, new TextDecoder().decode(stderr));
-  const text = new TextDecoder().decode(stdout);
-  return await import(`data:text/javascript,${encodeURIComponent(text)}`);
-}
 
 Deno.test("paginate() keeps a factory's headers home with a grab of another copy of the module", async () => {
   const copy = await anotherCopy();

@@ -35,17 +35,68 @@ let readInfo: (target: object) => JsonApiInfo | undefined = () => undefined;
 
 /**
  * Lets {@linkcode jsonApiOf} read the links that `WireLink` adds; called
- * once, as that module loads.
+ * once, as that module loads. This copy of the module then lists its own
+ * reader where every copy in the program looks (see `COPIES`).
  */
 export function setInfoReader(
   reader: (target: object) => JsonApiInfo | undefined,
 ): void {
   readInfo = reader;
+  try {
+    let copies = (globalThis as { [COPIES]?: unknown })[COPIES];
+    if (copies === undefined) {
+      copies = [];
+      // Not enumerable, not replaceable: a list every copy keeps adding to.
+      Object.defineProperty(globalThis, COPIES, { value: copies });
+    }
+    if (Array.isArray(copies) && !copies.includes(infoOf)) copies.push(infoOf);
+  } catch {
+    // A frozen global: each copy then reads its own resources only.
+  }
 }
+
+/**
+ * Where each copy of the module (two versions in one program, a bundle
+ * and a package) lists the reader of the resources it denormalised, once
+ * it has loaded its JSON:API codec: a resource's link is a private field
+ * of the copy that made it, which no other copy can read. A registered
+ * symbol, so that every copy finds the same list.
+ */
+const COPIES: unique symbol = Symbol.for("@grab/grab.jsonApiOf");
 
 // The info built for each flat object so far, so that jsonApiOf gives the same
 // object every time.
 const infos = new WeakMap<object, JsonApiInfo>();
+
+/** The info of a resource this copy denormalised, built once. */
+function infoOf(resource: object): JsonApiInfo | undefined {
+  let info = infos.get(resource);
+  if (info === undefined) {
+    info = readInfo(resource);
+    if (info !== undefined) infos.set(resource, info);
+  }
+  return info;
+}
+
+/**
+ * The info of a resource another copy of the module denormalised, from
+ * that copy's reader, which gives the same object as its `jsonApiOf`.
+ */
+function foreignInfoOf(resource: object): JsonApiInfo | undefined {
+  let copies: unknown;
+  try {
+    copies = (globalThis as { [COPIES]?: unknown })[COPIES];
+    if (!Array.isArray(copies)) return undefined;
+    for (const reader of copies) {
+      if (reader === infoOf || typeof reader !== "function") continue;
+      const info: unknown = reader(resource);
+      if (typeof info === "object" && info !== null) return info as JsonApiInfo;
+    }
+  } catch {
+    // A list or a reader that someone else put there and that throws.
+  }
+  return undefined;
+}
 
 /**
  * Returns the JSON:API `links` and `meta` of a resource that grab
@@ -59,7 +110,9 @@ const infos = new WeakMap<object, JsonApiInfo>();
  * A related resource that the document did not include is an
  * identifier-only object; it has an entry only when its resource identifier
  * carried `meta`. The document's own `links` and `meta` are on the success
- * meta of the grab instead.
+ * meta of the grab instead. It reads the resources of another copy of the
+ * module in the same program too (two versions installed side by side, a
+ * bundle and a package), once that copy has read a JSON:API document.
  *
  * @param resource A resource object from the data of a JSON:API grab.
  * @returns The resource's `{ links?, meta?, relationships }`, or `undefined`
@@ -89,10 +142,10 @@ const infos = new WeakMap<object, JsonApiInfo>();
  * ```
  */
 export function jsonApiOf(resource: object): JsonApiInfo | undefined {
-  let info = infos.get(resource);
-  if (info === undefined) {
-    info = readInfo(resource);
-    if (info !== undefined) infos.set(resource, info);
-  }
-  return info;
+  const info = infoOf(resource);
+  if (info !== undefined) return info;
+  // A resource of another copy of the module; anything else is none.
+  return typeof resource === "object" && resource !== null
+    ? foreignInfoOf(resource)
+    : undefined;
 }

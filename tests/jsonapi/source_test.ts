@@ -2,6 +2,9 @@ import { assert, assertEquals, assertStrictEquals } from "@std/assert";
 import { denormalise } from "../../src/jsonapi/denormalise.ts";
 import { jsonApiOf } from "../../src/jsonapi/source.ts";
 import { dataOf, type Flat, flat, readFixture } from "./_documents.ts";
+import * as grab from "../../mod.ts";
+import { anotherCopy } from "../_another_copy.ts";
+import { json, startServer } from "../_server.ts";
 
 Deno.test("jsonApiOf()", async (t) => {
   await t.step("gives a resource's links and meta as sent", async () => {
@@ -155,4 +158,47 @@ Deno.test("jsonApiOf() of what is not a resource, and of @-members", () => {
     },
   }));
   assertEquals(Object.keys(jsonApiOf(resource)!.relationships), ["author"]);
+});
+
+Deno.test("jsonApiOf() reads the resources another copy of the module denormalised", async () => {
+  const copy = await anotherCopy();
+  assert(copy.jsonApiOf !== grab.jsonApiOf);
+  const links = { self: "/articles/1" };
+  const meta = { revision: 3 };
+  const related = { related: "/articles/1/author" };
+  await using server = startServer(() =>
+    json({
+      data: {
+        type: "articles",
+        id: "1",
+        attributes: { title: "Hi" },
+        links,
+        meta,
+        relationships: {
+          author: { data: { type: "people", id: "9" }, links: related },
+        },
+      },
+    }, { headers: { "content-type": "application/vnd.api+json" } })
+  );
+  const options = { format: "json-api", casing: "camelCase" } as const;
+  const expected = {
+    links,
+    meta,
+    relationships: { author: { links: related } },
+  };
+  // Each copy denormalises one, and reads both: the same info object as the
+  // copy that made it gives, in the caller's casing.
+  const pairs = [[grab, copy], [copy, grab]] as const;
+  for (const [maker, reader] of pairs) {
+    const [article, error] = await maker.createGrab(server.url, options)(
+      "GET /articles/1",
+    );
+    assertStrictEquals(error, null);
+    const resource = flat(article);
+    const info = reader.jsonApiOf(resource);
+    assertEquals(info, expected);
+    assertStrictEquals(info, maker.jsonApiOf(resource));
+    assertStrictEquals(reader.jsonApiOf(flat(resource.author)), undefined);
+    assertStrictEquals(reader.jsonApiOf({ ...resource }), undefined);
+  }
 });
