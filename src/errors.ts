@@ -49,7 +49,6 @@ export class GrabError extends Error {
   declare readonly body: unknown;
   /** JSON:API errors; present only when the body is a JSON:API error document. */
   declare readonly errors?: JsonApiError[];
-  #headers: Headers;
   /** Request method. */
   readonly method: string;
   /** Request URL without userinfo or query. */
@@ -66,7 +65,7 @@ export class GrabError extends Error {
     this.statusCode = options.statusCode;
     hidden(this, "body", options.body);
     if (options.errors !== undefined) hidden(this, "errors", options.errors);
-    this.#headers = options.headers;
+    HEADERS.set(this, options.headers);
     this.method = options.method;
     this.url = options.url;
   }
@@ -77,7 +76,7 @@ export class GrabError extends Error {
    * secret).
    */
   get headers(): Headers {
-    return this.#headers;
+    return HEADERS.get(this)!;
   }
 
   /**
@@ -123,6 +122,14 @@ export class GrabError extends Error {
     return `${this.stack} ${inspect(loggedView(this), inner)}`;
   }
 }
+
+/**
+ * The headers of each {@linkcode GrabError}. Not a `#private` field: that
+ * would make the class nominal for TypeScript, and the results of a grab
+ * made by another copy of the module (two versions in one program) would
+ * not type-check where this copy's are expected (`orThrow`, `paginate`).
+ */
+const HEADERS = new WeakMap<GrabError, Headers>();
 
 /**
  * No usable response: network failure, abort, timeout, unparseable or

@@ -8,6 +8,8 @@ import createGrab, {
   type GrabError,
   type GrabResult,
   GrabTransportError,
+  type GrabValidationError,
+  orThrow,
   paginate,
 } from "../mod.ts";
 import { json, startServer } from "./_server.ts";
@@ -157,9 +159,37 @@ function forwarded(
   return grab("GET /me", { signal: given.signal, timeout: given.timeout });
 }
 
+/**
+ * A class as another copy of the module (two versions in one program)
+ * declares it: the same public members. A private member of its own would
+ * make the class nominal, and that copy's errors and results unfit where
+ * this copy's are expected.
+ */
+type FromAnotherCopy<T> = { [K in keyof T]: T[K] };
+
+async function acrossCopies(
+  http: FromAnotherCopy<GrabError>,
+  transport: FromAnotherCopy<GrabTransportError>,
+  validation: FromAnotherCopy<GrabValidationError>,
+): Promise<void> {
+  const errors: [GrabError, GrabTransportError, GrabValidationError] = [
+    http,
+    transport,
+    validation,
+  ];
+  const failed: [null, FromAnotherCopy<GrabError>, Record<never, never>] = [
+    null,
+    http,
+    {},
+  ];
+  await orThrow(Promise.resolve(failed));
+  assertEquals(errors.length, 3);
+}
+
 Deno.test("types: endpoint and narrowing", async (t) => {
   await t.step("the compile-only function type-checks", () => {
     assertEquals(typeof compileOnly, "function");
+    assertEquals(typeof acrossCopies, "function");
     assertEquals(typeof pages, "function");
     assertEquals([lower, unknown, bare, ftp].length, 4);
     assertEquals(good.length, 6);
