@@ -8,13 +8,12 @@
  * @module
  */
 
-import { CallbackError, overTotal, tellProgress, totalOf } from "./progress.ts";
-import { bodyOf } from "./platform_response.ts";
-import { Pacer, toPlainBytes } from "./chunk.ts";
+import { CallbackError } from "./progress.ts";
 import type { Casing } from "./casing.ts";
 import type { Deadline } from "./deadline.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
 import { grabStream, type ItemStep } from "./grab_stream.ts";
+import { Chunks } from "./live_chunks.ts";
 import { decodeItem } from "./live_item.ts";
 import { LineSplitter } from "./ndjson.ts";
 import type { Progress, ServerSentEvent, StreamType } from "./response_type.ts";
@@ -46,117 +45,9 @@ export interface LiveBody {
 
 /** The data of a live body of `type`. */
 export function openStream(type: StreamType, live: LiveBody): unknown {
-  const chunks = new Chunks(live);
+  const chunks = new Chunks(live, type !== "stream");
   if (type === "stream") return byteStream(chunks);
   return grabStream(new Items(type, chunks, live));
-}
-
-/**
- * The chunks of a body, each read only when asked for, counted for
- * progress, and ended with a `GrabTransportError` when the deadline passes
- * or the connection fails.
- */
-class Chunks {
-  #live: LiveBody;
-  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  // Set once the waiter is in place; the waiter may run at once, before.
-  #stopWaiting: () => void = ignore;
-  #total: number | undefined;
-  #loaded = 0;
-  #closed = false;
-  #passed = false;
-  // A body that is not the platform's may never let timers fire.
-  #pacer: Pacer | undefined;
-
-  constructor(live: LiveBody) {
-    this.#live = live;
-    this.#pacer = live.platform ? undefined : new Pacer();
-    this.#reader = bodyOf(live.response, live.platform)?.getReader();
-    this.#total = totalOf(live.response);
-    // A body that is not the platform's may ignore the signal: cancelling
-    // its reader ends a pending read at once.
-    this.#stopWaiting = live.deadline.onPass(() => {
-      // Let go at once, even of a body nobody reads; the next read says why.
-      this.#passed = true;
-      this.#close();
-      this.#reader?.cancel().catch(ignore);
-    });
-  }
-
-  /**
-   * The next chunk, or `null` at the end. Throws the failure that ended
-   * the body, or a {@linkcode CallbackError}.
-   */
-  async read(): Promise<Uint8Array | null> {
-    const reader = this.#reader;
-    const { deadline, fail } = this.#live;
-    if (this.#passed) {
-      throw fail(deadline.reason ?? "abort", {
-        cause: deadline.signal?.reason,
-      });
-    }
-    if (this.#closed || reader === undefined) {
-      this.#close();
-      return null;
-    }
-    let result;
-    try {
-      result = await reader.read();
-      const pause = this.#pacer?.pause();
-      if (pause !== undefined) await pause;
-    } catch (cause) {
-      this.#close();
-      throw fail(deadline.reason ?? "network", { cause });
-    }
-    // A body that is not the platform's may hand over chunks without ever
-    // yielding to the timers: the clock is read after each one.
-    if (
-      deadline.reason !== undefined || (!this.#live.platform && deadline.due())
-    ) {
-      await this.cancel();
-      throw fail(deadline.reason!, { cause: deadline.signal?.reason });
-    }
-    if (result.done) {
-      this.#close();
-      return null;
-    }
-    const chunk = this.#live.platform
-      ? result.value
-      : toPlainBytes(result.value);
-    if (chunk === undefined) {
-      await this.cancel();
-      throw fail("network", {
-        cause: new TypeError("The body gave a chunk that is not bytes"),
-      });
-    }
-    this.#loaded += chunk.byteLength;
-    this.#total = overTotal(this.#loaded, this.#total);
-    const progress = this.#live.progress;
-    if (progress !== undefined) {
-      try {
-        tellProgress(progress, { loaded: this.#loaded, total: this.#total });
-      } catch (error) {
-        await this.cancel();
-        throw new CallbackError(error);
-      }
-    }
-    return chunk;
-  }
-
-  /** Releases the body; waits for a cancel that settles soon. */
-  async cancel(): Promise<void> {
-    if (this.#closed) return;
-    this.#close();
-    const cancelling = this.#reader?.cancel().catch(ignore);
-    if (this.#live.waitForCancel) await cancelling;
-  }
-
-  #close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#stopWaiting();
-    this.#live.release();
-  }
 }
 
 /** The body as a byte stream that reads only when its reader asks. */
@@ -227,6 +118,10 @@ class Items<Raw extends ServerSentEvent | string> {
         const raw = this.#queue[this.#at]!;
         this.#queue[this.#at++] = undefined as unknown as Raw;
         const step = await this.#decode(raw);
+        // The last item of a body that ended was checked: let go.
+        if (this.#ended && this.#at === this.#queue.length) {
+          this.#chunks.release();
+        }
         // Cancelled while a schema checked the item: it is not served.
         if (this.#cancelled) return null;
         if (typeof raw !== "string" && step !== null && "value" in step) {
@@ -252,6 +147,8 @@ class Items<Raw extends ServerSentEvent | string> {
         this.#ended = true;
         // A last line that a cut-off character pushes over the cap.
         if (this.#parser.end(this.#queue) === false) this.#tooLarge();
+        // The deadline is kept while the last items are checked.
+        if (this.#queue.length === 0) this.#chunks.release();
       } else if (!this.#parser.feed(chunk, this.#queue)) {
         // The items before the one over the cap are still served.
         await this.#chunks.cancel();
@@ -296,5 +193,3 @@ class Items<Raw extends ServerSentEvent | string> {
     return this.#chunks.cancel();
   }
 }
-
-function ignore(): void {}

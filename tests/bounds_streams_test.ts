@@ -606,6 +606,43 @@ Deno.test("a careless caller", async (t) => {
     },
   );
 
+  // The last line, with no line end, is read only once the body has ended.
+  for (const ending of ["abort", "timeout"] as const) {
+    await t.step(
+      `a validator that never settles on the last line: ${ending} ends the loop`,
+      async () => {
+        await using server = tapServer(NDJSON);
+        const grab = createGrab(server.url, { retry: 0 });
+        const controller = new AbortController();
+        const schema = {
+          "~standard": {
+            version: 1 as const,
+            vendor: "test",
+            validate: (value: unknown) =>
+              value === 2 ? new Promise<never>(() => {}) : { value },
+          },
+        };
+        const [values] = await settles(grab("GET /e", {
+          responseType: "ndjson",
+          schema,
+          ...ending === "abort"
+            ? { signal: controller.signal }
+            : { attemptTimeout: 200 },
+        }));
+        const live = await server.tapped(1);
+        live.write("1\n2");
+        live.close();
+        const looping = drain(values!);
+        if (ending === "abort") {
+          await sleep(20);
+          controller.abort();
+        }
+        assertEquals(await looping, [1]);
+        assertEquals(values!.error?.kind, ending);
+      },
+    );
+  }
+
   await t.step(
     "a streamed upload with a streamed answer: both counted; an upload callback that throws rejects the grab",
     async () => {

@@ -1,0 +1,134 @@
+/**
+ * The chunks of a live body, read one at a time as its items are asked
+ * for, counted for progress, ended by the deadline, and released once.
+ *
+ * @module
+ */
+
+import { CallbackError, overTotal, tellProgress, totalOf } from "./progress.ts";
+import { bodyOf } from "./platform_response.ts";
+import { Pacer, toPlainBytes } from "./chunk.ts";
+import type { LiveBody } from "./streams.ts";
+
+/**
+ * The chunks of a body, each read only when asked for, counted for
+ * progress, and ended with a `GrabTransportError` when the deadline passes
+ * or the connection fails.
+ */
+export class Chunks {
+  #live: LiveBody;
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  // Set once the waiter is in place; the waiter may run at once, before.
+  #stopWaiting: () => void = ignore;
+  #total: number | undefined;
+  #loaded = 0;
+  #closed = false;
+  #released = false;
+  // Past the body's end the deadline is kept until `release()`: the last
+  // items it gave are still decoded (a schema checks them) within it.
+  #keepAtEnd: boolean;
+  #passed = false;
+  // A body that is not the platform's may never let timers fire.
+  #pacer: Pacer | undefined;
+
+  constructor(live: LiveBody, keepAtEnd: boolean) {
+    this.#live = live;
+    this.#keepAtEnd = keepAtEnd;
+    this.#pacer = live.platform ? undefined : new Pacer();
+    this.#reader = bodyOf(live.response, live.platform)?.getReader();
+    this.#total = totalOf(live.response);
+    // A body that is not the platform's may ignore the signal: cancelling
+    // its reader ends a pending read at once.
+    this.#stopWaiting = live.deadline.onPass(() => {
+      // Let go at once, even of a body nobody reads; the next read says why.
+      this.#passed = true;
+      this.#close();
+      this.#reader?.cancel().catch(ignore);
+    });
+  }
+
+  /**
+   * The next chunk, or `null` at the end. Throws the failure that ended
+   * the body, or a {@linkcode CallbackError}.
+   */
+  async read(): Promise<Uint8Array | null> {
+    const reader = this.#reader;
+    const { deadline, fail } = this.#live;
+    if (this.#passed) {
+      throw fail(deadline.reason ?? "abort", {
+        cause: deadline.signal?.reason,
+      });
+    }
+    if (this.#closed || reader === undefined) {
+      this.#close();
+      return null;
+    }
+    let result;
+    try {
+      result = await reader.read();
+      const pause = this.#pacer?.pause();
+      if (pause !== undefined) await pause;
+    } catch (cause) {
+      this.#close();
+      throw fail(deadline.reason ?? "network", { cause });
+    }
+    // A body that is not the platform's may hand over chunks without ever
+    // yielding to the timers: the clock is read after each one.
+    if (
+      deadline.reason !== undefined || (!this.#live.platform && deadline.due())
+    ) {
+      await this.cancel();
+      throw fail(deadline.reason!, { cause: deadline.signal?.reason });
+    }
+    if (result.done) {
+      this.#close(this.#keepAtEnd);
+      return null;
+    }
+    const chunk = this.#live.platform
+      ? result.value
+      : toPlainBytes(result.value);
+    if (chunk === undefined) {
+      await this.cancel();
+      throw fail("network", {
+        cause: new TypeError("The body gave a chunk that is not bytes"),
+      });
+    }
+    this.#loaded += chunk.byteLength;
+    this.#total = overTotal(this.#loaded, this.#total);
+    const progress = this.#live.progress;
+    if (progress !== undefined) {
+      try {
+        tellProgress(progress, { loaded: this.#loaded, total: this.#total });
+      } catch (error) {
+        await this.cancel();
+        throw new CallbackError(error);
+      }
+    }
+    return chunk;
+  }
+
+  /** Releases the body; waits for a cancel that settles soon. */
+  async cancel(): Promise<void> {
+    if (this.#closed) return this.release();
+    this.#close();
+    const cancelling = this.#reader?.cancel().catch(ignore);
+    if (this.#live.waitForCancel) await cancelling;
+  }
+
+  /** Lets go of the deadline, once. */
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#live.release();
+  }
+
+  #close(keep = false): void {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#stopWaiting();
+    }
+    if (!keep) this.release();
+  }
+}
+
+function ignore(): void {}
