@@ -19,11 +19,13 @@ export const PLATFORM_SET_TIMEOUT: typeof setTimeout = globalThis.setTimeout;
 /**
  * The clock the platform's timers count on: monotonic, so a wall clock that
  * is stepped (NTP), set back or frozen (a test that stubs `Date.now`) moves
- * no deadline. The wall clock where `performance` is missing.
+ * no deadline. The platform's as this module found it, as its timers are: a
+ * `performance.now` stubbed or a `performance` taken away later changes
+ * neither. The wall clock where `performance` is missing.
  */
 export const monotonic: () => number = typeof performance === "object" &&
     typeof performance?.now === "function"
-  ? () => performance.now()
+  ? performance.now.bind(performance)
   : () => Date.now();
 
 function wall(): number {

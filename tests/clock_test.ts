@@ -30,29 +30,64 @@ async function withDateNow<T>(
 
 const HOUR = 3_600_000;
 
+/**
+ * Deadlines of one timeout, enough in what a frozen clock calls one instant
+ * to share a timeout signal; once that timeout passed, new ones of the same
+ * timeout must not begin passed.
+ */
+async function deadlinesAfterOnePassed(): Promise<void> {
+  const early = Array.from(
+    { length: 4 },
+    () => new Deadline(5, undefined, "signal"),
+  );
+  const passed = early.map((deadline) =>
+    new Promise<void>((resolve) => deadline.onPass(resolve))
+  );
+  await Promise.all(passed);
+  early.forEach((deadline) => deadline.dispose());
+  // Still the same instant by the frozen clock, but not by the timers'.
+  const later = Array.from(
+    { length: 4 },
+    () => new Deadline(5, undefined, "signal"),
+  );
+  for (const deadline of later) {
+    assertFalse(deadline.signal!.aborted, "a new deadline began passed");
+    assertEquals(deadline.reason, undefined);
+    deadline.dispose();
+  }
+}
+
 Deno.test("a frozen wall clock never hands a new deadline a shared signal that has passed", async () => {
   const frozen = Date.now();
-  await withDateNow(() => frozen, async () => {
-    // Enough deadlines of one timeout, in what the wall clock calls one
-    // instant, to share a timeout signal; then that timeout passes.
-    const early = Array.from(
-      { length: 4 },
-      () => new Deadline(5, undefined, "signal"),
-    );
-    const passed = early.map((deadline) =>
-      new Promise<void>((resolve) => deadline.onPass(resolve))
-    );
-    await Promise.all(passed);
-    early.forEach((deadline) => deadline.dispose());
-    // Still the same instant by the wall clock, but not by the timers'.
-    const later = Array.from(
-      { length: 4 },
-      () => new Deadline(5, undefined, "signal"),
-    );
-    for (const deadline of later) {
-      assertFalse(deadline.signal!.aborted, "a new deadline began passed");
-      assertEquals(deadline.reason, undefined);
-      deadline.dispose();
+  await withDateNow(() => frozen, deadlinesAfterOnePassed);
+});
+
+Deno.test("a performance.now stubbed after grab loaded moves no deadline", async (t) => {
+  await t.step(
+    "frozen, it never hands a shared signal that has passed",
+    async () => {
+      const frozen = performance.now();
+      performance.now = () => frozen;
+      try {
+        await deadlinesAfterOnePassed();
+      } finally {
+        // The platform's, on the prototype, is seen again.
+        delete (performance as { now?: unknown }).now;
+      }
+    },
+  );
+
+  await t.step("taken away, a grab is still sent and read", async () => {
+    await using server = startServer(() => Response.json({ ok: true }));
+    const grab = createGrab(server.url, { retry: 0, timeout: 30_000 });
+    const saved = globalThis.performance;
+    Reflect.deleteProperty(globalThis, "performance");
+    try {
+      const [data, error] = await grab("GET /item");
+      assertEquals(error, null);
+      assertEquals(data, { ok: true });
+    } finally {
+      globalThis.performance = saved;
     }
   });
 });
