@@ -184,7 +184,6 @@ function checkClash(
 /** A query parameter name JSON:API reserves for itself: only a-z. */
 const SPEC_NAME = /^[a-z]+$/;
 
-/** One value on the walk, linked to the object or array that holds it. */
 /**
  * The items of a list, to be written in order. An item with text of its
  * own goes under the list's name (`id=7&id=8`), and is still named by its
@@ -200,6 +199,7 @@ function pushItems(stack: Entry[], items: unknown[], list: Entry): void {
   }
 }
 
+/** One value on the walk, linked to the object or array that holds it. */
 interface Entry {
   value: unknown;
   /** The key written so far: `filter[name]`. */
