@@ -44,7 +44,9 @@ export interface GrabCallOptions<Body = unknown>
    */
   body?: Body | undefined;
   /**
-   * Headers of this call, merged over the factory's (call wins).
+   * Headers of this call, merged over the factory's (call wins). In a
+   * record, a name set to `undefined` removes the factory's header of that
+   * name from this request.
    * @default {{}}
    *
    * @example A header for one request
@@ -56,8 +58,19 @@ export interface GrabCallOptions<Body = unknown>
    *   headers: { "accept-language": "en-GB" },
    * });
    * ```
+   *
+   * @example A request without the factory's token
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com", {
+   *   headers: { authorization: "Bearer secret" },
+   * });
+   * const [status] = await grab("GET /status", {
+   *   headers: { authorization: undefined },
+   * });
+   * ```
    */
-  headers?: HeadersInit | undefined;
+  headers?: HeadersInit | Record<string, string | undefined> | undefined;
   /**
    * Query parameters, merged with any in the target: an object of its own
    * keys or `URLSearchParams`. Nested objects use brackets

@@ -28,8 +28,10 @@ const NONE: ValidationIssue[] = [];
  * earlier one whatever its case) and returns the problems found. In a list
  * of pairs a name given twice gets both values, comma-joined, as `Headers`
  * joins them; in a record a later key replaces an earlier one of another
- * case, as a spread (`{ ...base, "content-type": … }`) means it to. Values
- * are never repeated in a message.
+ * case, as a spread (`{ ...base, "content-type": … }`) means it to, and a
+ * key whose value is `undefined` removes the name from `target` (and adds
+ * it to `unset`, for sources merged below it later). Values are never
+ * repeated in a message.
  *
  * @example
  * ```ts ignore
@@ -41,7 +43,8 @@ const NONE: ValidationIssue[] = [];
  */
 export function mergeHeaders(
   target: HeaderRecord,
-  init: HeadersInit | undefined | null,
+  init: HeadersInit | Record<string, string | undefined> | undefined | null,
+  unset?: string[],
 ): ValidationIssue[] {
   if (init === undefined || init === null) return NONE;
   let issues = NONE;
@@ -82,6 +85,11 @@ export function mergeHeaders(
     for (const name of Object.keys(init)) {
       const value = (init as Record<string, unknown>)[name];
       if (value !== undefined) add(value, name);
+      else if (TOKEN.test(name)) {
+        const key = name.toLowerCase();
+        delete target[key];
+        unset?.push(key);
+      }
     }
   }
   return issues;

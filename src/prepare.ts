@@ -79,5 +79,6 @@ export async function headersFrom(
   if (issues.length > 0) {
     throw validationError(issues, { method, url, where: "the headers" });
   }
+  for (const name of resolved.unset ?? []) delete headers[name];
   return headers;
 }

@@ -45,6 +45,8 @@ export interface Resolved {
   headers: HeaderRecord;
   /** The factory's header function, when trusted. */
   headerFunction: HeaderFunction | undefined;
+  /** The names the call set to `undefined`, which the function's lose. */
+  unset: readonly string[] | undefined;
   body: unknown;
   query: QueryInit | undefined;
   params: Readonly<Record<string, unknown>> | undefined;
@@ -144,13 +146,18 @@ export function resolveOptions(
   const headers: HeaderRecord = trusted && factory.headers !== undefined
     ? { ...factory.headers }
     : {};
+  // A name the call sets to `undefined` is removed from the factory's
+  // headers: from its static ones here, from its function's once called.
+  const unset: string[] | undefined =
+    trusted && factory.headerFunction !== undefined ? [] : undefined;
   try {
     const callHeaders = call.headers;
     if (typeof callHeaders === "object" && callHeaders !== null) {
-      issues.push(...mergeHeaders(headers, callHeaders));
+      issues.push(...mergeHeaders(headers, callHeaders, unset));
     }
     if (issues.length > 0) return issues;
     const result = resolved(f, call, headers, trusted ? factory : undefined);
+    if (unset !== undefined && unset.length > 0) result.unset = unset;
     return uncheckable(result) ?? result;
   } catch (error) {
     // A header, a retry option or a hook read through a getter that threw.
@@ -256,6 +263,7 @@ function resolved(
     wireCasing: call.wireCasing ?? f.wireCasing ?? DEFAULTS.wireCasing,
     headers,
     headerFunction: trustedFactory?.headerFunction,
+    unset: undefined,
     body: call.body,
     query: call.query ?? undefined,
     params: call.params ?? undefined,
