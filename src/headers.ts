@@ -155,3 +155,26 @@ function trimSpace(value: string): string {
   if (first !== 32 && first !== 9 && end !== 32 && end !== 9) return value;
   return value.replace(/^[\t ]+|[\t ]+$/g, "");
 }
+
+const FORM_TYPE: ValidationIssue = Object.freeze({
+  path: "",
+  message:
+    "Cannot send a FormData body with a Content-Type header: fetch writes " +
+    "multipart/form-data with the boundary between the form's parts, which " +
+    "no other value has; leave Content-Type out (set it to undefined in the " +
+    "call to remove the factory's)",
+});
+
+/**
+ * The issue of a `Content-Type` given with a `FormData` body: `fetch` sends
+ * the given one instead of its own, and the server cannot split the form
+ * without the boundary only its own names.
+ */
+export function formTypeIssue(
+  body: unknown,
+  headers: HeaderRecord,
+): ValidationIssue | undefined {
+  return body instanceof FormData && headers["content-type"] !== undefined
+    ? FORM_TYPE
+    : undefined;
+}

@@ -9,7 +9,7 @@
 import type { Deadline } from "./deadline.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { validationError } from "./validation_error.ts";
-import { type HeaderRecord, mergeHeaders } from "./headers.ts";
+import { formTypeIssue, type HeaderRecord, mergeHeaders } from "./headers.ts";
 import { lazy } from "./lazy.ts";
 import {
   isLive,
@@ -76,9 +76,12 @@ export async function headersFrom(
     // A value whose `toString` throws, as with the factory's own headers.
     issues = [unreadable("the headers", error)];
   }
+  for (const name of resolved.unset ?? []) delete headers[name];
+  // The call's own Content-Type with a form was refused before.
+  const form = formTypeIssue(resolved.body, headers);
+  if (form !== undefined) issues = issues.concat(form);
   if (issues.length > 0) {
     throw validationError(issues, { method, url, where: "the headers" });
   }
-  for (const name of resolved.unset ?? []) delete headers[name];
   return headers;
 }

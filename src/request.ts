@@ -9,7 +9,7 @@
 import type { HttpMethod } from "./endpoint.ts";
 import type { ValidationIssue } from "./errors.ts";
 import type { Codec } from "./format.ts";
-import type { HeaderRecord } from "./headers.ts";
+import { formTypeIssue, type HeaderRecord } from "./headers.ts";
 import { serialiseQuery } from "./query.ts";
 import type { Resolved } from "./resolve.ts";
 import type { SendOutcome } from "./result.ts";
@@ -67,6 +67,8 @@ export function encodeRequest(
     if (why !== undefined) {
       issues.push({ path: "", message: `Cannot send the body: ${why}` });
     }
+    const form = formTypeIssue(body.body, resolved.headers);
+    if (form !== undefined) issues.push(form);
   }
   if (issues.length > 0 || typeof href !== "string" || Array.isArray(body)) {
     return issues;

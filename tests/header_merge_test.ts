@@ -1,5 +1,10 @@
-import { assertEquals, assertStrictEquals } from "@std/assert";
-import createGrab from "../mod.ts";
+import {
+  assertEquals,
+  assertMatch,
+  assertRejects,
+  assertStrictEquals,
+} from "@std/assert";
+import createGrab, { GrabValidationError } from "../mod.ts";
 import { json, startServer } from "./_server.ts";
 
 /** The request headers the server saw, as a record. */
@@ -53,6 +58,69 @@ Deno.test("headers of a grab, merged from the factory's and the call's", async (
         headers: { accept: undefined },
       });
       assertEquals(sent?.["accept"], "application/json");
+    },
+  );
+});
+
+Deno.test("a FormData body goes with the Content-Type fetch writes", async (t) => {
+  await using server = startServer(async (_request, seen) => {
+    // The fixture has read the body as text; the form is parsed from it.
+    const type = seen.headers.get("content-type") ?? "";
+    const form = await new Response(seen.body, {
+      headers: { "content-type": type },
+    }).formData();
+    return json({ type, field: form.get("field") });
+  });
+  const form = () => {
+    const body = new FormData();
+    body.set("field", "value");
+    return body;
+  };
+  const refused = "Cannot send a FormData body with a Content-Type header";
+
+  await t.step("the call's own Content-Type is refused", async () => {
+    const grab = createGrab(server.url);
+    for (
+      const type of ["multipart/form-data", "Multipart/Form-Data; boundary=x"]
+    ) {
+      const error = await assertRejects(
+        () =>
+          grab("POST /upload", {
+            body: form(),
+            headers: [["Content-Type", type]],
+          }),
+        GrabValidationError,
+      );
+      assertMatch(error.message, new RegExp(refused));
+    }
+    assertEquals(server.requests.length, 0);
+  });
+
+  await t.step(
+    "and so is the factory's, static or from its function",
+    async () => {
+      const headers = { "Content-Type": "application/json" };
+      for (
+        const grab of [
+          createGrab(server.url, { headers }),
+          createGrab(server.url, { headers: () => headers }),
+        ]
+      ) {
+        const error = await assertRejects(
+          () => grab("POST /upload", { body: form() }),
+          GrabValidationError,
+        );
+        assertMatch(error.message, new RegExp(refused));
+        // Removed for the call, it is fetch's again, and the form arrives.
+        const [sent, failed] = await grab<{ type: string; field: string }>(
+          "POST /upload",
+          { body: form(), headers: { "content-type": undefined } },
+        );
+        assertStrictEquals(failed, null);
+        assertMatch(sent!.type, /^multipart\/form-data; ?boundary=/);
+        assertEquals(sent!.field, "value");
+      }
+      assertEquals(server.requests.length, 2);
     },
   );
 });
