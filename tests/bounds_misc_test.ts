@@ -11,7 +11,7 @@
 
 import { assert, assertEquals } from "@std/assert";
 import createGrab, { paginate } from "../mod.ts";
-import { parseRetryAfter } from "../src/retry.ts";
+import { parseRetryAfter } from "../src/retry_after.ts";
 import { json, startServer } from "./_server.ts";
 import { assertHttp, assertOk, runChild, settles } from "./_bounds.ts";
 

@@ -2,11 +2,11 @@ import { assert, assertEquals, assertStrictEquals } from "@std/assert";
 import { assertSpyCalls, returnsNext, spy, stub } from "@std/testing/mock";
 import {
   IDEMPOTENT_METHODS,
-  parseRetryAfter,
   resolveRetry,
   RETRY_STATUS_CODES,
   retryDelay,
 } from "../src/retry.ts";
+import { parseRetryAfter } from "../src/retry_after.ts";
 
 Deno.test("resolveRetry()", async (t) => {
   await t.step("defaults to 2 retries of idempotent methods", () => {
