@@ -163,10 +163,35 @@ export function retryDelay(
 // Worded and placed as the options' own issues: `path` is a pointer into
 // the body, so `""` here.
 function notMilliseconds(value: unknown) {
-  const gave = value === undefined ? "nothing" : describeValue(value);
+  const gave = value === undefined
+    ? "nothing"
+    : isThenable(value)
+    ? "a Promise, which is not awaited: give the number itself"
+    : describeValue(value);
   const message = `Cannot use the option "retry.backoff": it must return ` +
     `a number of milliseconds, and it returned ${gave}`;
   return validationError([{ path: "", message }]);
+}
+
+/**
+ * True for a promise (an async backoff), whose failure is then taken as
+ * handled: it is never awaited, and would end the program as an unhandled
+ * rejection.
+ */
+function isThenable(value: unknown): boolean {
+  let then: unknown;
+  try {
+    then = (value as PromiseLike<unknown> | null)?.then;
+  } catch {
+    return false;
+  }
+  if (typeof then !== "function") return false;
+  try {
+    then.call(value, undefined, () => {});
+  } catch {
+    // A `then` that throws has nothing pending to leave unhandled.
+  }
+  return true;
 }
 
 /** The longest wait a timer can hold: 2^31 − 1 ms (about 24.8 days). */

@@ -282,6 +282,42 @@ Deno.test("caller code and bodies that never finish are bounded", async (t) => {
     },
   );
 
+  await t.step(
+    "an async backoff rejects with the issue, its own failure not left unhandled",
+    async () => {
+      const network = () => Promise.reject(new TypeError("down"));
+      const backoffs = [
+        () => Promise.resolve(5),
+        () => Promise.reject(new Error("backoff bug")),
+        // A thenable whose `then` throws is left alone as well.
+        () => ({
+          then: () => {
+            throw new Error("then bug");
+          },
+        }),
+      ];
+      for (const backoff of backoffs) {
+        for (const [path, fetch] of [["/busy"], ["/x", network]] as const) {
+          const grab = createGrab(server.url, {
+            ...(fetch === undefined ? {} : { fetch }),
+            retry: { backoff: backoff as unknown as () => number },
+          });
+          const error = await assertRejects(
+            () => grab(`GET ${path}` as "GET /x"),
+            GrabValidationError,
+          );
+          assertEquals(error.issues, [{
+            path: "",
+            message:
+              `Cannot use the option "retry.backoff": it must return a number of milliseconds, and it returned a Promise, which is not awaited: give the number itself`,
+          }]);
+        }
+      }
+      // A rejection left unhandled fails the test once the macrotask runs.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    },
+  );
+
   await t.step("a body whose cancel never settles: HEAD and 204", async () => {
     for (const status of [200, 204]) {
       const grab = createGrab(server.url, {
