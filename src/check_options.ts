@@ -244,12 +244,20 @@ function checkRetry(retry: Record<string, unknown>, add: Add): void {
   ) {
     add('an array of upper-case methods such as "GET"', "methods");
   }
+  // A number no status can be (5030, -1) would never match: no retry, and
+  // no word of it.
   if (
     isSet(statusCodes) &&
-    !(Array.isArray(statusCodes) && statusCodes.every(Number.isInteger))
+    !(Array.isArray(statusCodes) && statusCodes.every(isStatus))
   ) {
-    add("an array of status codes", "statusCodes");
+    add("an array of status codes from 100 to 599", "statusCodes");
   }
+}
+
+/** An HTTP status code as RFC 9110 (15) defines its range. */
+function isStatus(value: unknown): boolean {
+  return Number.isInteger(value) && (value as number) >= 100 &&
+    (value as number) <= 599;
 }
 
 function isTimeout(value: unknown): boolean {

@@ -866,6 +866,9 @@ Deno.test("options are checked", async (t) => {
     ["retry", { maxDelay: -5 }],
     // A method no endpoint names: the retries would be off without a word.
     ["retry", { methods: ["get"] }],
+    // A status no response has (a typo, a sign): never matched, so no retry.
+    ["retry", { statusCodes: [5030] }],
+    ["retry", { statusCodes: [-503] }],
     // Into the media type, so into a header: CR, LF, NUL, a space, a quote
     // or a character outside ASCII could not be sent.
     ["jsonApi", { ext: ["https://ext.test/a\r\nX-Injected: 1"] }],

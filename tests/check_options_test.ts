@@ -31,6 +31,14 @@ Deno.test("checkOptions() names each option that is wrong", async (t) => {
     ["retry", "retry.methods", { methods: ["GET", "FETCH"] }],
     ["retry", "retry.methods", { methods: [1] }],
     ["retry", "retry.statusCodes", { statusCodes: 503 }],
+    ["retry", "retry.statusCodes", { statusCodes: [5030] }],
+    ["retry", "retry.statusCodes", { statusCodes: [503, -1] }],
+    ["retry", "retry.statusCodes", { statusCodes: [0] }],
+    ["retry", "retry.statusCodes", { statusCodes: [99] }],
+    ["retry", "retry.statusCodes", { statusCodes: [600] }],
+    ["retry", "retry.statusCodes", { statusCodes: [503.5] }],
+    ["retry", "retry.statusCodes", { statusCodes: ["503"] }],
+    ["retry", "retry.statusCodes", { statusCodes: new Set([503]) }],
     ["signal", "signal", {}],
     ["signal", "signal", new AbortController()],
     ["fetch", "fetch", "x"],
@@ -71,6 +79,11 @@ Deno.test("checkOptions() names each option that is wrong", async (t) => {
       path: "",
       message:
         'Cannot use the option "format": it must be "json" or "json-api"',
+    }]);
+    assertEquals(checkOptions({ retry: { statusCodes: [5030] } }, "send"), [{
+      path: "",
+      message:
+        'Cannot use the option "retry.statusCodes": it must be an array of status codes from 100 to 599',
     }]);
     assertEquals(checkOptions({ redirect: "bogus" }, "send"), [{
       path: "",
@@ -124,6 +137,8 @@ Deno.test("checkOptions() names each option that is wrong", async (t) => {
     ["retry", { maxDelay: Infinity }],
     ["retry", { limit: 0, maxDelay: 0, backoff: () => 0 }],
     ["retry", { methods: ["POST"], statusCodes: [418] }],
+    ["retry", { statusCodes: [100, 202, 304, 599] }],
+    ["retry", { statusCodes: [] }],
     ["signal", new AbortController().signal],
     ["fetch", fetchA],
     ["hooks", {}],
