@@ -68,7 +68,7 @@ export function checkOptions(
     option = name;
     entry[1](value, add, scope === "factory");
     const members = MEMBERS.get(name);
-    if (members !== undefined && typeof value === "object") {
+    if (members !== undefined && objectKind(value) === "Object") {
       rank = CHECKS.size;
       for (const member of unknownMembers(value, members)) {
         refuse(noSuchMember(name, member, members));
@@ -132,15 +132,8 @@ const CHECKS = new Map<string, [number, Check]>(
       // Promise not awaited or a Blob keeps its entries elsewhere and would
       // go as no query at all, an array or a String object as `0=…&1=…`.
       if (value instanceof URLSearchParams) return;
-      const kind = typeof value === "object"
-        ? Object.prototype.toString.call(value).slice(8, -1)
-        : "";
-      if (kind !== "Object") {
-        const not = kind === ""
-          ? ""
-          : kind === "Array"
-          ? ", not an array"
-          : `, not an object of type ${kind}`;
+      const not = notObject(value);
+      if (not !== undefined) {
         add(`an object of query values or URLSearchParams${not}`);
       }
     }],
@@ -163,8 +156,11 @@ const CHECKS = new Map<string, [number, Check]>(
     }],
     ["retry", (value, add) => {
       if (isCount(value)) return;
-      if (typeof value !== "object") {
-        add("a non-negative integer or RetryOptions");
+      // Members are read from an object only: `[503]`, a Set or a Promise
+      // not awaited would be the default policy without a word.
+      const not = notObject(value);
+      if (not !== undefined) {
+        add(`a non-negative integer or RetryOptions${not}`);
       } else checkRetry(value as Record<string, unknown>, add);
     }],
     ["signal", (value, add) => {
@@ -186,7 +182,7 @@ const CHECKS = new Map<string, [number, Check]>(
 function checkJsonApi(value: unknown, add: Add): void {
   const { ext, profile, headers: set } = value as JsonApiOptions;
   if (
-    typeof value !== "object" || !isStrings(ext) || !isStrings(profile) ||
+    notObject(value) !== undefined || !isStrings(ext) || !isStrings(profile) ||
     (set !== undefined && typeof set !== "boolean")
   ) {
     add("{ ext?: string[], profile?: string[], headers?: boolean }");
@@ -207,13 +203,37 @@ function checkJsonApi(value: unknown, add: Add): void {
 const MEDIA_URI = /^[!#-[\]-~]+$/;
 
 function checkHooks(hooks: unknown, add: Add): void {
-  if (typeof hooks !== "object") return add("an object of functions");
+  const not = notObject(hooks);
+  if (not !== undefined) return add(`an object of functions${not}`);
   for (const name of HOOK_NAMES) {
     const hook = (hooks as Record<string, unknown>)[name];
     if (isSet(hook) && typeof hook !== "function") {
       add("a function", name);
     }
   }
+}
+
+/**
+ * The kind of an object as `Object.prototype.toString` names it: `"Object"`
+ * for a plain object or a class instance, `"Array"`, `"Set"`, `"Promise"`…;
+ * `""` for anything else.
+ */
+export function objectKind(value: unknown): string {
+  return typeof value === "object" && value !== null
+    ? Object.prototype.toString.call(value).slice(8, -1)
+    : "";
+}
+
+/** What an option that must be an object is instead, or `undefined`. */
+function notObject(value: unknown): string | undefined {
+  const kind = objectKind(value);
+  return kind === "Object"
+    ? undefined
+    : kind === ""
+    ? ""
+    : kind === "Array"
+    ? ", not an array"
+    : `, not an object of type ${kind}`;
 }
 
 function isStrings(value: unknown): boolean {

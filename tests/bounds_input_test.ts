@@ -869,6 +869,13 @@ Deno.test("options are checked", async (t) => {
     // A status no response has (a typo, a sign): never matched, so no retry.
     ["retry", { statusCodes: [5030] }],
     ["retry", { statusCodes: [-503] }],
+    // An object of another kind: none of the members, so the defaults.
+    ["retry", [418]],
+    ["retry", new Set([418])],
+    ["retry", Promise.resolve({ limit: 5 })],
+    ["hooks", [() => {}]],
+    ["hooks", Promise.resolve({})],
+    ["jsonApi", new Map([["ext", ["https://ext.test/a"]]])],
     // Into the media type, so into a header: CR, LF, NUL, a space, a quote
     // or a character outside ASCII could not be sent.
     ["jsonApi", { ext: ["https://ext.test/a\r\nX-Injected: 1"] }],
@@ -878,9 +885,13 @@ Deno.test("options are checked", async (t) => {
     ["jsonApi", { ext: ["https://ext.test/a\\b"] }],
   ];
   for (const [name, value] of bad) {
-    const shown = typeof value === "object"
+    const plain = Object.getPrototypeOf(value) === Object.prototype ||
+      Array.isArray(value);
+    const shown = typeof value !== "object"
+      ? String(value)
+      : plain
       ? JSON.stringify(value)
-      : String(value);
+      : Deno.inspect(value);
     await t.step(`${name}: ${shown} on a factory throws`, async () => {
       await assertValidation(
         () => createGrab(server.url, { [name]: value } as GrabOptions),
