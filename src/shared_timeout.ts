@@ -117,6 +117,52 @@ function windowOf(timeout: number): number {
 }
 
 /**
+ * How many shared signals may count at once, of every timeout together:
+ * one busy timeout's worth twice over. A timeout met twice in a window and
+ * never again (two grabs at once with a timeout counted from a budget)
+ * makes a signal for that window alone, and ever-new timeouts would make
+ * them without end, each holding its memory for its whole timeout. Past
+ * this bound, a deadline keeps a timer of its own, cleared when it ends.
+ */
+const SIGNALS_LIMIT = 2 * SIGNALS_PER_TIMEOUT;
+
+/** When each shared signal ends, on the clock of `now`: a min-heap. */
+const ends: number[] = [];
+
+/** True while fewer than {@linkcode SIGNALS_LIMIT} shared signals count. */
+function mayCount(now: number): boolean {
+  while (ends.length > 0 && ends[0]! <= now) dropSoonest();
+  return ends.length < SIGNALS_LIMIT;
+}
+
+/** Notes a shared signal that counts until `end`. */
+function countUntil(end: number): void {
+  let at = ends.push(end) - 1;
+  while (at > 0) {
+    const parent = (at - 1) >> 1;
+    if (ends[parent]! <= end) break;
+    ends[at] = ends[parent]!;
+    at = parent;
+  }
+  ends[at] = end;
+}
+
+function dropSoonest(): void {
+  const last = ends.pop()!;
+  if (ends.length === 0) return;
+  let at = 0;
+  for (;;) {
+    let child = 2 * at + 1;
+    if (child >= ends.length) break;
+    if (child + 1 < ends.length && ends[child + 1]! < ends[child]!) child++;
+    if (ends[child]! >= last) break;
+    ends[at] = ends[child]!;
+    at = child;
+  }
+  ends[at] = last;
+}
+
+/**
  * A signal that aborts at least `timeout` ms after `now`, shared by every
  * deadline but the first that starts in the same window with the same
  * timeout; `undefined` for the first. The platform's timeout signal holds no
@@ -141,10 +187,12 @@ function sharedSignal(now: number, timeout: number): Shared | undefined {
     return undefined;
   }
   if (met.shared === undefined) {
+    if (!mayCount(now)) return undefined;
     // From the window's start: never early for a deadline at its close
     // (rounded up, as a timeout signal takes whole milliseconds).
     const ms = Math.ceil(timeout + window - (now - slot * window));
     const signal = AbortSignal.timeout(ms);
+    countUntil(now + ms);
     met.shared = {
       slot,
       timeout,

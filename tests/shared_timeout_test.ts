@@ -101,3 +101,22 @@ Deno.test("a program whose grabs have settled ends without waiting for their tim
   ]);
   assertEquals(report.ok, 20 * 2 + 64 + 1);
 });
+
+Deno.test("ever-new timeouts met a few times each hold a bounded number of shared signals", async () => {
+  // Deadlines that start together share a ten-minute signal that no one can
+  // clear: with a new timeout each time, only a bound on all signals
+  // together keeps the memory they hold from growing with their number.
+  const report = await runChild<{
+    threes: number;
+    shared: number;
+    before: number;
+    after: number;
+  }>("./_timeouts_child.ts", ["--v8-flags=--expose-gc"]);
+  const MB = 1024 * 1024;
+  assert(report.shared > 0, "no deadlines shared a signal");
+  const retained = report.after - report.before;
+  assert(
+    retained < 5 * MB,
+    `${(retained / MB).toFixed(1)} MB retained after ${report.threes} threes`,
+  );
+});
