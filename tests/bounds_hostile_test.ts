@@ -503,8 +503,18 @@ Deno.test("paginate fails on a next link it cannot send", async (t) => {
   }
 });
 
+/** One page whose next link is `next`: a `Link` header, or `links.next`. */
+function pageServer(format: "json" | "json-api", next: unknown) {
+  return startServer(() =>
+    format === "json"
+      ? json([1], { headers: { link: `<${next}>; rel="next"` } })
+      : json({ data: [], links: { next } }, {
+        headers: { "content-type": "application/vnd.api+json" },
+      })
+  );
+}
+
 Deno.test("paginate fails on a next link it cannot follow, never taking it for the last page", async (t) => {
-  const jsonApi = { "content-type": "application/vnd.api+json" };
   const cases: [string, "json" | "json-api", unknown, string][] = [
     ["a javascript: Link", "json", "javascript:alert(1)", "not an http"],
     ["a data: Link", "json", "data:application/json,[2]", "not an http"],
@@ -525,11 +535,7 @@ Deno.test("paginate fails on a next link it cannot follow, never taking it for t
   ];
   for (const [name, format, next, reason] of cases) {
     await t.step(name, async () => {
-      await using server = startServer(() =>
-        format === "json"
-          ? json([1], { headers: { link: `<${next}>; rel="next"` } })
-          : json({ data: [], links: { next } }, { headers: jsonApi })
-      );
+      await using server = pageServer(format, next);
       const grab = createGrab(server.url, { retry: 0, format });
       let pages = 0;
       const error = await assertRejects(async () => {
@@ -555,11 +561,7 @@ Deno.test("paginate fails on a next link it cannot follow, never taking it for t
         ["a colon segment", "json", "/items/:cursor"],
       ];
       for (const [name, format, next] of [...cases, ...unsendable]) {
-        await using server = startServer(() =>
-          format === "json"
-            ? json([1], { headers: { link: `<${next}>; rel="next"` } })
-            : json({ data: [], links: { next } }, { headers: jsonApi })
-        );
+        await using server = pageServer(format, next);
         const grab = createGrab(server.url, { retry: 0, format });
         let pages = 0;
         for await (const _ of paginate(grab, "GET /items", { limit: 1 })) {
@@ -572,9 +574,7 @@ Deno.test("paginate fails on a next link it cannot follow, never taking it for t
 
   await t.step("a links.next null or empty is the last page", async () => {
     for (const next of [null, "", { href: "" }]) {
-      await using server = startServer(() =>
-        json({ data: [], links: { next } }, { headers: jsonApi })
-      );
+      await using server = pageServer("json-api", next);
       const grab = createGrab(server.url, { retry: 0, format: "json-api" });
       let pages = 0;
       for await (const _ of paginate(grab, "GET /items")) pages++;

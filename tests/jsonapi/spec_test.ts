@@ -20,6 +20,15 @@ import { json, startServer } from "../_server.ts";
 const ATOMIC = "https://jsonapi.org/ext/atomic";
 const MEDIA = `application/vnd.api+json; ext="${ATOMIC}"`;
 
+/** A server that answers with the document it was sent, as its `meta.got`. */
+function echoServer() {
+  return startServer((_request, seen) =>
+    json({ meta: { got: JSON.parse(seen.body) } }, {
+      headers: { "content-type": MEDIA },
+    })
+  );
+}
+
 Deno.test("a document of an extension without data is read as sent", async (t) => {
   const results = {
     "atomic:results": [
@@ -115,11 +124,7 @@ Deno.test("a resource's attribute and relationship never share a name", async (t
 });
 
 Deno.test("a resource identifier may hold @-members and extension members", async () => {
-  await using server = startServer((_request, seen) =>
-    json({ meta: { got: JSON.parse(seen.body) } }, {
-      headers: { "content-type": MEDIA },
-    })
-  );
+  await using server = echoServer();
   const api = createGrab(server.url, { format: "json-api", retry: 0 });
   const tag = { type: "tags", id: "2", "@id": "urn:tag:2", "ns:rank": 1 };
   const [, meta] = await orThrow(api("PATCH /articles/1/relationships/tags", {
@@ -137,11 +142,7 @@ Deno.test("a relationship sent in a resource needs data, beside an extension's m
   // JSON:API 1.1: a relationship object may hold only an extension's member,
   // but one given when creating or updating a resource must have "data",
   // and no extension may relax that.
-  await using server = startServer((_request, seen) =>
-    json({ meta: { got: JSON.parse(seen.body) } }, {
-      headers: { "content-type": MEDIA },
-    })
-  );
+  await using server = echoServer();
   const api = createGrab(server.url, {
     format: "json-api",
     jsonApi: { ext: ["https://example.com/ext/version"] },
@@ -239,11 +240,7 @@ Deno.test("a relationship endpoint's linkage takes the included resources' field
 Deno.test("a resource in wire shape may hold @-members and extension members", async () => {
   // JSON:API 1.1: a resource object may hold an extension's members
   // (`version:id`) and @-members beside its attributes and relationships.
-  await using server = startServer((_request, seen) =>
-    json({ meta: { got: JSON.parse(seen.body) } }, {
-      headers: { "content-type": MEDIA },
-    })
-  );
+  await using server = echoServer();
   const api = createGrab(server.url, {
     format: "json-api",
     casing: "camelCase",
@@ -284,11 +281,7 @@ Deno.test("a resource in wire shape may hold @-members and extension members", a
 });
 
 Deno.test("a request document's included resources are checked and cased as its data", async () => {
-  await using server = startServer((_request, seen) =>
-    json({ meta: { got: JSON.parse(seen.body) } }, {
-      headers: { "content-type": MEDIA },
-    })
-  );
+  await using server = echoServer();
   const api = createGrab(server.url, {
     format: "json-api",
     casing: "camelCase",
@@ -341,11 +334,7 @@ Deno.test("a request document's included resources are checked and cased as its 
 });
 
 Deno.test("a linkage member that is undefined is left out, as JSON leaves it", async () => {
-  await using server = startServer((_request, seen) =>
-    json({ meta: { got: JSON.parse(seen.body) } }, {
-      headers: { "content-type": MEDIA },
-    })
-  );
+  await using server = echoServer();
   const api = createGrab(server.url, { format: "json-api", retry: 0 });
   const tag = { type: "tags", id: "2", attributes: undefined, name: undefined };
   const [, meta] = await orThrow(api("PATCH /articles/1/relationships/tags", {
