@@ -68,7 +68,7 @@ export function checkOptions(
     option = name;
     entry[1](value, add, scope === "factory");
     const members = MEMBERS.get(name);
-    if (members !== undefined && objectKind(value) === "Object") {
+    if (members !== undefined && isRecord(value)) {
       rank = CHECKS.size;
       for (const member of unknownMembers(value, members)) {
         refuse(noSuchMember(name, member, members));
@@ -214,23 +214,22 @@ function checkHooks(hooks: unknown, add: Add): void {
 }
 
 /**
- * The kind of an object as `Object.prototype.toString` names it: `"Object"`
- * for a plain object or a class instance, `"Array"`, `"Set"`, `"Promise"`…;
- * `""` for anything else.
+ * True for an object whose members are its own properties: a plain object,
+ * a class instance, or a module's namespace (`import * as hooks`).
  */
-export function objectKind(value: unknown): string {
-  return typeof value === "object" && value !== null
-    ? Object.prototype.toString.call(value).slice(8, -1)
-    : "";
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return notObject(value) === undefined;
 }
 
-/** What an option that must be an object is instead, or `undefined`. */
+/**
+ * What an option that must be an object is instead, or `undefined`: the
+ * kind `Object.prototype.toString` names (an array, a `Set`, a Promise).
+ */
 function notObject(value: unknown): string | undefined {
-  const kind = objectKind(value);
-  return kind === "Object"
+  if (typeof value !== "object" || value === null) return "";
+  const kind = Object.prototype.toString.call(value).slice(8, -1);
+  return kind === "Object" || kind === "Module"
     ? undefined
-    : kind === ""
-    ? ""
     : kind === "Array"
     ? ", not an array"
     : `, not an object of type ${kind}`;

@@ -8,7 +8,7 @@
 
 import type { Fetch } from "./fetch.ts";
 import type { Casing } from "./casing.ts";
-import { checkOptions, objectKind } from "./check_options.ts";
+import { checkOptions, isRecord } from "./check_options.ts";
 import { MEMBERS } from "./option_names.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { CREATING, validationError } from "./validation_error.ts";
@@ -192,10 +192,10 @@ function isEmpty(options: object): boolean {
 function readOnce<T extends object>(given: T): T {
   const options = { ...given } as Record<string, unknown>;
   for (const [option, keys] of MEMBERS) {
-    const value = options[option] as Record<string, unknown> | undefined;
+    const value = options[option];
     // An array, a Set, a Promise not awaited: left for the checks to refuse.
-    if (objectKind(value) !== "Object") continue;
-    options[option] = readMembers(value!, keys);
+    if (!isRecord(value)) continue;
+    options[option] = readMembers(value, keys);
   }
   return options as T;
 }

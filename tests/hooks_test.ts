@@ -19,6 +19,8 @@ import { settle, until, watch } from "./_time.ts";
 import { assertTransport, settles } from "./_bounds.ts";
 import { runAfterResponse } from "../src/hooks.ts";
 import type { BodySource } from "../src/body.ts";
+import * as moduleHooks from "./_hook_module.ts";
+import * as moduleRetry from "./_retry_module.ts";
 
 const NO_WAIT = { backoff: () => 0 };
 
@@ -775,6 +777,30 @@ Deno.test("Hooks as given", async (t) => {
         const echo = data as { headers: Record<string, string> };
         assertEquals(echo.headers["x-signed"], "yes");
       }
+    },
+  );
+
+  await t.step(
+    "a module's namespace (import * as hooks) holds hooks, and a policy",
+    async () => {
+      await using busy = startServer((_request, seen) =>
+        json({ hook: seen.headers.get("x-module-hook") }, { status: 503 })
+      );
+      const grabs = [
+        createGrab(busy.url, { hooks: moduleHooks, retry: moduleRetry })(
+          "GET /busy",
+        ),
+        createGrab(busy.url)("GET /busy", {
+          hooks: moduleHooks,
+          retry: moduleRetry,
+        }),
+      ];
+      for (const [, error] of await Promise.all(grabs)) {
+        assert(error?.name === "GrabError" && error.statusCode === 503);
+        assertEquals(error.body, { hook: "yes" });
+      }
+      // Each grab retried once, as the module's limit says.
+      assertEquals(busy.requests.length, 4);
     },
   );
 
