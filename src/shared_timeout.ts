@@ -105,9 +105,11 @@ export function unlisten(shared: Shared, waiter: () => void): void {
 }
 
 /**
- * How many signals of one timeout may count at once: each holds memory
- * until it fires, so grabs share one per window of 1/2000 of the timeout
- * (at least 1 ms), which ends at most that window late, never early.
+ * How many windows a timeout is cut into: each signal holds memory until
+ * it fires, so grabs share one per window of 1/2000 of the timeout, in
+ * whole milliseconds (at least 1 ms), which ends at most that window late,
+ * never early. Rounded down, a window may be shorter: a timeout of 3 s
+ * counts up to 3,000 signals at once.
  */
 const SIGNALS_PER_TIMEOUT = 2_000;
 
@@ -118,11 +120,12 @@ function windowOf(timeout: number): number {
 
 /**
  * How many shared signals may count at once, of every timeout together:
- * one busy timeout's worth twice over. A timeout met twice in a window and
- * never again (two grabs at once with a timeout counted from a budget)
- * makes a signal for that window alone, and ever-new timeouts would make
- * them without end, each holding its memory for its whole timeout. Past
- * this bound, a deadline keeps a timer of its own, cleared when it ends.
+ * about one busy timeout's worth at least, twice that for most. A timeout
+ * met twice in a window and never again (two grabs at once with a timeout
+ * counted from a budget) makes a signal for that window alone, and ever-new
+ * timeouts would make them without end, each holding its memory for its
+ * whole timeout. Past this bound, a deadline keeps a timer of its own,
+ * cleared when it ends.
  */
 const SIGNALS_LIMIT = 2 * SIGNALS_PER_TIMEOUT;
 
