@@ -10,7 +10,12 @@
  * JSON does not look, or `undefined`: a `Map` or a `Set`, and any object of
  * a class with no `toJSON` and no own keys, whose data is in its slots or
  * behind getters (a `Promise` not awaited, a `Blob`, an `ArrayBuffer`, a
- * `RegExp`, an `Error`). Plain objects and arrays are written as they are.
+ * `RegExp`, an `Error`); an `Error` also when keys were added to it, which
+ * JSON writes without its message. Plain objects and arrays are written as
+ * they are.
+ * With `byKeys` (what a `toJSON` returned, which JSON writes by its own
+ * keys without calling its `toJSON`), a `toJSON` says nothing: a `Date` or
+ * a `URL` is then written as `{}`.
  *
  * @example
  * ```ts ignore
@@ -18,7 +23,10 @@
  * emptyFormOf({}); // undefined
  * ```
  */
-export function emptyFormOf(value: unknown): string | undefined {
+export function emptyFormOf(
+  value: unknown,
+  byKeys = false,
+): string | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const proto = Object.getPrototypeOf(value);
   // Object.prototype, of this realm or another, or none.
@@ -26,11 +34,19 @@ export function emptyFormOf(value: unknown): string | undefined {
   if (Object.getPrototypeOf(proto) === null || Array.isArray(value)) {
     return undefined;
   }
-  if (!isCollection(value)) {
-    if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
+  if (!isCollection(value, byKeys)) {
+    if (
+      !byKeys && typeof (value as { toJSON?: unknown }).toJSON === "function"
+    ) {
       return undefined;
     }
-    if (Object.keys(value).length > 0) return undefined;
+    if (Object.keys(value).length > 0) {
+      // Its message and stack are its own, but hidden: JSON writes only
+      // the keys added to it (a `code`, a `status`).
+      return value instanceof Error
+        ? "an Error, which JSON writes without its message, only with the keys added to it: send a plain object of what it holds"
+        : undefined;
+    }
   }
   const tag = Object.prototype.toString.call(value).slice(8, -1);
   // A boxed primitive is written as its value, a typed array by its items.
@@ -90,12 +106,29 @@ export function isInvalidDate(value: unknown): boolean {
 }
 
 /**
- * True for a `Map` or a `Set` with no `toJSON`: JSON writes either as `{}`,
- * its items lost.
+ * True for a `Map` or a `Set` with no `toJSON` (or written `byKeys`, its
+ * `toJSON` not called): JSON writes either as `{}`, its items lost.
  */
 export function isCollection(
   value: unknown,
+  byKeys = false,
 ): value is Map<unknown, unknown> | Set<unknown> {
   return (value instanceof Map || value instanceof Set) &&
-    typeof (value as { toJSON?: unknown }).toJSON !== "function";
+    (byKeys || typeof (value as { toJSON?: unknown }).toJSON !== "function");
+}
+
+/**
+ * The number JSON writes for a `Number` object: its primitive, read once
+ * as JSON reads it (`valueOf`), which may be `NaN`; `undefined` for any
+ * other object. Throws what that `valueOf` throws.
+ */
+export function unboxedNumber(value: object): number | undefined {
+  if (!(value instanceof Number)) return undefined;
+  try {
+    // Only a real Number object is written as its value.
+    Number.prototype.valueOf.call(value);
+  } catch {
+    return undefined;
+  }
+  return +value;
 }

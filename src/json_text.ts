@@ -14,7 +14,7 @@ import {
 import { clashIn, KeyClash } from "./convert_keys.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { findNonJsonValues, TOO_LARGE_TO_WRITE } from "./json_value.ts";
-import { emptyFormOf, isInvalidDate } from "./json_loss.ts";
+import { emptyFormOf, isInvalidDate, unboxedNumber } from "./json_loss.ts";
 import { isPlainObject, setOwn } from "./object.ts";
 
 /**
@@ -41,7 +41,12 @@ export function toJson(
   try {
     text = JSON.stringify(
       value,
-      function (this: Record<string, unknown>, key: string, item: unknown) {
+      function (this: Record<string, unknown>, key: string, given: unknown) {
+        // A Number object is written as its value: read here, once, and
+        // that is what JSON writes.
+        const item = given instanceof Number
+          ? unboxedNumber(given) ?? given
+          : given;
         if (
           typeof item === "number" ? !Number.isFinite(item) : notJson(item) ||
             // An invalid Date's toJSON gives null. Its data property is
@@ -76,10 +81,15 @@ export function toJson(
   return [{ path: "", message: `Cannot serialise the body as JSON: ${why}` }];
 }
 
+/**
+ * True for what JSON cannot write in full. An object here is what JSON
+ * writes by its own keys: a `toJSON` it has was called already, or it is
+ * what a `toJSON` returned, whose own `toJSON` JSON never calls.
+ */
 function notJson(item: unknown): boolean {
   const type = typeof item;
   return type === "bigint" || type === "function" || type === "symbol" ||
-    emptyFormOf(item) !== undefined;
+    emptyFormOf(item, true) !== undefined;
 }
 
 /**

@@ -10,7 +10,7 @@ import { clashIn } from "./convert_keys.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { reasonOf } from "./redact.ts";
 import { isPlainObject, joinPointer } from "./object.ts";
-import { emptyFormOf, isInvalidDate } from "./json_loss.ts";
+import { emptyFormOf, isInvalidDate, unboxedNumber } from "./json_loss.ts";
 
 /** Options of {@linkcode findNonJsonValues}. */
 export interface FindNonJsonValuesOptions {
@@ -179,9 +179,14 @@ class Walk {
 
   /** Looks at an object; false when it is past the walk's bounds. */
   enter(current: object, [, at, key, , depth]: Step): boolean {
-    const lost = lossOf(current);
+    // A revoked Proxy, or a Date that is none, throws when looked at.
+    const [read, lost] = attempt(() => lossOf(current, key === CONVERTED));
+    if (!read) {
+      this.report(at, `an object that cannot be read (${lost})`);
+      return true;
+    }
     if (lost !== undefined) {
-      this.report(at, lost);
+      this.report(at, lost as string);
       return true;
     }
     if (
@@ -239,10 +244,15 @@ class Walk {
    */
   #pushMembers(current: object, at: string, depth: number): number {
     const record = current as Record<string, unknown>;
-    const keys = Object.keys(record);
+    this.stack.push([current, at, undefined, true, depth]);
+    const [listed, names] = attempt(() => Object.keys(record));
+    if (!listed) {
+      this.report(at, `an object whose keys cannot be listed (${names})`);
+      return 0;
+    }
+    const keys = names as string[];
     const keyed = this.#casing !== "none" && isPlainObject(record);
     const written: string[] = [];
-    this.stack.push([current, at, undefined, true, depth]);
     for (let i = keys.length - 1; i >= 0; i--) {
       const k = keys[i]!;
       const [ok, member] = attempt(() => record[k]);
@@ -257,10 +267,26 @@ class Walk {
   }
 }
 
-/** What JSON would make of an object that loses its data, if it would. */
-function lossOf(value: object): string | undefined {
-  if (isInvalidDate(value)) return "an invalid Date";
-  return emptyFormOf(value);
+/**
+ * What JSON would make of an object that loses its data, if it would;
+ * `byKeys` for what a `toJSON` returned, written by its own keys.
+ */
+function lossOf(value: object, byKeys: boolean): string | undefined {
+  if (
+    byKeys || typeof (value as { toJSON?: unknown }).toJSON !== "function"
+  ) {
+    // JSON writes a Number object as its value.
+    const number = unboxedNumber(value);
+    if (number !== undefined) {
+      return Number.isFinite(number) ? undefined : describeValue(number);
+    }
+  }
+  if (!byKeys && isInvalidDate(value)) return "an invalid Date";
+  const lost = emptyFormOf(value, byKeys);
+  return lost !== undefined && byKeys &&
+      typeof (value as { toJSON?: unknown }).toJSON === "function"
+    ? `${lost} (JSON does not call the toJSON of what a toJSON returns: return its JSON form, such as date.toJSON())`
+    : lost;
 }
 
 /** Runs `read`: `[true, value]`, or `[false, message]` when it throws. */

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { isCollection, isInvalidDate } from "../json_loss.ts";
+import { emptyFormOf, isCollection, isInvalidDate } from "../json_loss.ts";
 import { isPlainObject, setOwn } from "../object.ts";
 
 /** What {@linkcode jsonForm} gives for a body a getter or `toJSON` of throws. */
@@ -17,6 +17,9 @@ export const UNREADABLE: unique symbol = Symbol("unreadable");
  * with more slots than it could hold.
  */
 export const TOO_LARGE: unique symbol = Symbol("too large");
+
+/** Thrown by a walk that meets what JSON would write as `{}`. */
+const LOST = new Error("what a toJSON returned is written as {}");
 
 /** Deeper than `JSON.stringify` itself can write, on any runtime. */
 const MAX_DEPTH = 10_000;
@@ -32,7 +35,8 @@ type Copy = unknown[] | Record<string, unknown> | Written;
  * name is kept as it is: a BigInt, a function, a `Map`, an invalid `Date`,
  * an object of a class (whose keys are not renamed). Shared objects stay
  * shared and cycles stay cycles. {@linkcode UNREADABLE} when a getter or a
- * `toJSON` throws: the caller's body is then checked as it is, to say where.
+ * `toJSON` throws, or a `toJSON` returns what JSON writes as `{}` (a `Date`):
+ * the caller's body is then checked as it is, to say where.
  *
  * @example
  * ```ts ignore
@@ -103,6 +107,9 @@ function formOf(value: unknown, key: string, walk: Walk): unknown {
     // JSON writes what a toJSON returns by its own keys: its own toJSON,
     // if it has one, is never called.
     written = hasToJSON(value) && !isCollection(value);
+    // Its data out of JSON's sight (a Date, a URL): the caller's body is
+    // checked as it is, which names it.
+    if (written && emptyFormOf(value, true) !== undefined) throw LOST;
   }
   if (!written && !Array.isArray(value) && !isPlainObject(value)) return value;
   const known = walk.copies.get(value);
