@@ -32,9 +32,14 @@ const PAGE = `<!doctype html>
 <meta charset="utf-8">
 <title>grab conformance</title>
 <script type="module">
-  import { runConformance } from "./conformance.mjs";
+  import { importCounted, runConformance } from "./conformance.mjs";
   const query = new URLSearchParams(location.search);
-  runConformance(() => import("./mod.js"), {
+  runConformance({
+    countImport: async () =>
+      (await importCounted(() => import("./mod.js?import-check"))).calls,
+    load: () => import("./mod.js"),
+    loadCopy: () => import("./mod.js?copy"),
+  }, {
     api: query.get("api"),
     closedPort: Number(query.get("closed")),
   }).then(

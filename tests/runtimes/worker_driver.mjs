@@ -1,7 +1,8 @@
 // deno-lint-ignore-file no-console
 /**
  * Runs the conformance cases in workerd through `miniflare`: `WORKER` below,
- * the built module and `conformance.mjs` are the Worker's modules, and the
+ * the built module (twice, as two copies in one program) and
+ * `conformance.mjs` are the Worker's modules, and the
  * Worker's own outbound `fetch` reaches the API server on 127.0.0.1 directly
  * (workerd's network service, no interception). Prints
  * `{ "results": [...] }` as JSON.
@@ -30,12 +31,18 @@ const { Miniflare } = require("miniflare");
 // rather than in its own file because `./mod.js` exists only after a build.
 const WORKER = `
 import * as grab from "./mod.js";
+import * as copy from "./mod_copy.js";
 import { runConformance } from "./conformance.mjs";
 
 export default {
   async fetch(request) {
     const query = new URL(request.url).searchParams;
-    const results = await runConformance(() => Promise.resolve(grab), {
+    // workerd itself refuses work at load time; nothing is left to count.
+    const results = await runConformance({
+      countImport: () => Promise.resolve(0),
+      load: () => Promise.resolve(grab),
+      loadCopy: () => Promise.resolve(copy),
+    }, {
       api: query.get("api"),
       closedPort: Number(query.get("closed")),
     });
@@ -61,6 +68,11 @@ try {
       {
         type: "ESModule",
         path: "mod.js",
+        contents: await readFile(modulePath, "utf8"),
+      },
+      {
+        type: "ESModule",
+        path: "mod_copy.js",
         contents: await readFile(modulePath, "utf8"),
       },
       {
