@@ -38,7 +38,8 @@ const PAGE = `<!doctype html>
     countImport: async () =>
       (await importCounted(() => import("./mod.js?import-check"))).calls,
     load: () => import("./mod.js"),
-    loadCopy: () => import("./mod.js?copy"),
+    loadCopy: (tag) => import("./mod.js?copy-" + tag),
+    lateCopies: true,
   }, {
     api: query.get("api"),
     closedPort: Number(query.get("closed")),

@@ -394,6 +394,128 @@ export const CASES = [
     ok(c.mod.isGrabValidationError(error), "isGrabValidationError");
     same(counted.count(), 0, "fetch calls");
   }],
+  ["JSON:API: jsonApiOf reads another copy's resources", async (c) => {
+    // Two copies in one program (two versions, a bundle and a package) meet
+    // through a list on `globalThis` under a registered symbol.
+    if (c.loadCopy === undefined) return; // mod.ts: one program, one src/
+    const other = await c.loadCopy("json-api");
+    ok(other.jsonApiOf !== c.mod.jsonApiOf, "the copy is another module");
+    const read = async (mod) => {
+      const grab = mod.createGrab(c.api, { format: "json-api" });
+      const [article, error] = await grab("GET /articles/1");
+      same(error?.message ?? null, null, "error");
+      return article;
+    };
+    const theirs = await read(other);
+    const mine = await read(c.mod);
+    const links = { self: "/articles/1" };
+    same(c.mod.jsonApiOf(theirs)?.links, links, "the other copy's resource");
+    same(other.jsonApiOf(mine)?.links, links, "this copy's, from the other");
+    ok(c.mod.jsonApiOf(theirs) === other.jsonApiOf(theirs), "the same info");
+  }],
+  ["transport: Response.error() from a fetch is kind network", async (c) => {
+    // What a fetch wrapper (or a service worker) answers a failure with.
+    const platform = globalThis.fetch;
+    let calls = 0;
+    const fetch = (input, init) =>
+      ++calls === 1 ? Promise.resolve(Response.error()) : platform(input, init);
+    const retry = { limit: 1, backoff: () => 0 };
+    const grab = c.mod.createGrab(c.api, { fetch, retry });
+    const [data, error] = await grab("GET /users/1");
+    same([data?.id, error?.message ?? null, calls], [1, null, 2], "retried");
+    calls = 0;
+    const [, failed, meta] = await grab("GET /users/1", { retry: 0 });
+    same([failed?.kind, meta], ["network", { statusCode: 0 }], "not retried");
+    // A wrapper installed before grab loads passes for the platform's own
+    // fetch, and takes its short path.
+    if (!c.lateCopies) return; // workerd loads every copy with the program
+    globalThis.fetch = (input, init) => fetch(input, init);
+    try {
+      const wrapped = await c.loadCopy("fetch-wrapper");
+      calls = 0;
+      const again = wrapped.createGrab(c.api, { retry });
+      const [value, first] = await again("GET /users/1");
+      same([value?.id, first?.message ?? null, calls], [1, null, 2], "copy");
+      calls = 0;
+      const [, lost] = await again("GET /users/1", { retry: 0 });
+      same(lost?.kind, "network", "copy, not retried");
+    } finally {
+      globalThis.fetch = platform;
+    }
+  }],
+  ["hooks: a body sent after beforeRequest, failing or locked", async (c) => {
+    const hooks = {
+      beforeRequest: (request) => void request.headers.set("x-a", "1"),
+    };
+    const closed = c.mod.createGrab(`http://127.0.0.1:${c.closedPort}`, {
+      retry: 0,
+      hooks,
+    });
+    // Runtimes disagree on bodyUsed and body.locked after a failed fetch.
+    for (const body of ["text", { a: 1 }, new Uint8Array([1, 2])]) {
+      const [, error] = await closed("POST /upload", { body });
+      same(error?.kind, "network", `refused, ${body.constructor.name} body`);
+    }
+    const locking = {
+      beforeRequest: (request) => void request.body.getReader(),
+    };
+    const grab = c.mod.createGrab(c.api, { retry: 0 });
+    for (const more of [{}, { afterResponse: () => {} }]) {
+      await rejectsWith(
+        grab("POST /upload", { body: "text", hooks: { ...locking, ...more } }),
+        "TypeError",
+        `a body locked by the hook, ${Object.keys(more)}`,
+      );
+    }
+  }],
+  [
+    "headers: FormData sets its own Content-Type; undefined removes",
+    async (c) => {
+      const counted = countingFetch();
+      const grab = c.mod.createGrab(c.api, {
+        fetch: counted.fetch,
+        headers: { "content-type": "text/plain", "x-team": "core" },
+      });
+      const form = () => {
+        const data = new FormData();
+        data.append("name", "Ada");
+        return data;
+      };
+      await rejectsWith(
+        grab("POST /upload", { body: form() }),
+        "GrabValidationError",
+        "FormData with the factory's Content-Type",
+      );
+      same(counted.count(), 0, "fetch calls");
+      const [echo, error] = await grab("POST /upload", {
+        body: form(),
+        headers: { "content-type": undefined },
+      });
+      same(error?.message ?? null, null, "error");
+      ok(
+        /^multipart\/form-data; boundary=./.test(echo?.type),
+        `Content-Type sent: ${echo?.type}`,
+      );
+      const [seen] = await grab("GET /echo-headers", {
+        headers: { "x-team": undefined },
+      });
+      same(seen?.["x-team"], undefined, "a factory header removed");
+      const [kept] = await grab("GET /echo-headers");
+      same(kept?.["x-team"], "core", "a factory header kept");
+    },
+  ],
+  ["transport: timeout across attempts, and within one", async (c) => {
+    const grab = c.mod.createGrab(c.api, {
+      retry: { limit: 5, backoff: () => 0 },
+    });
+    const [, whole, meta] = await grab("GET /slow", {
+      timeout: 150,
+      attemptTimeout: 40,
+    });
+    same([whole?.kind, meta], ["timeout", { statusCode: 0 }], "whole grab");
+    const [data, error] = await grab("GET /users/1", { timeout: 5_000 });
+    same([data?.id, error?.message ?? null], [1, null], "in time");
+  }],
   ["orThrow: resolves [data, meta], rejects the error", async (c) => {
     const grab = c.mod.createGrab(c.api, { retry: 0 });
     const [data, meta] = await c.mod.orThrow(grab("GET /users/1"));
@@ -681,10 +803,13 @@ export const CASES = [
  * @param {{
  *   countImport: () => Promise<number>,
  *   load: () => Promise<Record<string, unknown>>,
- *   loadCopy?: () => Promise<Record<string, unknown>>,
+ *   loadCopy?: (tag: string) => Promise<Record<string, unknown>>,
+ *   lateCopies?: boolean,
  * }} loads `countImport` imports a copy of its own and gives the calls that
  *   made; `load` imports the copy the cases run on, after it; `loadCopy`,
- *   where the runtime can, one more copy (as two versions in one program).
+ *   where the runtime has one, another copy (as two versions in one
+ *   program): one of its own for each tag, loaded when first asked for when
+ *   `lateCopies`, else one loaded with the program (workerd).
  * @param {{ api: string, closedPort: number }} context
  * @returns {Promise<{ name: string, ok: boolean, message?: string }[]>}
  */
@@ -697,7 +822,12 @@ export async function runConformance(loads, context) {
     try {
       await within(
         CASE_TIMEOUT_MS,
-        run({ ...context, mod, loadCopy: loads.loadCopy }),
+        run({
+          ...context,
+          mod,
+          loadCopy: loads.loadCopy,
+          lateCopies: loads.lateCopies === true,
+        }),
         name,
       );
       results.push({ name, ok: true });

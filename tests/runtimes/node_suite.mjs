@@ -33,7 +33,8 @@ const context = {
   api: server.url,
   closedPort: await closedPort(),
   mod,
-  loadCopy: () => import(`${href}?copy`),
+  loadCopy: (tag) => import(`${href}?copy-${tag}`),
+  lateCopies: true,
 };
 
 const check = importCheck(calls);

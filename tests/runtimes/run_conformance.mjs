@@ -10,6 +10,9 @@
  * @module
  */
 
+import { copyFile, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { closedPort, startApiServer } from "./api_server.mjs";
@@ -40,25 +43,30 @@ function countImport() {
   }).finally(() => worker.terminate());
 }
 
-// A second copy where the module is one file (the build): `mod.ts` shares
-// its `src/` files with the first.
-const loadCopy = target.endsWith(".ts")
-  ? undefined
-  : () => import(`${href}?copy`);
-
+// Another copy where the module is one file (the build), as a file of its
+// own: Bun gives the same module for a URL with another query. `mod.ts`
+// shares its `src/` files with the first.
+let copies;
+async function loadCopy(tag) {
+  copies ??= await mkdtemp(join(tmpdir(), "grab-copies-"));
+  const file = join(copies, `mod-${tag}.js`);
+  await copyFile(target, file);
+  return import(pathToFileURL(file).href);
+}
 const server = await startApiServer();
 let results;
 try {
   results = await runConformance({
     countImport,
     load: () => import(href),
-    loadCopy,
+    ...(target.endsWith(".ts") ? {} : { loadCopy, lateCopies: true }),
   }, {
     api: server.url,
     closedPort: await closedPort(),
   });
 } finally {
   await server.close();
+  if (copies) await rm(copies, { recursive: true, force: true });
 }
 console.log(JSON.stringify({ results }));
 process.exit(results.every((result) => result.ok) ? 0 : 1);
