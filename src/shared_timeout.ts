@@ -60,6 +60,10 @@ export interface Shared {
   waiting: Set<() => void>;
   /** The listener on the signal, while anyone waits. */
   onAbort: (() => void) | undefined;
+  /** When the signal aborts, on the clock of {@linkcode monotonic}. */
+  end: number;
+  /** The timer that keeps the program alive while anyone waits. */
+  hold: ReturnType<typeof setTimeout> | undefined;
 }
 
 /** The shared signal last handed out. */
@@ -79,18 +83,33 @@ const windows = new Map<number, { slot: number; shared: Shared | undefined }>();
 /** How many timeouts {@linkcode windows} remembers at once. */
 const WINDOWS_LIMIT = 64;
 
-/** Adds `waiter` to those told when the shared signal aborts. */
+/**
+ * Adds `waiter` to those told when the shared signal aborts. While anyone
+ * waits, a timer of the signal's length keeps the program alive: Node's
+ * timeout signals never do, listened to or not, so a grab waiting for its
+ * timeout alone (a hook or a custom `fetch` that never settles) would see
+ * the program end first, its promise never settled.
+ */
 export function listen(shared: Shared, waiter: () => void): void {
   shared.waiting.add(waiter);
   if (shared.onAbort !== undefined) return;
   shared.onAbort = () => {
     shared.onAbort = undefined;
+    release(shared);
     const waiting = [...shared.waiting];
     shared.waiting.clear();
     for (const waiter of waiting) waiter();
   };
   // Without options: converting them costs more than the listener.
   shared.signal.addEventListener("abort", shared.onAbort);
+  // Ends with the signal or after it, as both count on the platform's timers.
+  const left = Math.max(0, Math.ceil(shared.end - monotonic()));
+  shared.hold = PLATFORM_SET_TIMEOUT(release, left, shared);
+}
+
+function release(shared: Shared): void {
+  clearTimeout(shared.hold);
+  shared.hold = undefined;
 }
 
 /**
@@ -102,6 +121,7 @@ export function unlisten(shared: Shared, waiter: () => void): void {
   if (shared.waiting.size > 0 || shared.onAbort === undefined) return;
   shared.signal.removeEventListener("abort", shared.onAbort);
   shared.onAbort = undefined;
+  release(shared);
 }
 
 /**
@@ -202,6 +222,8 @@ function sharedSignal(now: number, timeout: number): Shared | undefined {
       signal,
       waiting: new Set(),
       onAbort: undefined,
+      end: now + ms,
+      hold: undefined,
     };
   }
   return last = met.shared;

@@ -181,6 +181,31 @@ const BOM_CSV = [0xef, 0xbb, 0xbf, ..."a,b\n1,2\n"].map((c) =>
 );
 
 /**
+ * A program of its own (see `runAlone`): five times, three grabs in one
+ * millisecond, the first refused, the others held by a hook that never
+ * settles till their timeout. Prints the kinds of their errors.
+ */
+const HELD_PROGRAM = `
+const mod = await import(process.argv[2]);
+const grab = mod.createGrab("http://127.0.0.1:" + process.argv[3], {
+  retry: 0,
+});
+const held = { beforeRequest: () => new Promise(() => {}) };
+const kinds = [];
+for (let round = 0; round < 5; round++) {
+  const start = Math.floor(performance.now());
+  while (Math.floor(performance.now()) === start);
+  const grabs = [
+    grab("GET /refused", { timeout: 150 }),
+    grab("GET /held", { timeout: 150, hooks: held }),
+    grab("GET /held", { timeout: 150, hooks: held }),
+  ];
+  for (const [, error] of await Promise.all(grabs)) kinds.push(error?.kind);
+}
+console.log(JSON.stringify(kinds));
+`;
+
+/**
  * The cases, in order: `[name, run]`, where `run({ mod, api, closedPort })`
  * throws a `CaseFailure` (or anything else) on failure.
  */
@@ -516,6 +541,22 @@ export const CASES = [
     const [data, error] = await grab("GET /users/1", { timeout: 5_000 });
     same([data?.id, error?.message ?? null], [1, null], "in time");
   }],
+  [
+    "transport: a grab waiting for its timeout alone keeps the program",
+    async (c) => {
+      // Node's timeout signals never keep a program alive: a grab whose only
+      // wait is its timeout (a hook that never settles) shares one when it
+      // starts in the millisecond of another of its timeout.
+      if (c.runAlone === undefined) return; // a program of its own: Node, Bun
+      const ran = await c.runAlone(HELD_PROGRAM, c.closedPort);
+      const kinds = ["network", "timeout", "timeout"];
+      same(
+        ran.stdout.trim(),
+        JSON.stringify(Array(5).fill(kinds).flat()),
+        `exit ${ran.code} ${ran.stderr.trim().split("\n").at(-1)}; output`,
+      );
+    },
+  ],
   ["orThrow: resolves [data, meta], rejects the error", async (c) => {
     const grab = c.mod.createGrab(c.api, { retry: 0 });
     const [data, meta] = await c.mod.orThrow(grab("GET /users/1"));
@@ -805,11 +846,14 @@ export const CASES = [
  *   load: () => Promise<Record<string, unknown>>,
  *   loadCopy?: (tag: string) => Promise<Record<string, unknown>>,
  *   lateCopies?: boolean,
+ *   runAlone?: (source: string, ...args: unknown[]) =>
+ *     Promise<{ code: number, stdout: string, stderr: string }>,
  * }} loads `countImport` imports a copy of its own and gives the calls that
  *   made; `load` imports the copy the cases run on, after it; `loadCopy`,
  *   where the runtime has one, another copy (as two versions in one
  *   program): one of its own for each tag, loaded when first asked for when
- *   `lateCopies`, else one loaded with the program (workerd).
+ *   `lateCopies`, else one loaded with the program (workerd); `runAlone`,
+ *   where the runtime can, runs a program of its own (see `alone.mjs`).
  * @param {{ api: string, closedPort: number }} context
  * @returns {Promise<{ name: string, ok: boolean, message?: string }[]>}
  */
@@ -827,6 +871,7 @@ export async function runConformance(loads, context) {
           mod,
           loadCopy: loads.loadCopy,
           lateCopies: loads.lateCopies === true,
+          runAlone: loads.runAlone,
         }),
         name,
       );

@@ -11,6 +11,7 @@
 import { after, test } from "node:test";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
+import { aloneRunner } from "./alone.mjs";
 import { closedPort, startApiServer } from "./api_server.mjs";
 import {
   CASE_TIMEOUT_MS,
@@ -35,6 +36,7 @@ const context = {
   mod,
   loadCopy: (tag) => import(`${href}?copy-${tag}`),
   lateCopies: true,
+  runAlone: aloneRunner(href),
 };
 
 const check = importCheck(calls);

@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
+import { aloneRunner } from "./alone.mjs";
 import { closedPort, startApiServer } from "./api_server.mjs";
 import { runConformance } from "./conformance.mjs";
 
@@ -59,7 +60,11 @@ try {
   results = await runConformance({
     countImport,
     load: () => import(href),
-    ...(target.endsWith(".ts") ? {} : { loadCopy, lateCopies: true }),
+    ...(target.endsWith(".ts") ? {} : {
+      loadCopy,
+      lateCopies: true,
+      runAlone: aloneRunner(href),
+    }),
   }, {
     api: server.url,
     closedPort: await closedPort(),
