@@ -84,11 +84,24 @@ const windows = new Map<number, { slot: number; shared: Shared | undefined }>();
 const WINDOWS_LIMIT = 64;
 
 /**
- * Adds `waiter` to those told when the shared signal aborts. While anyone
- * waits, a timer of the signal's length keeps the program alive: Node's
- * timeout signals never do, listened to or not, so a grab waiting for its
- * timeout alone (a hook or a custom `fetch` that never settles) would see
- * the program end first, its promise never settled.
+ * True where a timeout signal keeps no program alive, listened to or not:
+ * Node's. Deno's and Bun's do (with a listener on it), and a browser's or a
+ * worker's program does not end that way. Told once, by the globals.
+ */
+const SIGNALS_LET_GO: boolean = (() => {
+  const { process } = globalThis as { process?: { versions?: object } };
+  const versions = process?.versions as { node?: unknown } | undefined;
+  return typeof versions?.node === "string" && !("Deno" in globalThis) &&
+    !("Bun" in globalThis);
+})();
+
+/**
+ * Adds `waiter` to those told when the shared signal aborts. On Node, while
+ * anyone waits, a timer of the signal's length keeps the program alive: a
+ * grab waiting for its timeout alone (a hook or a custom `fetch` that never
+ * settles) would otherwise see the program end first, its promise never
+ * settled. Elsewhere the signal itself does, and a timer set and cleared
+ * for each grab would cost a custom `fetch`'s grab a third of its time.
  */
 export function listen(shared: Shared, waiter: () => void): void {
   shared.waiting.add(waiter);
@@ -102,12 +115,14 @@ export function listen(shared: Shared, waiter: () => void): void {
   };
   // Without options: converting them costs more than the listener.
   shared.signal.addEventListener("abort", shared.onAbort);
+  if (!SIGNALS_LET_GO) return;
   // Ends with the signal or after it, as both count on the platform's timers.
   const left = Math.max(0, Math.ceil(shared.end - monotonic()));
   shared.hold = PLATFORM_SET_TIMEOUT(release, left, shared);
 }
 
 function release(shared: Shared): void {
+  if (shared.hold === undefined) return;
   clearTimeout(shared.hold);
   shared.hold = undefined;
 }
