@@ -16,6 +16,11 @@ import { MAX_TIMER_DELAY } from "./retry.ts";
  */
 export const PLATFORM_SET_TIMEOUT: typeof setTimeout = globalThis.setTimeout;
 
+/** The wall clock, which a fake clock moves with its timers. */
+function wall(): number {
+  return Date.now();
+}
+
 /**
  * The clock the platform's timers count on: monotonic, so a wall clock that
  * is stepped (NTP), set back or frozen (a test that stubs `Date.now`) moves
@@ -26,11 +31,7 @@ export const PLATFORM_SET_TIMEOUT: typeof setTimeout = globalThis.setTimeout;
 export const monotonic: () => number = typeof performance === "object" &&
     typeof performance?.now === "function"
   ? performance.now.bind(performance)
-  : () => Date.now();
-
-function wall(): number {
-  return Date.now();
-}
+  : wall;
 
 /**
  * The clock a deadline starting now counts on: that of the platform's
@@ -89,10 +90,15 @@ const WINDOWS_LIMIT = 64;
  * worker's program does not end that way. Told once, by the globals.
  */
 const SIGNALS_LET_GO: boolean = (() => {
-  const { process } = globalThis as { process?: { versions?: object } };
-  const versions = process?.versions as { node?: unknown } | undefined;
-  return typeof versions?.node === "string" && !("Deno" in globalThis) &&
-    !("Bun" in globalThis);
+  try {
+    const { process } = globalThis as { process?: { versions?: object } };
+    const versions = process?.versions as { node?: unknown } | undefined;
+    return typeof versions?.node === "string" && !("Deno" in globalThis) &&
+      !("Bun" in globalThis);
+  } catch {
+    // A `process` whose getter throws (a sandbox, a polyfill): not Node's.
+    return false;
+  }
 })();
 
 /**
