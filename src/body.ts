@@ -216,9 +216,10 @@ async function readStream(
   try {
     for (;;) {
       const { done, value } = await reader.read();
+      if (done) break;
       const pause = pacer?.pause();
       if (pause !== undefined) await pause;
-      if (done || (bounded && deadline!.due())) break;
+      if (bounded && deadline!.due()) break;
       // Only the platform's own `fetch` is sure to give plain bytes: a Proxy
       // may pass for a platform response and hand over any stream.
       const chunk = direct === true ? value : toPlainBytes(value);

@@ -183,12 +183,16 @@ const BUSY_MS = 50;
  * event loop.
  */
 export class Pacer {
-  // Real time, as the event loop runs on it, whatever `Date.now()` says.
-  #since = monotonic();
+  // Real time, as the event loop runs on it, whatever `Date.now()` says;
+  // from the first chunk on, so a body of one chunk never reads the clock
+  // twice.
+  #since: number | undefined;
 
   /** A turn of the event loop to wait for, when the time has come. */
   pause(): Promise<void> | undefined {
-    if (monotonic() - this.#since < BUSY_MS) return undefined;
+    const now = monotonic();
+    this.#since ??= now;
+    if (now - this.#since < BUSY_MS) return undefined;
     return new Promise((resolve) => {
       // The platform's own: a fake clock (in tests) must not hold a pause
       // that only lets the real event loop turn.
