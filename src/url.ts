@@ -6,7 +6,7 @@
 
 import type { ValidationIssue } from "./errors.ts";
 import { describeValue } from "./json_value.ts";
-import { LONE_SURROGATE } from "./text.ts";
+import { climbsOut, segmentProblem } from "./path_segment.ts";
 
 /**
  * A resolved URL whose path may still hold the target's `:name` segments; a
@@ -177,54 +177,6 @@ function unusedParams(
     (issues ??= []).push(issue(`Cannot use path parameter "${key}": ${why}`));
   }
   return issues;
-}
-
-/**
- * Why a value cannot fill one path segment, or `undefined` when it can: `.`
- * and `..` would remove one (the URL parser resolves them, a server may after
- * decoding `%2e%2e`), an empty value would merge two.
- */
-function segmentProblem(value: unknown): string | undefined {
-  if (typeof value === "number") {
-    return Number.isFinite(value) ? undefined : String(value);
-  }
-  if (value === undefined) return "missing";
-  if (typeof value !== "string") {
-    return `${describeValue(value)}; give a string or a number`;
-  }
-  if (value === "") return "empty";
-  if (LONE_SURROGATE.test(value)) {
-    return "a string with a lone surrogate, which is not Unicode text";
-  }
-  if (value.length <= 6 && isDotSegment(decodeOnce(value))) {
-    return `${JSON.stringify(value)}, a dot segment`;
-  }
-  return undefined;
-}
-
-/**
- * True when a relative target has a `..` segment (`%2e%2e` too) in its
- * path: joined, it would drop the base address's path (`/v1`). A backslash
- * ends a segment too: the URL parser reads it as a slash in an http(s) URL.
- */
-function climbsOut(target: string): boolean {
-  const end = target.search(/[?#]/);
-  const path = end === -1 ? target : target.slice(0, end);
-  return path.split(/[/\\]/).some((segment) =>
-    segment.length <= 6 && decodeOnce(segment) === ".."
-  );
-}
-
-function isDotSegment(text: string): boolean {
-  return text === "." || text === "..";
-}
-
-function decodeOnce(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }
 
 function parse(value: string | URL): URL | undefined {

@@ -58,8 +58,26 @@ const ONE_SEGMENT = [
   "x.",
   "..a",
   "a/b",
-  "../x",
+  "group/sub.project",
+  "1.0/2.0",
+  "a\\.b",
   "%2e%2e%2e",
+];
+
+/**
+ * One segment as sent (`..%2Fadmin`), but a server that decodes the path
+ * before it resolves dot segments (Python's `http.server`, a path cleaned
+ * after decoding) reads `/v1/users/../admin`: the same climb as `%2e%2e`.
+ */
+const DOT_PARTS = [
+  "../admin",
+  "x/..",
+  "a/./b",
+  "x/../../admin",
+  "..\\admin",
+  "%2e%2e%2fadmin",
+  "..%2Fadmin",
+  ".%2E%5Cadmin",
 ];
 
 Deno.test("a path parameter fills exactly one segment", async (t) => {
@@ -83,6 +101,29 @@ Deno.test("a path parameter fills exactly one segment", async (t) => {
         await assertValidation(() =>
           new Call("DELETE /users/:id/sessions", base).send({
             params: { id: value },
+            retry: 0,
+          })
+        );
+        assertEquals(server.requests.length, 0, "the server saw no request");
+      },
+    );
+  }
+
+  for (const value of DOT_PARTS) {
+    await t.step(
+      `${JSON.stringify(value)} is refused: a dot segment once decoded`,
+      async () => {
+        const error = await assertValidation(() =>
+          grab("DELETE /users/:id/sessions", { params: { id: value } })
+        );
+        assertEquals(error.issues, [{
+          path: "",
+          message:
+            'Cannot fill path parameter "id": value is a path with a "." or ".." part, which leaves its segment on a server that decodes "%2F" before it resolves dot segments',
+        }]);
+        await assertValidation(() =>
+          new Call(`GET ${server.url}/files/:name`).send({
+            params: { name: value },
             retry: 0,
           })
         );
