@@ -122,6 +122,9 @@ export interface ParsedEndpoint {
 
 const SHAPE = /^(\S+)\s+(\S+)$/;
 const WORD = /^[A-Za-z_-]+$/;
+// C0 controls; tab, LF and CR are white space, which ends the target.
+// deno-lint-ignore no-control-regex -- control characters are what it finds
+const CONTROL = /[\x00-\x1f]/;
 
 /**
  * Parses `"<METHOD> <target>"`; white space around and between the parts is
@@ -162,10 +165,25 @@ function endpointIssue(text: unknown): ParsedEndpoint | string {
     const shown = method.length > 16 ? method.slice(0, 16) + "…" : method;
     return `Cannot use the method "${shown}": ${hint}`;
   }
+  const control = controlIssue(target);
+  if (control !== undefined) return control;
   const absolute = target.startsWith("https://") ||
     target.startsWith("http://");
   if (!absolute && !target.startsWith("/")) {
     return 'Cannot use the target: expected an absolute "http://" or "https://" URL or a path starting with "/"';
   }
   return { method: method as HttpMethod, target, absolute };
+}
+
+/**
+ * Why a target with a control character cannot be used: the URL parser
+ * drops one at the end (`/files/a\0` would fetch `/files/a`, `?q=a\0` send
+ * `q=a`) and escapes the others.
+ */
+function controlIssue(target: string): string | undefined {
+  const found = CONTROL.exec(target);
+  if (found === null) return undefined;
+  const code = found[0].charCodeAt(0);
+  const hex = (code < 16 ? "0" : "") + code.toString(16).toUpperCase();
+  return `Cannot use the target: it holds the control character U+00${hex}; percent-encode it (%${hex}) or give it in "params" or "query"`;
 }

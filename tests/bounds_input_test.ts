@@ -303,6 +303,46 @@ Deno.test("a relative target cannot climb out of the base address's path", async
   );
 });
 
+Deno.test("a target with a control character is refused, not cut short", async (t) => {
+  await using server = okServer();
+  const base = `${server.url}/v1`;
+  const grab = createGrab(base, { retry: 0 });
+  // The URL parser drops a control character at the end of a URL: these
+  // went to `/v1/files/report`, with `q=a`, and to `/x`.
+  const cases: [string, string][] = [
+    ["GET /files/report\0", "U+0000; percent-encode it (%00)"],
+    ["GET /files?q=a\x01", "U+0001; percent-encode it (%01)"],
+    ["DELETE /users/:id\x1f", "U+001F; percent-encode it (%1F)"],
+    [`GET ${server.url}/x\x0e`, "U+000E; percent-encode it (%0E)"],
+    ["GET /a\x7fb\x00/c", "U+0000; percent-encode it (%00)"],
+  ];
+  for (const [endpoint, told] of cases) {
+    await t.step(
+      `${JSON.stringify(endpoint.slice(0, 20))} is a GrabValidationError`,
+      async () => {
+        const error = await assertValidation(() =>
+          grab(endpoint as "GET /x", { params: { id: 1 } } as GrabCallOptions)
+        );
+        assertEquals(error.issues, [{
+          path: "",
+          message:
+            `Cannot use the target: it holds the control character ${told} or give it in "params" or "query"`,
+        }]);
+        assertThrows(() => new Call(endpoint, base), GrabValidationError);
+        assertEquals(server.requests.length, 0);
+      },
+    );
+  }
+  await t.step("one written as an escape goes out as written", async () => {
+    assertOk(await settles(grab("GET /files/report%00?q=a%01")));
+    const seen = server.requests.at(-1)!.url;
+    assertEquals([seen.pathname, seen.search], [
+      "/v1/files/report%00",
+      "?q=a%01",
+    ]);
+  });
+});
+
 Deno.test("a query that cannot be written is refused", async (t) => {
   await using server = okServer();
 

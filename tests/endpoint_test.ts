@@ -60,6 +60,14 @@ Deno.test("parseEndpoint()", async (t) => {
       'Cannot use the target: expected an absolute "http://" or "https://" URL or a path starting with "/"',
     ],
     [
+      "GET /files/report\0",
+      'Cannot use the target: it holds the control character U+0000; percent-encode it (%00) or give it in "params" or "query"',
+    ],
+    [
+      "GET https://api.test/?q=a\x1f",
+      'Cannot use the target: it holds the control character U+001F; percent-encode it (%1F) or give it in "params" or "query"',
+    ],
+    [
       42,
       'Cannot parse the endpoint: expected a string such as "GET /users", got number',
     ],
