@@ -49,9 +49,15 @@ export function joinUrl(
   // among them included (the endpoint's own are the parameters).
   let fixed = 0;
   if (!absolute) {
-    if (baseURL === undefined || baseURL === "") {
+    if (baseURL === undefined) {
       return [issue(
         "Cannot resolve the relative target: no base address was given",
+      )];
+    }
+    // An unset variable (`createGrab(env.API ?? "")`), not no base at all.
+    if (baseURL === "") {
+      return [issue(
+        `Cannot use the base address: it is empty; write it in full, such as "${EXAMPLE_BASE}"`,
       )];
     }
     const base = parse(baseURL);

@@ -361,6 +361,19 @@ Deno.test("createGrab() validation before any request", async (t) => {
   });
 
   await t.step(
+    "createGrab given an empty base address says so, and sends nowhere",
+    () => {
+      // An unset variable read as `env.API ?? ""`: no base at all would send
+      // the factory's headers to every origin.
+      assertThrows(
+        () => createGrab("", { headers: { authorization: "Bearer T" } }),
+        GrabValidationError,
+        'Cannot use the base address: it is empty; write it in full, such as "https://api.example.com"',
+      );
+    },
+  );
+
+  await t.step(
     "createGrab given its options first says where they go",
     () => {
       const options = { baseURL: server.url } as unknown as string;

@@ -48,7 +48,7 @@ Deno.test("joinUrl()", async (t) => {
     [
       "",
       "/users",
-      "Cannot resolve the relative target: no base address was given",
+      'Cannot use the base address: it is empty; write it in full, such as "https://api.example.com"',
     ],
     [
       "not a url",
