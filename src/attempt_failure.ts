@@ -12,6 +12,7 @@ import { attemptTimeoutMessage, transportError } from "./transport_error.ts";
 import { MAX_TIMER_DELAY, retryDelay, statusRetryDelay } from "./retry.ts";
 import { type BodySource, discardBody } from "./body.ts";
 import { headerOf } from "./platform_response.ts";
+import { isLive } from "./outcome.ts";
 import type { SendOutcome } from "./result.ts";
 
 /** An attempt that failed in a way the policy retries. */
@@ -34,12 +35,21 @@ export function retriesOf(exchange: Exchange): number {
     : 0;
 }
 
-/** The milliseconds of each attempt, or `undefined` when it has no limit. */
+/**
+ * The milliseconds of the next attempt, or `undefined` when it has no limit
+ * of its own: none is set, or the grab's time ends first (it may end a
+ * little late, a signal shared by grabs that started together, but the
+ * attempt must not end in its place). A live body outlives the grab's
+ * time, so its attempt keeps its limit.
+ */
 export function attemptLimit(exchange: Exchange): number | undefined {
   const limit = exchange.attemptTimeout;
-  return limit === undefined || limit === false || limit === Infinity
-    ? undefined
-    : limit;
+  if (limit === undefined || limit === false || limit === Infinity) {
+    return undefined;
+  }
+  const live = exchange.read !== undefined &&
+    isLive(exchange.read.responseType);
+  return !live && limit >= exchange.deadline.left() ? undefined : limit;
 }
 
 /** A failure before the head arrived: retried while the policy allows. */

@@ -120,3 +120,36 @@ Deno.test("ever-new timeouts met a few times each hold a bounded number of share
     `${(retained / MB).toFixed(1)} MB retained after ${report.threes} threes`,
   );
 });
+
+Deno.test("a crowd whose attemptTimeout is its timeout fails each grab by its timeout", async () => {
+  // A shared signal aborts up to a window after a grab's own timeout; an
+  // attempt's timer of the same length, started just after the grab, must
+  // not fail the grab in its place: the grab's time ended first.
+  const held = new Set<() => void>();
+  await using server = startServer({
+    "/silent": (request) =>
+      new Promise((resolve) => {
+        const answer = () => {
+          held.delete(answer);
+          resolve(new Response(null));
+        };
+        held.add(answer);
+        request.signal.addEventListener("abort", answer);
+      }),
+  });
+  const grab = createGrab(server.url, {
+    retry: { limit: 2, backoff: () => 0 },
+    timeout: 150,
+    attemptTimeout: 150,
+  });
+  const results = await Promise.all(
+    Array.from({ length: 200 }, () => grab("GET /silent")),
+  );
+  held.forEach((answer) => answer());
+  const messages = results.map(([, error]) => {
+    assertInstanceOf(error, GrabTransportError);
+    assertEquals(error.kind, "timeout");
+    return error.message.includes("attemptTimeout") ? "attempt" : "grab";
+  });
+  assertEquals(messages.filter((said) => said === "attempt").length, 0);
+});
