@@ -38,10 +38,9 @@ import {
 import type { Progress } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
 import type { Upload } from "./upload.ts";
+import { buildHookedRequest, pairForHooks } from "./hooked_request.ts";
 import {
   attemptInit,
-  buildHookedRequest,
-  pairForHooks,
   readWhileUploading,
   send,
   sourceOf,
@@ -249,13 +248,8 @@ export async function withStatus(
   // A wrapper that passes for the platform's `fetch` may tell a failure as a
   // service worker does; only that status is worth the look.
   if (status === 0 && isNetworkError(response)) {
-    return networkFailure(
-      exchange,
-      attempt,
-      retry,
-      request,
-      networkErrorCause(),
-    );
+    const cause = networkErrorCause();
+    return networkFailure(exchange, attempt, retry, request, cause);
   }
   if (retry !== 0 && exchange.policy.statusCodes.has(status)) {
     const delay = await retryWait(exchange, retry, response, source);

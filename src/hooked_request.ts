@@ -1,0 +1,66 @@
+/**
+ * The request of an attempt that has hooks: as `beforeRequest` leaves it,
+ * and the copy an `afterResponse` hook sees unsent.
+ *
+ * @module
+ */
+
+import type { Exchange } from "./attempts.ts";
+import type { Deadline } from "./deadline.ts";
+import { callHook, isRequest, notA, releaseRequest } from "./hooks.ts";
+import { attemptInit, makeRequest } from "./send.ts";
+
+/**
+ * The request the hooks see, as `beforeRequest` leaves it. What the platform
+ * refuses to make a request of is the caller's to fix.
+ */
+export async function buildHookedRequest(
+  exchange: Exchange,
+  init: RequestInit,
+  attempt: Deadline,
+): Promise<Request> {
+  const request = makeRequest(exchange, init);
+  const hooks = exchange.hooks!;
+  if (hooks.beforeRequest === undefined) return request;
+  const running = callHook(hooks.beforeRequest, attempt, request);
+  const replaced = await attempt.race(running, releaseRequest);
+  // The hook's bug, not a request to send and retry as the network failing.
+  if (replaced && !isRequest(replaced)) throw notA("Request", "beforeRequest");
+  const sent = replaced || request;
+  if (sent.bodyUsed) throw usedBody();
+  return sent;
+}
+
+/** A request whose body a `beforeRequest` hook read: it cannot be sent. */
+function usedBody(): TypeError {
+  return new TypeError(
+    "Cannot send the request: a beforeRequest hook used its body; read a clone() or return a new Request",
+  );
+}
+
+/**
+ * The request to send and the one the hooks see unsent, so that
+ * `afterResponse` can build a repeat of it (a token refresh) even when it
+ * has a body. A replayable body that no `beforeRequest` hook could change
+ * is made again from the exchange: a clone would tee it, and hold every
+ * byte sent until the hook is done. A stream body is not kept at all: the
+ * hook sees the request as sent, its body used, as no retry could send it
+ * again either.
+ */
+export function pairForHooks(
+  exchange: Exchange,
+  attempt: Deadline,
+  request: Request,
+): [sent: Request, unsent: Request] {
+  if (!exchange.replayable) return [request, request];
+  // Not told by `request.body`: reading it makes Deno send a body of bytes
+  // as a stream, chunked, without the `Content-Length` a server may want.
+  if (exchange.hooks?.beforeRequest !== undefined) {
+    return [request.clone(), request];
+  }
+  if (exchange.init.body === undefined || exchange.init.body === null) {
+    return [request, request];
+  }
+  const plain = attemptInit(exchange, attempt, undefined);
+  return [request, new Request(exchange.href, plain)];
+}
