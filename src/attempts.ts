@@ -39,6 +39,7 @@ import type { Progress } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
 import type { Upload } from "./upload.ts";
 import { buildHookedRequest, pairForHooks } from "./hooked_request.ts";
+import { releaseReplaced } from "./replaced.ts";
 import {
   attemptInit,
   readWhileUploading,
@@ -180,6 +181,9 @@ async function attemptWithin(
     if (cause === PASSED) throw cause;
     if (hooks?.beforeRequest) refuseLockedBody(sent!);
     return networkFailure(exchange, attempt, retry, request, cause);
+  } finally {
+    // `fetch` has taken the request: what the hooks replaced is let go.
+    if (hooks?.beforeRequest) releaseReplaced(request, sent);
   }
   return answered(exchange, attempt, retry, upload, request, response);
 }

@@ -16,6 +16,7 @@ import {
   release,
   releaseRequest,
 } from "./hooks.ts";
+import { holdReplaced } from "./replaced.ts";
 
 type BeforeRequest = NonNullable<Hooks["beforeRequest"]>;
 type AfterResponse = NonNullable<Hooks["afterResponse"]>;
@@ -45,25 +46,30 @@ function chain<T>(a: T | undefined, b: T | undefined): T[] | undefined {
 
 /**
  * `beforeRequest` hooks in turn, each given what the one before returned.
- * A replacement left when a later hook throws or outlasts the deadline is
- * released: its body may be the caller's stream, moved into it, which the
- * grab would otherwise leave open.
+ * A replacement a later hook replaces again is held until the request left
+ * is sent (see `replaced.ts`). Those left when a later hook throws or
+ * outlasts the deadline are released: a body may be the caller's stream,
+ * moved into one, which the grab would otherwise leave open.
  */
 function chainBeforeRequest(hooks: BeforeRequest[]): BeforeRequest {
   return markChain(async (request: Request, deadline?: Deadline) => {
     let current = request;
+    const replaced: Request[] = [];
     try {
       for (const hook of hooks) {
         const next = await within(deadline, hook(current), releaseRequest);
         if (!next) continue;
         // Checked before the next hook gets it, as a lone hook's is.
         if (!isRequest(next)) throw notA("Request", "beforeRequest");
+        if (next !== current && current !== request) replaced.push(current);
         current = next;
       }
     } catch (error) {
       if (current !== request) releaseRequest(current);
+      replaced.forEach(releaseRequest);
       throw error;
     }
+    holdReplaced(current, replaced);
     return current;
   });
 }

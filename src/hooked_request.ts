@@ -1,6 +1,7 @@
 /**
  * The request of an attempt that has hooks: as `beforeRequest` leaves it,
- * and the copy an `afterResponse` hook sees unsent.
+ * the requests it replaced held until `fetch` has taken it, and the copy
+ * an `afterResponse` hook sees unsent.
  *
  * @module
  */
@@ -8,11 +9,18 @@
 import type { Exchange } from "./attempts.ts";
 import type { Deadline } from "./deadline.ts";
 import { callHook, isRequest, notA, releaseRequest } from "./hooks.ts";
+import {
+  holdReplaced,
+  releaseReplaced,
+  releaseUnsentRequest,
+} from "./replaced.ts";
 import { attemptInit, makeRequest } from "./send.ts";
 
 /**
  * The request the hooks see, as `beforeRequest` leaves it. What the platform
- * refuses to make a request of is the caller's to fix.
+ * refuses to make a request of is the caller's to fix. A request a hook
+ * replaced is held until the one left is sent (see `replaced.ts`); when
+ * none will be, it is released here.
  */
 export async function buildHookedRequest(
   exchange: Exchange,
@@ -20,14 +28,27 @@ export async function buildHookedRequest(
   attempt: Deadline,
 ): Promise<Request> {
   const request = makeRequest(exchange, init);
-  const hooks = exchange.hooks!;
-  if (hooks.beforeRequest === undefined) return request;
-  const running = callHook(hooks.beforeRequest, attempt, request);
-  const replaced = await attempt.race(running, releaseRequest);
-  // The hook's bug, not a request to send and retry as the network failing.
-  if (replaced && !isRequest(replaced)) throw notA("Request", "beforeRequest");
-  const sent = replaced || request;
-  if (sent.bodyUsed) throw usedBody();
+  const hook = exchange.hooks!.beforeRequest;
+  if (hook === undefined) return request;
+  let sent = request;
+  try {
+    const running = callHook(hook, attempt, request);
+    const replaced = await attempt.race(running, releaseUnsentRequest);
+    // The hook's bug, not a request to send and retry as the network failing.
+    if (replaced && !isRequest(replaced)) {
+      throw notA("Request", "beforeRequest");
+    }
+    if (replaced) sent = replaced;
+    if (sent.bodyUsed) throw usedBody();
+  } catch (error) {
+    // Nothing is sent: the caller's stream, or a branch of it a hook teed,
+    // is let go, and so is what a chain of hooks replaced.
+    releaseReplaced(sent, undefined);
+    if (!exchange.replayable) releaseRequest(request);
+    throw error;
+  }
+  // A replayable body is grab's own bytes, which hold nothing open.
+  if (sent !== request && !exchange.replayable) holdReplaced(sent, [request]);
   return sent;
 }
 

@@ -54,7 +54,8 @@ export interface Hooks {
    * a `GrabError` names, as after a redirect. A hook that reads the body must
    * return a replacement (or read a `clone()`): a request left with a body
    * used or locked by a reader cannot be sent, and rejects the grab with a
-   * `TypeError`.
+   * `TypeError`. A request it replaced is let go once the one it returned is
+   * sent: a stream body that one does not carry is cancelled.
    * Trust is decided by the endpoint's URL: a replacement for another origin
    * carries what it was made with (`new Request(url, request)` copies the
    * factory's headers), and the factory's `afterResponse` still runs for it.
