@@ -828,6 +828,30 @@ export const CASES = [
       ok(seen.length > 2, `the body was not streamed: ${JSON.stringify(seen)}`);
     }
   }],
+  [
+    "upload: a stream body a beforeRequest hook replaced is let go",
+    async (c) => {
+      // The hook's request has a body of its own: the caller's stream, a
+      // source without end, is cancelled once that request is sent.
+      let onCancel;
+      const cancelled = new Promise((resolve) => (onCancel = resolve));
+      const body = new ReadableStream({
+        pull: (controller) => controller.enqueue(new Uint8Array(8)),
+        cancel: () => onCancel(),
+      });
+      const grab = c.mod.createGrab(c.api, { retry: 0 });
+      const [echo, error] = await grab("POST /upload", {
+        body,
+        hooks: {
+          beforeRequest: (request) =>
+            new Request(request.url, { method: "POST", body: "x" }),
+        },
+      });
+      same(error?.message ?? null, null, "error");
+      same(echo?.size, 1, "bytes the server read");
+      await within(2_000, cancelled, "the cancel of the stream");
+    },
+  ],
 ];
 
 /**
