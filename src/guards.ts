@@ -9,23 +9,42 @@ import type {
   GrabError,
   GrabTransportError,
   GrabValidationError,
+  TransportErrorKind,
 } from "./errors.ts";
 
 /**
- * True when `value` is an object named `name` (and, when `numeric` is
- * given, with an integer in that member). A value that cannot be read (a revoked
- * Proxy, a getter that throws) is none: a guard never throws.
+ * True when `value` is an object named `name` whose `member` passes `test`:
+ * the member each class is about (a status, a kind, the issues), which an
+ * error of another copy of the module and its `toJSON()` both carry, and
+ * an object that merely copies the name does not. A value that cannot be
+ * read (a revoked Proxy, a getter that throws) is none: a guard never
+ * throws.
  */
-function named(value: unknown, name: string, numeric?: string): boolean {
+function named(
+  value: unknown,
+  name: string,
+  member: string,
+  test: (member: unknown) => boolean,
+): boolean {
   if (typeof value !== "object" || value === null) return false;
   try {
     const record = value as Record<string, unknown>;
-    return record.name === name &&
-      (numeric === undefined || Number.isInteger(record[numeric]));
+    return record.name === name && test(record[member]);
   } catch {
     return false;
   }
 }
+
+const KINDS: ReadonlySet<unknown> = new Set<TransportErrorKind>([
+  "network",
+  "abort",
+  "timeout",
+  "parse",
+  "too-large",
+  "schema",
+]);
+
+const isKind = (kind: unknown): boolean => KINDS.has(kind);
 
 /**
  * True when `value` is a {@linkcode GrabError}: its `name` is `"GrabError"`
@@ -43,11 +62,12 @@ function named(value: unknown, name: string, numeric?: string): boolean {
  * ```
  */
 export function isGrabHttpError(value: unknown): value is GrabError {
-  return named(value, "GrabError", "statusCode");
+  return named(value, "GrabError", "statusCode", Number.isInteger);
 }
 
 /**
- * True when `value` is a {@linkcode GrabTransportError}.
+ * True when `value` is a {@linkcode GrabTransportError}: its `name` is
+ * `"GrabTransportError"` and its `kind` one of {@linkcode TransportErrorKind}.
  *
  * @param value Anything, typically a caught error or a tuple's error slot.
  * @returns Whether `value` is a transport error.
@@ -63,11 +83,12 @@ export function isGrabHttpError(value: unknown): value is GrabError {
 export function isGrabTransportError(
   value: unknown,
 ): value is GrabTransportError {
-  return named(value, "GrabTransportError");
+  return named(value, "GrabTransportError", "kind", isKind);
 }
 
 /**
- * True when `value` is a {@linkcode GrabValidationError}.
+ * True when `value` is a {@linkcode GrabValidationError}: its `name` is
+ * `"GrabValidationError"` and its `issues` an array.
  *
  * @param value Anything, typically a caught error.
  * @returns Whether `value` is a validation error.
@@ -84,5 +105,5 @@ export function isGrabTransportError(
 export function isGrabValidationError(
   value: unknown,
 ): value is GrabValidationError {
-  return named(value, "GrabValidationError");
+  return named(value, "GrabValidationError", "issues", Array.isArray);
 }

@@ -16,6 +16,7 @@ import {
 } from "../mod.ts";
 import { httpErrorMessage } from "../src/http_error.ts";
 import { safeUrl } from "../src/redact.ts";
+import { anotherCopy } from "./_another_copy.ts";
 import { json, startServer } from "./_server.ts";
 
 function httpError(): GrabError {
@@ -91,8 +92,57 @@ Deno.test("isGrabHttpError(), isGrabTransportError(), isGrabValidationError()", 
 
   await t.step("recognise look-alikes from another copy of the module", () => {
     assertEquals(isGrabHttpError({ name: "GrabError", statusCode: 500 }), true);
-    assertEquals(isGrabTransportError({ name: "GrabTransportError" }), true);
-    assertEquals(isGrabValidationError({ name: "GrabValidationError" }), true);
+    assertEquals(
+      isGrabTransportError({ name: "GrabTransportError", kind: "timeout" }),
+      true,
+    );
+    assertEquals(
+      isGrabValidationError({ name: "GrabValidationError", issues: [] }),
+      true,
+    );
+  });
+
+  await t.step(
+    "recognise the errors of another copy of the module",
+    async () => {
+      const copy = await anotherCopy();
+      const server = startServer({ "/gone": () => json({}, { status: 410 }) });
+      try {
+        const grab = copy.createGrab(server.url, { retry: 0 });
+        const [, http] = await grab("GET /gone");
+        const [, transport] = await grab("GET /gone", {
+          signal: AbortSignal.abort(),
+        });
+        const validation = await grab("GET /:id", { params: { id: "" } })
+          .then(() => undefined, (error: unknown) => error);
+        assertEquals(isGrabHttpError(http), true);
+        assertEquals(isGrabTransportError(transport), true);
+        assertEquals(isGrabValidationError(validation), true);
+        assertEquals(isGrabTransportError(validation), false);
+      } finally {
+        await server[Symbol.asyncDispose]();
+      }
+    },
+  );
+
+  await t.step("refuse what merely copies a name", () => {
+    // A transport error has a kind, a validation error its issues: code
+    // that switches on the one or maps the other would fail on these.
+    const lookAlikes = [
+      { name: "GrabTransportError" },
+      { name: "GrabTransportError", kind: "offline" },
+      { name: "GrabTransportError", kind: { toString: () => "timeout" } },
+      Object.assign(new Error("x"), { name: "GrabTransportError" }),
+    ];
+    for (const value of lookAlikes) {
+      assertEquals(isGrabTransportError(value), false);
+    }
+    for (const issues of [undefined, "none", { length: 0 }]) {
+      assertEquals(
+        isGrabValidationError({ name: "GrabValidationError", issues }),
+        false,
+      );
+    }
   });
 
   await t.step("refuse everything else", () => {
