@@ -11,7 +11,7 @@ import { convertKeys, KeyClash } from "./convert_keys.ts";
 import type { HttpMethod } from "./endpoint.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { transportError } from "./transport_error.ts";
-import { httpError } from "./http_error.ts";
+import { httpError, MAX_QUOTED } from "./http_error.ts";
 import { toJson } from "./json_text.ts";
 import {
   errorDocumentMessage,
@@ -147,7 +147,7 @@ export function decodeOutcome(
       casing: resolved.casing,
       declared: isJsonApiMediaType(outcome.headers.get("content-type")),
     });
-    const message = errors && errorDocumentMessage(errors);
+    const message = errors && errorDocumentMessage(errors, MAX_QUOTED);
     const error = httpError(method, outcome, errors, message);
     return [null, error, HTTP_ERROR_META];
   }

@@ -18,8 +18,29 @@ export function httpErrorMessage(
   // A reason phrase is the server's, or a hook's: it may quote a URL too.
   const head = statusText === ""
     ? `${status}`
-    : `${status} ${redactUrls(statusText)}`;
+    : `${status} ${quoted(statusText)}`;
   return `${head}: ${method} ${url}`;
+}
+
+/** How much of a server's text a message quotes, in UTF-16 code units. */
+export const MAX_QUOTED = 2_000;
+
+/**
+ * A server's text (a reason phrase, JSON:API details) as a message quotes
+ * it: redacted, then cut to {@linkcode MAX_QUOTED}, saying how much was
+ * left out. The message is in the stack and in every log line of the
+ * error; a server's megabytes belong in `body` and `errors` only. Redacted
+ * before it is cut, so that no cut leaves part of a password that the
+ * redaction would no longer know for one.
+ */
+function quoted(text: string): string {
+  const redacted = redactUrls(text);
+  if (redacted.length <= MAX_QUOTED) return redacted;
+  let end = MAX_QUOTED;
+  // Never half a surrogate pair.
+  const last = redacted.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${redacted.slice(0, end)}… (cut at ${end} characters)`;
 }
 
 /** A response with a status outside 2xx, read. */
@@ -36,7 +57,8 @@ export interface HttpErrorInit {
 
 /**
  * Builds a {@linkcode GrabError}. Its message is the JSON:API errors'
- * `detail ?? title` when given, else `"<status> <statusText>: <METHOD> <url>"`.
+ * `detail ?? title` when given, else `"<status> <statusText>: <METHOD> <url>"`;
+ * the server's text in it is cut to {@linkcode MAX_QUOTED} characters.
  */
 export function httpError(
   method: string,
@@ -49,7 +71,7 @@ export function httpError(
   return new GrabError(
     message === undefined
       ? httpErrorMessage(response.status, response.statusText, method, url)
-      : redactUrls(message),
+      : quoted(message),
     {
       statusCode: response.status,
       body: response.body,

@@ -859,3 +859,59 @@ function chunkedOrShort(_request: Request, seen: { url: URL }): Response {
     ? new Response(ReadableStream.from([new TextEncoder().encode(BIG)]))
     : new Response("abc");
 }
+
+Deno.test("a server's text in an error's message is cut, and kept whole on the error", async (t) => {
+  /** The views of an error that quote its message: none near the body's size. */
+  function assertShort(error: Error): void {
+    for (const text of [error.message, String(error), error.stack ?? ""]) {
+      assert(text.length < 3_000, `${text.length} characters`);
+    }
+    const logged = JSON.parse(JSON.stringify(error));
+    assert(logged.message.length < 3_000);
+  }
+
+  await t.step("one JSON:API detail of a megabyte", async () => {
+    const detail = `at https://api.test/x?token=${SECRET} ${
+      "x".repeat(1 << 20)
+    }`;
+    await using server = startServer(() =>
+      json({ errors: [{ detail }] }, { status: 422 })
+    );
+    const grab = createGrab(server.url, { retry: 0 });
+    const error = assertHttp(await settles(grab("GET /x")), 422);
+    assertShort(error);
+    assert(error.message.startsWith("at https://api.test/x?… xxx"));
+    assert(error.message.endsWith("… (cut at 2000 characters)"));
+    assertNoSecret(error);
+    assertStrictEquals(error.errors?.[0]?.detail, detail);
+  });
+
+  await t.step("a hundred thousand JSON:API errors", async () => {
+    const errors = Array.from({ length: 100_000 }, (_, i) => ({
+      detail: `field ${i} is wrong`,
+    }));
+    await using server = startServer(() => json({ errors }, { status: 422 }));
+    const grab = createGrab(server.url, { retry: 0 });
+    const error = assertHttp(await settles(grab("GET /x")), 422);
+    assertShort(error);
+    assert(error.message.startsWith("field 0 is wrong; field 1 is wrong; "));
+    assertEquals(error.errors?.length, 100_000);
+  });
+
+  await t.step("a reason phrase of 64 KB", async () => {
+    // Deno's own client gives the standard phrase whatever the server sent;
+    // a custom fetch (or a hook) gives what it likes.
+    const statusText = "Bad ".repeat(16_384);
+    const grab = createGrab("http://api.test", {
+      retry: 0,
+      fetch: () =>
+        Promise.resolve(new Response(null, { status: 400, statusText })),
+    });
+    const error = assertHttp(await settles(grab("GET /x")), 400);
+    assertShort(error);
+    assert(error.message.startsWith("400 Bad Bad "));
+    assert(
+      error.message.endsWith("(cut at 2000 characters): GET http://api.test/x"),
+    );
+  });
+});

@@ -6,6 +6,7 @@
 
 import { type Casing, convertKey } from "../casing.ts";
 import { isPlainObject, unescapeToken } from "../object.ts";
+import { redactUrls } from "../redact.ts";
 import type { JsonApiError, Link } from "./types.ts";
 
 /** Options of {@linkcode parseErrorDocument}. */
@@ -167,8 +168,11 @@ function parseError(
 
 /**
  * The message of a JSON:API error response: each error's `detail`, or its
- * `title` when `detail` is missing or empty, joined with `"; "`. Errors with
- * neither are skipped; `undefined` when no error has text.
+ * `title` when `detail` is missing or empty, with every URL's query and
+ * userinfo taken out, joined with `"; "`. Errors with neither are skipped;
+ * `undefined` when no error has text. Once the message is longer than `max`
+ * characters the later errors are left out, as a message quotes no more
+ * (a server may send a hundred thousand of them).
  *
  * @example
  * ```ts ignore
@@ -178,11 +182,17 @@ function parseError(
  */
 export function errorDocumentMessage(
   errors: JsonApiError[],
+  max = Infinity,
 ): string | undefined {
   const texts: string[] = [];
+  let length = -2;
   for (const error of errors) {
     const text = error.detail || error.title;
-    if (text) texts.push(text);
+    if (!text) continue;
+    const shown = redactUrls(text);
+    texts.push(shown);
+    length += shown.length + 2;
+    if (length > max) break;
   }
   return texts.length > 0 ? texts.join("; ") : undefined;
 }

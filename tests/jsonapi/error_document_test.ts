@@ -190,6 +190,22 @@ Deno.test("errorDocumentMessage()", async (t) => {
     );
     assertStrictEquals(errorDocumentMessage([]), undefined);
   });
+
+  await t.step("redacts each text, and stops once past max", () => {
+    const errors = [
+      { detail: "see https://u:pw@api.test/a?token=s3cret" },
+      { detail: "0123456789" },
+      { detail: "never joined" },
+    ];
+    assertEquals(
+      errorDocumentMessage(errors, 30),
+      "see https://api.test/a?…; 0123456789",
+    );
+    assertEquals(
+      errorDocumentMessage(errors),
+      "see https://api.test/a?…; 0123456789; never joined",
+    );
+  });
 });
 
 Deno.test("parseErrorDocument() takes only JSON:API error documents", () => {
