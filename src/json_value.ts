@@ -9,6 +9,7 @@ import type { Casing } from "./casing.ts";
 import { clashIn } from "./convert_keys.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { reasonOf } from "./redact.ts";
+import { attempt, quoting } from "./thrown.ts";
 import { isPlainObject, joinPointer } from "./object.ts";
 import { emptyFormOf, isInvalidDate, unboxedNumber } from "./json_loss.ts";
 
@@ -177,12 +178,18 @@ class Walk {
     });
   }
 
+  /** Reports the value at `at` whose reading threw `error`, kept as a cause. */
+  reportThrown(at: string, what: string, error: unknown): void {
+    this.report(at, `${what} (${reasonOf(error)})`);
+    quoting(this.issues[this.issues.length - 1]!, error);
+  }
+
   /** Looks at an object; false when it is past the walk's bounds. */
   enter(current: object, [, at, key, , depth]: Step): boolean {
     // A revoked Proxy, or a Date that is none, throws when looked at.
     const [read, lost] = attempt(() => lossOf(current, key === CONVERTED));
     if (!read) {
-      this.report(at, `an object that cannot be read (${lost})`);
+      this.reportThrown(at, "an object that cannot be read", lost);
       return true;
     }
     if (lost !== undefined) {
@@ -199,7 +206,7 @@ class Walk {
       const [ok, json] = attempt(() =>
         (current as { toJSON(key: string): unknown }).toJSON(key ?? "")
       );
-      if (!ok) this.report(at, `an object whose toJSON threw (${json})`);
+      if (!ok) this.reportThrown(at, "an object whose toJSON threw", json);
       else this.stack.push([json, at, CONVERTED, false, depth]);
       return true;
     }
@@ -247,7 +254,7 @@ class Walk {
     this.stack.push([current, at, undefined, true, depth]);
     const [listed, names] = attempt(() => Object.keys(record));
     if (!listed) {
-      this.report(at, `an object whose keys cannot be listed (${names})`);
+      this.reportThrown(at, "an object whose keys cannot be listed", names);
       return 0;
     }
     const keys = names as string[];
@@ -256,9 +263,9 @@ class Walk {
     for (let i = keys.length - 1; i >= 0; i--) {
       const k = keys[i]!;
       const [ok, member] = attempt(() => record[k]);
-      if (ok) {
-        this.stack.push([member, joinPointer(at, k), k, false, depth + 1]);
-      } else this.report(joinPointer(at, k), `a getter that threw (${member})`);
+      const where = joinPointer(at, k);
+      if (ok) this.stack.push([member, where, k, false, depth + 1]);
+      else this.reportThrown(where, "a getter that threw", member);
       if (keyed && ok && member !== undefined) written.push(k);
     }
     const clash = keyed && clashIn(at, written.reverse(), this.#casing);
@@ -287,13 +294,4 @@ function lossOf(value: object, byKeys: boolean): string | undefined {
       typeof (value as { toJSON?: unknown }).toJSON === "function"
     ? `${lost} (JSON does not call the toJSON of what a toJSON returns: return its JSON form, such as date.toJSON())`
     : lost;
-}
-
-/** Runs `read`: `[true, value]`, or `[false, message]` when it throws. */
-function attempt(read: () => unknown): [true, unknown] | [false, string] {
-  try {
-    return [true, read()];
-  } catch (error) {
-    return [false, reasonOf(error)];
-  }
 }

@@ -8,6 +8,7 @@
 
 import type { ValidationIssue } from "./errors.ts";
 import { isPlainObject, setOwn } from "./object.ts";
+import { quoting } from "./thrown.ts";
 
 /** `origin + pathname` of a URL: no userinfo, no query, no fragment. */
 export function safeUrl(url: URL | string): string {
@@ -264,5 +265,6 @@ export function reasonOf(error: unknown): string {
  * in "the options"): what its getter or `toString` threw.
  */
 export function unreadable(what: string, error: unknown): ValidationIssue {
-  return { path: "", message: `Cannot read ${what}: ${reasonOf(error)}` };
+  const message = `Cannot read ${what}: ${reasonOf(error)}`;
+  return quoting({ path: "", message }, error);
 }

@@ -7,7 +7,8 @@
  */
 
 import { GrabValidationError, type ValidationIssue } from "./errors.ts";
-import { reasonOf, redactUrls, safeUrl } from "./redact.ts";
+import { reasonOf, redactCause, redactUrls, safeUrl } from "./redact.ts";
+import { quoting, thrownBy } from "./thrown.ts";
 
 /** The request a validation error is about, and where in it the problems are. */
 export interface RequestContext {
@@ -48,7 +49,12 @@ export function validationError(
     return message === issue.message ? issue : { ...issue, message };
   });
   const detail = issues.map((issue) => issue.message).join("; ");
-  if (context === undefined) return new GrabValidationError(detail, issues);
+  // The caller's own exception, its stack and all, redacted as its message.
+  const thrown = thrownBy(found);
+  const options = thrown && { cause: redactCause(thrown.cause) };
+  if (context === undefined) {
+    return new GrabValidationError(detail, issues, options);
+  }
   const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
   const action = "action" in context
     ? context.action
@@ -56,6 +62,7 @@ export function validationError(
   return new GrabValidationError(
     `${action}: ${count} in ${context.where} (${detail})`,
     issues,
+    options,
   );
 }
 
@@ -70,8 +77,10 @@ export function asValidationError(
   url: URL | string,
 ): GrabValidationError {
   if (error instanceof GrabValidationError) return error;
-  return validationError(
-    [{ path: "", message: `Cannot prepare the request: ${reasonOf(error)}` }],
-    { method, url, where: "the request" },
-  );
+  const message = `Cannot prepare the request: ${reasonOf(error)}`;
+  return validationError([quoting({ path: "", message }, error)], {
+    method,
+    url,
+    where: "the request",
+  });
 }

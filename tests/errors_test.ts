@@ -344,3 +344,91 @@ Deno.test("orThrow()", async (t) => {
     );
   });
 });
+
+Deno.test("a validation error keeps the exception it quotes as its cause", async (t) => {
+  await using server = startServer(() => json({}));
+  const { default: createGrab } = await import("../mod.ts");
+  const grab = createGrab(server.url, { retry: 0 });
+  const rejected = (promise: Promise<unknown>) =>
+    promise.then(() => undefined, (error: unknown) => error);
+
+  await t.step("a toJSON that threw: the exception itself", async () => {
+    const thrown = new RangeError("no JSON today");
+    const error = await rejected(grab("POST /x", {
+      body: {
+        toJSON() {
+          throw thrown;
+        },
+      },
+    }));
+    assert(isGrabValidationError(error));
+    assertStrictEquals(error.cause, thrown);
+  });
+
+  await t.step("a getter of the options, the query or the params", async () => {
+    const thrown = new RangeError("unreadable");
+    const getter = {
+      get id(): string {
+        throw thrown;
+      },
+    };
+    const errors = [
+      await rejected(grab(
+        "GET /x",
+        Object.defineProperty({}, "timeout", {
+          get() {
+            throw thrown;
+          },
+          enumerable: true,
+        }),
+      )),
+      await rejected(grab("GET /x", { query: getter })),
+      await rejected(grab("GET /x/:id", { params: getter })),
+    ];
+    for (const error of errors) {
+      assert(isGrabValidationError(error));
+      assertStrictEquals(error.cause, thrown);
+    }
+  });
+
+  await t.step("redacted as the message is", async () => {
+    const body = {
+      get at(): string {
+        throw new Error("cannot reach http://h.test/?token=SECRET");
+      },
+    };
+    const error = await rejected(grab("POST /x", { body }));
+    assert(isGrabValidationError(error));
+    assert(error.cause instanceof Error);
+    assertEquals(error.cause.message, "cannot reach http://h.test/?…");
+    assert(!Deno.inspect(error, { depth: 10 }).includes("SECRET"));
+  });
+
+  await t.step("several: an AggregateError, in the issues' order", async () => {
+    const first = new Error("first");
+    const second = new Error("second");
+    const body = {
+      get a(): string {
+        throw first;
+      },
+      get b(): string {
+        throw second;
+      },
+    };
+    const error = await rejected(grab("POST /x", { body }));
+    assert(isGrabValidationError(error));
+    assert(error.cause instanceof AggregateError);
+    const order = error.issues.map(({ path }) =>
+      path === "/a" ? first : second
+    );
+    assertEquals(error.cause.errors, order);
+    assertEquals(order.length, 2);
+  });
+
+  await t.step("none where nothing threw", async () => {
+    const error = await rejected(grab("POST /x", { body: { n: 1n } }));
+    assert(isGrabValidationError(error));
+    assert(!("cause" in error));
+  });
+  assertEquals(server.requests.length, 0);
+});

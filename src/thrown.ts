@@ -1,0 +1,51 @@
+/**
+ * The exceptions of the caller's code (a getter, a `toJSON`, a `toString`)
+ * that validation issues quote, kept for their error's `cause`.
+ *
+ * @module
+ */
+
+import type { ValidationIssue } from "./error_types.ts";
+
+/** Runs `read`: `[true, value]`, or `[false, error]` when it throws. */
+export function attempt(read: () => unknown): [boolean, unknown] {
+  try {
+    return [true, read()];
+  } catch (error) {
+    return [false, error];
+  }
+}
+
+const THROWN = new WeakMap<ValidationIssue, { error: unknown }>();
+
+/** `issue`, noted as quoting `error`, which its validation error keeps. */
+export function quoting(
+  issue: ValidationIssue,
+  error: unknown,
+): ValidationIssue {
+  THROWN.set(issue, { error });
+  return issue;
+}
+
+/**
+ * What `issues` quote, as one `cause`: the exception, when one issue
+ * quotes one; an `AggregateError` of them, in order, when several do; none
+ * when no issue does.
+ */
+export function thrownBy(
+  issues: readonly ValidationIssue[],
+): { cause: unknown } | undefined {
+  const errors: unknown[] = [];
+  for (const issue of issues) {
+    const noted = THROWN.get(issue);
+    if (noted !== undefined && !errors.includes(noted.error)) {
+      errors.push(noted.error);
+    }
+  }
+  if (errors.length === 0) return undefined;
+  return {
+    cause: errors.length === 1
+      ? errors[0]
+      : new AggregateError(errors, `${errors.length} of the values threw`),
+  };
+}
