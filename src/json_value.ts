@@ -8,8 +8,7 @@
 import type { Casing } from "./casing.ts";
 import { clashIn } from "./convert_keys.ts";
 import type { ValidationIssue } from "./errors.ts";
-import { reasonOf } from "./redact.ts";
-import { attempt, quoting } from "./thrown.ts";
+import { attempt, quoting, reasonOf } from "./thrown.ts";
 import { isPlainObject, joinPointer } from "./object.ts";
 import { emptyFormOf, isInvalidDate, unboxedNumber } from "./json_loss.ts";
 

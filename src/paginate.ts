@@ -16,7 +16,7 @@ import { type Endpoint, parseEndpoint } from "./endpoint.ts";
 import type { GrabTransportError, ValidationIssue } from "./errors.ts";
 import { validationError } from "./validation_error.ts";
 import { transportError } from "./transport_error.ts";
-import { unreadable } from "./redact.ts";
+import { unreadable } from "./thrown.ts";
 import { combineHooks } from "./hook_chain.ts";
 import { HOOK_NAMES, type Hooks } from "./hooks.ts";
 import { nextLink, samePage, unfollowable } from "./next_link.ts";

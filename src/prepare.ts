@@ -17,7 +17,7 @@ import {
   type ReadSettings,
   type Streams,
 } from "./outcome.ts";
-import { unreadable } from "./redact.ts";
+import { unreadable } from "./thrown.ts";
 import type { Resolved } from "./resolve.ts";
 
 const streams = lazy<Streams>(() => import("./streams.ts"));

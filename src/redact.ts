@@ -6,9 +6,7 @@
  * @module
  */
 
-import type { ValidationIssue } from "./errors.ts";
 import { isPlainObject, setOwn } from "./object.ts";
-import { quoting } from "./thrown.ts";
 
 /** `origin + pathname` of a URL: no userinfo, no query, no fragment. */
 export function safeUrl(url: URL | string): string {
@@ -174,14 +172,39 @@ class Redaction {
     const keys = Reflect.ownKeys(value).filter((key) =>
       Object.prototype.propertyIsEnumerable.call(value, key)
     );
-    const originals = keys.map((key) => read(value, key));
-    const values = originals.map((item) => this.value(item, depth + 1));
-    if (values.every((item, at) => item === originals[at])) return value;
+    const [members, changed] = this.#members(value, keys, depth);
+    if (!changed) return value;
     const copy: Record<PropertyKey, unknown> = {};
-    keys.forEach((key, at) => {
-      if (values[at] !== undefined) setOwn(copy, key, values[at]);
-    });
+    for (const [key, item] of members) setOwn(copy, key, item);
     return copy;
+  }
+
+  /**
+   * The members of `source` under `keys` that are left, keys and values
+   * redacted (a key may be a URL: results keyed by the URL asked for), and
+   * whether anything changed. Two keys that one text stands for after
+   * redaction are both kept, the later one numbered.
+   */
+  #members(
+    source: object,
+    keys: PropertyKey[],
+    depth: number,
+  ): [[PropertyKey, unknown][], boolean] {
+    const shown = keys.map((key) =>
+      typeof key === "string" ? redactUrls(key) : key
+    );
+    const names = shown.every((text, at) => text === keys[at])
+      ? keys
+      : numbered(keys, shown);
+    let changed = names !== keys;
+    const members: [PropertyKey, unknown][] = [];
+    keys.forEach((key, at) => {
+      const original = read(source, key);
+      const value = this.value(original, depth + 1);
+      changed ||= value !== original;
+      if (value !== undefined) members.push([names[at]!, value]);
+    });
+    return [members, changed];
   }
 
   #error(cause: Error, depth: number): Error {
@@ -200,11 +223,10 @@ class Redaction {
     const keys = Reflect.ownKeys(cause).filter((key) =>
       typeof key === "symbol" || !STANDARD.has(key)
     );
-    const originals = keys.map((key) => read(cause, key));
-    const values = originals.map((item) => this.value(item, depth + 1));
+    const [members, changed] = this.#members(cause, keys, depth);
     if (
       inner === rawCause && message === rawMessage && stack === rawStack &&
-      values.every((item, at) => item === originals[at])
+      !changed
     ) {
       return cause;
     }
@@ -215,17 +237,32 @@ class Redaction {
     const name = read(cause, "name");
     clean.name = typeof name === "string" ? name : "Error";
     if (stack !== undefined) clean.stack = stack;
-    keys.forEach((key, at) => {
-      if (values[at] !== undefined) {
-        setOwn(
-          clean as unknown as Record<PropertyKey, unknown>,
-          key,
-          values[at],
-        );
-      }
-    });
+    for (const [key, value] of members) {
+      setOwn(clean as unknown as Record<PropertyKey, unknown>, key, value);
+    }
     return clean;
   }
+}
+
+/**
+ * The names `keys` are shown by: each its redacted text (`shown`), a text
+ * that another key already has numbered (`… (2)`). The next number of each
+ * text is kept, so that a server's thousand keys that one text stands for
+ * cost a thousand steps, not a million.
+ */
+function numbered(keys: PropertyKey[], shown: PropertyKey[]): PropertyKey[] {
+  const taken = new Set(keys.filter((key, at) => key === shown[at]));
+  const numbers = new Map<PropertyKey, number>();
+  return keys.map((key, at) => {
+    const text = shown[at]!;
+    if (text === key) return key;
+    let name = text;
+    let n = numbers.get(text) ?? 2;
+    while (taken.has(name)) name = `${String(text)} (${n++})`;
+    numbers.set(text, n);
+    taken.add(name);
+    return name;
+  });
 }
 
 const STANDARD = new Set(["message", "stack", "cause"]);
@@ -246,25 +283,4 @@ export function read(object: object, key: PropertyKey): unknown {
   } catch {
     return UNREADABLE;
   }
-}
-
-/**
- * What a thrown value says, redacted: an error's message, anything else as
- * text. A value that cannot say even that is named, not thrown again.
- */
-export function reasonOf(error: unknown): string {
-  try {
-    return redactUrls(error instanceof Error ? error.message : String(error));
-  } catch {
-    return "a value that cannot be shown";
-  }
-}
-
-/**
- * The issue of a value of the caller's that could not be read (`what`, as
- * in "the options"): what its getter or `toString` threw.
- */
-export function unreadable(what: string, error: unknown): ValidationIssue {
-  const message = `Cannot read ${what}: ${reasonOf(error)}`;
-  return quoting({ path: "", message }, error);
 }

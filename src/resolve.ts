@@ -12,7 +12,7 @@ import { checkOptions, isRecord } from "./check_options.ts";
 import { MEMBERS } from "./option_names.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { CREATING, validationError } from "./validation_error.ts";
-import { unreadable } from "./redact.ts";
+import { unreadable } from "./thrown.ts";
 import { type HeaderRecord, mergeHeaders } from "./headers.ts";
 import { combineHooks } from "./hook_chain.ts";
 import type { Hooks } from "./hooks.ts";

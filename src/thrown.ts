@@ -1,11 +1,13 @@
 /**
- * The exceptions of the caller's code (a getter, a `toJSON`, a `toString`)
- * that validation issues quote, kept for their error's `cause`.
+ * The exceptions of the caller's code (a getter, a `toJSON`, a `toString`):
+ * what validation issues say of them, redacted, and the exceptions
+ * themselves, kept for their error's `cause`.
  *
  * @module
  */
 
 import type { ValidationIssue } from "./error_types.ts";
+import { redactUrls } from "./redact.ts";
 
 /** Runs `read`: `[true, value]`, or `[false, error]` when it throws. */
 export function attempt(read: () => unknown): [boolean, unknown] {
@@ -48,4 +50,25 @@ export function thrownBy(
       ? errors[0]
       : new AggregateError(errors, `${errors.length} of the values threw`),
   };
+}
+
+/**
+ * What a thrown value says, redacted: an error's message, anything else as
+ * text. A value that cannot say even that is named, not thrown again.
+ */
+export function reasonOf(error: unknown): string {
+  try {
+    return redactUrls(error instanceof Error ? error.message : String(error));
+  } catch {
+    return "a value that cannot be shown";
+  }
+}
+
+/**
+ * The issue of a value of the caller's that could not be read (`what`, as
+ * in "the options"): what its getter or `toString` threw.
+ */
+export function unreadable(what: string, error: unknown): ValidationIssue {
+  const message = `Cannot read ${what}: ${reasonOf(error)}`;
+  return quoting({ path: "", message }, error);
 }

@@ -7,8 +7,8 @@
  */
 
 import { GrabValidationError, type ValidationIssue } from "./errors.ts";
-import { reasonOf, redactCause, redactUrls, safeUrl } from "./redact.ts";
-import { quoting, thrownBy } from "./thrown.ts";
+import { redactCause, redactUrls, safeUrl } from "./redact.ts";
+import { quoting, reasonOf, thrownBy } from "./thrown.ts";
 
 /** The request a validation error is about, and where in it the problems are. */
 export interface RequestContext {

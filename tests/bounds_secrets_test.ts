@@ -477,3 +477,44 @@ Deno.test("an endpoint written the wrong way round shows no credentials in the e
   }
   assertEquals(server.requests.length, 0);
 });
+
+Deno.test("a URL a server or a fetch sends as a key shows no query in a logged error, and stays as sent on it", async (t) => {
+  // Results keyed by the URL asked for, as a batch or link-check API sends.
+  await using server = startServer((request) =>
+    Response.json({
+      failed: { [request.url]: "not found", [`${request.url}&b=2`]: "gone" },
+    }, { status: 404 })
+  );
+  const query = { token: SECRET };
+
+  await t.step("in a GrabError's body", async () => {
+    const grab = createGrab(server.url, { retry: 0 });
+    const [, error] = await settles(grab("GET /batch", { query }));
+    assert(error?.name === "GrabError");
+    assertNoSecret(error);
+    const key = `${server.url}/batch?…`;
+    // Two keys that one text stands for are both shown, the later numbered.
+    assertEquals(JSON.parse(JSON.stringify(error)).body, {
+      failed: { [key]: "not found", [`${key} (2)`]: "gone" },
+    });
+    const sent = `${server.url}/batch?token=${SECRET}`;
+    assertEquals(Object.keys((error.body as { failed: object }).failed), [
+      sent,
+      `${sent}&b=2`,
+    ]);
+  });
+
+  await t.step("in what a custom fetch rejects with", async () => {
+    const grab = createGrab(server.url, {
+      retry: 0,
+      fetch: () =>
+        Promise.reject(
+          Object.assign(new Error("down"), {
+            hosts: { [`https://api.test/x?token=${SECRET}`]: "refused" },
+          }),
+        ),
+    });
+    const error = assertTransport(await grab("GET /x"), "network");
+    assertNoSecret(error);
+  });
+});

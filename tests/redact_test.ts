@@ -376,4 +376,44 @@ Deno.test("redactCause()", async (t) => {
     assertEquals(reads, 1);
     assert(clean(JSON.stringify(copy) ?? ""));
   });
+
+  await t.step(
+    "keys are redacted; two that one text stands for are numbered",
+    () => {
+      const cause = {
+        "https://api.test/?token=s3cret": 1,
+        "https://api.test/?… (2)": 2,
+        "https://api.test/?k=2": 3,
+        plain: 4,
+      };
+      // A key left as it is keeps its name; a redacted one takes the next
+      // free one.
+      assertEquals(redactCause(cause), {
+        "https://api.test/?…": 1,
+        "https://api.test/?… (2)": 2,
+        "https://api.test/?… (3)": 3,
+        plain: 4,
+      });
+      const error = Object.assign(new Error("x"), {
+        "https://api.test/?token=s3cret": 1,
+      });
+      const redacted = redactCause(error) as Record<string, unknown>;
+      assertEquals(redacted["https://api.test/?…"], 1);
+    },
+  );
+
+  await t.step(
+    "ten thousand keys that one text stands for: each numbered once",
+    () => {
+      const keys = Array.from(
+        { length: 10_000 },
+        (_, i) => `https://a.test/?q=${i}`,
+      );
+      const copy = redactCause(Object.fromEntries(keys.map((key) => [key, 1])));
+      const names = Object.keys(copy as object);
+      assertEquals(names.length, 10_000);
+      assertEquals(names[0], "https://a.test/?…");
+      assertEquals(names[9_999], "https://a.test/?… (10000)");
+    },
+  );
 });
