@@ -86,7 +86,7 @@ export class GrabError extends Error {
    * properties themselves keep what the server sent.
    */
   toJSON(): Record<string, unknown> {
-    return loggedView(this);
+    return loggedView(this, true);
   }
 
   /**
@@ -181,7 +181,7 @@ export class GrabTransportError extends Error {
    * URL). The properties themselves keep what the schema gave.
    */
   toJSON(): Record<string, unknown> {
-    return transportView(this);
+    return transportView(this, true);
   }
 
   /**

@@ -10,33 +10,43 @@ import type { GrabError, GrabTransportError } from "./errors.ts";
 import { isPlainObject } from "./object.ts";
 import { loggedValue, MAX_OBJECTS, read } from "./redact.ts";
 
-/** A {@linkcode GrabError} as logs may show it. */
-export function loggedView(error: GrabError): Record<string, unknown> {
+/**
+ * A {@linkcode GrabError} as logs may show it; for JSON (`json`), its cause
+ * and the errors in its values as plain objects.
+ */
+export function loggedView(
+  error: GrabError,
+  json = false,
+): Record<string, unknown> {
   const view: Record<string, unknown> = {
     name: error.name,
     message: error.message,
     statusCode: error.statusCode,
     method: error.method,
     url: error.url,
-    body: loggedValue(error.body),
+    body: loggedValue(error.body, json),
   };
-  if (error.errors !== undefined) view.errors = loggedValue(error.errors);
+  if (error.errors !== undefined) view.errors = loggedValue(error.errors, json);
   // Why `body` is `null`: a body over `maxBodyBytes`, broken off, too slow.
-  if (error.cause !== undefined) view.cause = loggedValue(error.cause);
+  if (error.cause !== undefined) view.cause = loggedValue(error.cause, json);
   return view;
 }
 
 /**
  * A {@linkcode GrabTransportError} as logs may show it, its schema issues
  * redacted as a `GrabError`'s body is: an issue may quote the failed value.
+ * For JSON (`json`), its cause as a plain object.
  */
 export function transportView(
   error: GrabTransportError,
+  json = false,
 ): Record<string, unknown> {
   const { name, message, kind, method, url, cause, issues } = error;
   const view: Record<string, unknown> = { name, message, kind, method, url };
-  if (cause !== undefined) view.cause = loggedValue(cause);
-  if (issues !== undefined) view.issues = loggedValue(plainIssues(issues));
+  if (cause !== undefined) view.cause = loggedValue(cause, json);
+  if (issues !== undefined) {
+    view.issues = loggedValue(plainIssues(issues), json);
+  }
   return view;
 }
 

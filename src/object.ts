@@ -73,3 +73,27 @@ export function unescapeToken(token: string): string {
 export function joinPointer(base: string, key: string | number): string {
   return `${base}/${escapeToken(String(key))}`;
 }
+
+/**
+ * The names `keys` are shown by: each its redacted text (`shown`), a text
+ * that another key already has numbered (`… (2)`). The next number of each
+ * text is kept, so that a server's thousand keys that one text stands for
+ * cost a thousand steps, not a million.
+ */
+export function numbered(
+  keys: PropertyKey[],
+  shown: PropertyKey[],
+): PropertyKey[] {
+  const taken = new Set(keys.filter((key, at) => key === shown[at]));
+  const numbers = new Map<PropertyKey, number>();
+  return keys.map((key, at) => {
+    const text = shown[at]!;
+    if (text === key) return key;
+    let name = text;
+    let n = numbers.get(text) ?? 2;
+    while (taken.has(name)) name = `${String(text)} (${n++})`;
+    numbers.set(text, n);
+    taken.add(name);
+    return name;
+  });
+}

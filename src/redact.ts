@@ -6,7 +6,7 @@
  * @module
  */
 
-import { isPlainObject, setOwn } from "./object.ts";
+import { isPlainObject, numbered, setOwn } from "./object.ts";
 
 /** `origin + pathname` of a URL: no userinfo, no query, no fragment. */
 export function safeUrl(url: URL | string): string {
@@ -99,7 +99,7 @@ function count(text: string, char: string): number {
  */
 export function redactCause(cause: unknown): unknown {
   try {
-    return new Redaction(false).value(cause, 0);
+    return new Redaction("cause").value(cause, 0);
   } catch {
     // A revoked Proxy, or worse.
     return undefined;
@@ -110,11 +110,13 @@ export function redactCause(cause: unknown): unknown {
  * What a logged error shows of a value: as {@linkcode redactCause}, and
  * without functions and symbols, which are not data: JSON leaves them out,
  * and structured cloning (posting `error.toJSON()` to a Worker) refuses
- * them.
+ * them. For JSON (`json`), an error becomes a plain object of its name,
+ * message, fields and cause, as JSON shows none of an error's own (`{}`),
+ * and structured cloning keeps only its message.
  */
-export function loggedValue(value: unknown): unknown {
+export function loggedValue(value: unknown, json = false): unknown {
   try {
-    return new Redaction(true).value(value, 0);
+    return new Redaction(json ? "json" : "logged").value(value, 0);
   } catch {
     return undefined;
   }
@@ -134,10 +136,15 @@ class Redaction {
   #seen = new Map<object, unknown>();
   #left = MAX_OBJECTS;
   #dataOnly: boolean;
+  #json: boolean;
 
-  /** @param dataOnly Leave out functions and symbols. */
-  constructor(dataOnly: boolean) {
-    this.#dataOnly = dataOnly;
+  /**
+   * @param mode `"cause"` keeps functions and symbols; `"logged"` leaves
+   * them out; `"json"` also makes errors plain objects.
+   */
+  constructor(mode: "cause" | "logged" | "json") {
+    this.#dataOnly = mode !== "cause";
+    this.#json = mode === "json";
   }
 
   value(value: unknown, depth: number): unknown {
@@ -207,7 +214,7 @@ class Redaction {
     return [members, changed];
   }
 
-  #error(cause: Error, depth: number): Error {
+  #error(cause: Error, depth: number): object {
     const rawCause = read(cause, "cause");
     const inner = this.value(rawCause, depth + 1);
     const rawMessage = read(cause, "message");
@@ -224,6 +231,9 @@ class Redaction {
       typeof key === "symbol" || !STANDARD.has(key)
     );
     const [members, changed] = this.#members(cause, keys, depth);
+    const rawName = read(cause, "name");
+    const name = typeof rawName === "string" ? rawName : "Error";
+    if (this.#json) return errorData(name, message, members, inner);
     if (
       inner === rawCause && message === rawMessage && stack === rawStack &&
       !changed
@@ -234,8 +244,7 @@ class Redaction {
       message,
       inner === undefined ? undefined : { cause: inner },
     );
-    const name = read(cause, "name");
-    clean.name = typeof name === "string" ? name : "Error";
+    clean.name = name;
     if (stack !== undefined) clean.stack = stack;
     for (const [key, value] of members) {
       setOwn(clean as unknown as Record<PropertyKey, unknown>, key, value);
@@ -244,25 +253,19 @@ class Redaction {
   }
 }
 
-/**
- * The names `keys` are shown by: each its redacted text (`shown`), a text
- * that another key already has numbered (`… (2)`). The next number of each
- * text is kept, so that a server's thousand keys that one text stands for
- * cost a thousand steps, not a million.
- */
-function numbered(keys: PropertyKey[], shown: PropertyKey[]): PropertyKey[] {
-  const taken = new Set(keys.filter((key, at) => key === shown[at]));
-  const numbers = new Map<PropertyKey, number>();
-  return keys.map((key, at) => {
-    const text = shown[at]!;
-    if (text === key) return key;
-    let name = text;
-    let n = numbers.get(text) ?? 2;
-    while (taken.has(name)) name = `${String(text)} (${n++})`;
-    numbers.set(text, n);
-    taken.add(name);
-    return name;
-  });
+/** An error as JSON may show it: its name, message, fields and cause. */
+function errorData(
+  name: string,
+  message: string,
+  members: [PropertyKey, unknown][],
+  cause: unknown,
+): Record<string, unknown> {
+  const data: Record<string, unknown> = { name, message };
+  for (const [key, value] of members) {
+    if (typeof key === "string") setOwn(data, key, value);
+  }
+  if (cause !== undefined) data.cause = cause;
+  return data;
 }
 
 const STANDARD = new Set(["message", "stack", "cause"]);

@@ -3,6 +3,7 @@ import {
   assertEquals,
   assertRejects,
   assertStrictEquals,
+  assertStringIncludes,
 } from "@std/assert";
 import {
   Call,
@@ -17,7 +18,7 @@ import {
 import { httpErrorMessage } from "../src/http_error.ts";
 import { safeUrl } from "../src/redact.ts";
 import { anotherCopy } from "./_another_copy.ts";
-import { json, startServer } from "./_server.ts";
+import { closedPort, json, startServer } from "./_server.ts";
 
 function httpError(): GrabError {
   return new GrabError("boom", {
@@ -431,4 +432,65 @@ Deno.test("a validation error keeps the exception it quotes as its cause", async
     assert(!("cause" in error));
   });
   assertEquals(server.requests.length, 0);
+});
+
+Deno.test("toJSON() shows a cause that is an error by its name, message and fields", async (t) => {
+  const { default: createGrab } = await import("../mod.ts");
+
+  await t.step("a refused connection: why the network failed", async () => {
+    const grab = createGrab(`http://127.0.0.1:${closedPort()}`, { retry: 0 });
+    const [, error] = await grab("GET /x");
+    assert(isGrabTransportError(error));
+    assert(error.cause instanceof Error);
+    const shown = JSON.parse(JSON.stringify(error)).cause;
+    assertEquals(shown.name, error.cause.name);
+    assertEquals(shown.message, error.cause.message);
+    assert(shown.message.length > 0);
+    const inner = error.cause.cause; // Deno's: the connection's own error.
+    if (inner instanceof Error) {
+      assertEquals(shown.cause.message, inner.message);
+    }
+    // An inspector still shows the error itself, as an error.
+    assertStringIncludes(Deno.inspect(error), `cause: ${error.cause.name}: `);
+  });
+
+  await t.step(
+    "a custom fetch's error: its fields and causes, redacted",
+    async () => {
+      const failure = new AggregateError(
+        [new Error("at https://api.test/a?token=SECRET")],
+        "all failed",
+        { cause: Object.assign(new Error("socket"), { code: "ECONNRESET" }) },
+      );
+      const grab = createGrab("http://api.test", {
+        retry: 0,
+        fetch: () => Promise.reject(failure),
+      });
+      const [, error] = await grab("GET /x");
+      assert(isGrabTransportError(error));
+      const json = JSON.stringify(error);
+      assert(!json.includes("SECRET"));
+      assertEquals(JSON.parse(json).cause, {
+        name: "AggregateError",
+        message: "all failed",
+        errors: [{ name: "Error", message: "at https://api.test/a?…" }],
+        cause: { name: "Error", message: "socket", code: "ECONNRESET" },
+      });
+    },
+  );
+
+  await t.step(
+    "a GrabError's cause crosses to a Worker as data the guards know",
+    async () => {
+      await using server = startServer(() =>
+        json({ error: "x".repeat(1_000) }, { status: 500 })
+      );
+      const grab = createGrab(server.url, { retry: 0, maxBodyBytes: 100 });
+      const [, error] = await grab("GET /x");
+      assert(isGrabHttpError(error));
+      const cloned = structuredClone(error.toJSON());
+      assert(isGrabTransportError(cloned.cause));
+      assertEquals(cloned.cause.kind, "too-large");
+    },
+  );
 });
