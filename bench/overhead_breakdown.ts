@@ -38,6 +38,73 @@ function sharedTimeout(): AbortSignal {
 }
 const ROUNDS = 7;
 
+/**
+ * Deadlines linked to the shared timeout signal: one listener on each shared
+ * signal for all of them, as grab keeps.
+ */
+const linkedWaiters = new Set<() => void>();
+let listenedTo: AbortSignal | undefined;
+
+function linkedDeadline(): {
+  signal: AbortSignal;
+  passed: Promise<never>;
+  done: () => void;
+} {
+  const shared = sharedTimeout();
+  if (listenedTo !== shared) {
+    listenedTo = shared;
+    shared.addEventListener("abort", () => {
+      for (const pass of linkedWaiters) pass();
+      linkedWaiters.clear();
+    }, { once: true });
+  }
+  const controller = new AbortController();
+  let pass!: () => void;
+  const passed = new Promise<never>((_, reject) => {
+    pass = () => {
+      controller.abort();
+      reject(new Error("timeout"));
+    };
+  });
+  passed.catch(() => {});
+  linkedWaiters.add(pass);
+  return {
+    signal: controller.signal,
+    passed,
+    done: () => void linkedWaiters.delete(pass),
+  };
+}
+
+/**
+ * What grab promises with a custom `fetch`, written out by hand: a signal of
+ * the grab's own that the shared timeout signal aborts (a custom `fetch` may
+ * hold listeners on it), a race that bounds a `fetch` which ignores the
+ * signal, `accept`, the status, the capped reader loop (a custom `fetch`'s
+ * length may lie), the parse and the tuple.
+ */
+function minimalForCustomFetch(url: string): Client {
+  return {
+    name: "a minimal client with grab's promises for a custom fetch",
+    get: async () => {
+      const { signal, passed, done } = linkedDeadline();
+      try {
+        const response = await Promise.race([
+          fakeFetch(url, { headers: { accept: "application/json" }, signal }),
+          passed,
+        ]);
+        const { status, headers } = response;
+        if (status < 200 || status > 299) return [null, status, {}];
+        const text = await readBody(response, "GET", CAP) as string;
+        return [JSON.parse(text), null, { statusCode: status, headers }];
+      } catch (error) {
+        return [null, error, { statusCode: 0 }];
+      } finally {
+        done();
+      }
+    },
+  };
+}
+
 function variants(base: string, doFetch: FetchLike): Client[] {
   const url = `${base}/item`;
   const isFake = doFetch === fakeFetch;
@@ -135,6 +202,7 @@ function variants(base: string, doFetch: FetchLike): Client[] {
         }
       },
     },
+    ...(isFake ? [minimalForCustomFetch(url)] : []),
     {
       name: "Call.send() defaults",
       get: () => call.send(sendFetch),
