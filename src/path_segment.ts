@@ -29,13 +29,13 @@ export function segmentProblem(value: unknown): string | undefined {
   if (LONE_SURROGATE.test(value)) {
     return "a string with a lone surrogate, which is not Unicode text";
   }
-  if (value.length <= 6 && isDotSegment(decodeOnce(value))) {
+  if (value.length <= 6 && isDotSegment(decodeDots(value))) {
     return `${JSON.stringify(value)}, a dot segment`;
   }
   // Only a `.` or an escape (`%2e`) can spell a dot segment.
   if (
     (value.includes(".") || value.includes("%")) &&
-    (hasDotPart(value) || hasDotPart(decodeOnce(value)))
+    (hasDotPart(value) || hasDotPart(decodeDots(value)))
   ) {
     return 'a path with a "." or ".." part, which leaves its segment on a server that decodes "%2F" before it resolves dot segments';
   }
@@ -51,7 +51,7 @@ export function climbsOut(target: string): boolean {
   const end = target.search(/[?#]/);
   const path = end === -1 ? target : target.slice(0, end);
   return path.split(SEPARATORS).some((segment) =>
-    segment.length <= 6 && decodeOnce(segment) === ".."
+    segment.length <= 6 && decodeDots(segment) === ".."
   );
 }
 
@@ -68,10 +68,25 @@ function isDotSegment(text: string): boolean {
   return text === "." || text === "..";
 }
 
-function decodeOnce(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
+/**
+ * `text` with each escape of a dot, a slash or a backslash decoded, as a
+ * server decodes them: escape by escape, whatever else the text holds.
+ * Decoding it whole would fail at any malformed escape (`%2e%2e%2fadmin%`)
+ * and leave the dots hidden; only these three characters make a dot part.
+ */
+function decodeDots(text: string): string {
+  return text.includes("%")
+    ? text.replace(DOT_ESCAPES, (escape) => DECODED[escape[2]!]!)
+    : text;
 }
+
+const DOT_ESCAPES = /%(?:2[eEfF]|5[cC])/g;
+
+const DECODED: Record<string, string> = {
+  e: ".",
+  E: ".",
+  f: "/",
+  F: "/",
+  c: "\\",
+  C: "\\",
+};

@@ -62,6 +62,7 @@ const ONE_SEGMENT = [
   "1.0/2.0",
   "a\\.b",
   "%2e%2e%2e",
+  "100%/a.b",
 ];
 
 /**
@@ -78,6 +79,11 @@ const DOT_PARTS = [
   "%2e%2e%2fadmin",
   "..%2Fadmin",
   ".%2E%5Cadmin",
+  // A malformed escape elsewhere does not hide the others: a server
+  // decodes escape by escape.
+  "%2e%2e%2fadmin%",
+  "..%2Fadmin%zz",
+  "a%2F..%2F..%2Fadmin%E0",
 ];
 
 Deno.test("a path parameter fills exactly one segment", async (t) => {
