@@ -25,7 +25,9 @@ export type {
  * A response arrived with a status outside 2xx.
  *
  * The message is the JSON:API errors' `detail ?? title` joined with `"; "`,
- * or `"<status> <statusText>: <METHOD> <origin+path>"`.
+ * or `"<status> <statusText>: <METHOD> <origin+path>"`. The server's text in
+ * it has every URL's query and userinfo taken out and is cut at 2,000
+ * characters, saying so; `errors` and `body` keep it whole.
  *
  * @example Reading an HTTP error
  * ```ts
