@@ -37,14 +37,14 @@ export function quoting(
 export function thrownBy(
   issues: readonly ValidationIssue[],
 ): { cause: unknown } | undefined {
-  const errors: unknown[] = [];
+  // A set, in order: a body may hold many thousands of values that threw.
+  const thrown = new Set<unknown>();
   for (const issue of issues) {
     const noted = THROWN.get(issue);
-    if (noted !== undefined && !errors.includes(noted.error)) {
-      errors.push(noted.error);
-    }
+    if (noted !== undefined) thrown.add(noted.error);
   }
-  if (errors.length === 0) return undefined;
+  if (thrown.size === 0) return undefined;
+  const errors = [...thrown];
   return {
     cause: errors.length === 1
       ? errors[0]
