@@ -13,6 +13,7 @@ import type {
 } from "./error_types.ts";
 import type { JsonApiError } from "./jsonapi/types.ts";
 import { loggedView, transportView } from "./logged_view.ts";
+import { loggedValue } from "./redact.ts";
 
 export type {
   GrabErrorOptions,
@@ -271,9 +272,17 @@ export class GrabValidationError extends Error {
 
   /**
    * What `JSON.stringify` shows: the name, the message (an error's own
-   * `message` is not enumerable, so it would be left out) and the issues.
+   * `message` is not enumerable, so it would be left out), the issues, and
+   * the exception of the caller's code they quote, if any, as a plain
+   * object, redacted.
    */
   toJSON(): Record<string, unknown> {
-    return { name: this.name, message: this.message, issues: this.issues };
+    const view: Record<string, unknown> = {
+      name: this.name,
+      message: this.message,
+      issues: this.issues,
+    };
+    if (this.cause !== undefined) view.cause = loggedValue(this.cause, true);
+    return view;
   }
 }

@@ -405,6 +405,26 @@ Deno.test("a validation error keeps the exception it quotes as its cause", async
     assert(!Deno.inspect(error, { depth: 10 }).includes("SECRET"));
   });
 
+  await t.step(
+    "shown by toJSON(), as the other errors show theirs",
+    async () => {
+      const error = await rejected(grab("POST /x", {
+        body: {
+          get at(): string {
+            throw new RangeError("cannot reach http://h.test/?token=SECRET");
+          },
+        },
+      }));
+      assert(isGrabValidationError(error));
+      const logged = JSON.parse(JSON.stringify(error));
+      assertEquals(logged.cause.name, "RangeError");
+      assertEquals(logged.cause.message, "cannot reach http://h.test/?…");
+      assert(!JSON.stringify(error).includes("SECRET"));
+      const plain = await rejected(grab("POST /x", { body: { n: 1n } }));
+      assert(!("cause" in JSON.parse(JSON.stringify(plain))));
+    },
+  );
+
   await t.step("several: an AggregateError, in the issues' order", async () => {
     const first = new Error("first");
     const second = new Error("second");
