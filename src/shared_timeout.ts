@@ -42,8 +42,26 @@ export function clockOf(): () => number {
   return globalThis.setTimeout === PLATFORM_SET_TIMEOUT ? monotonic : wall;
 }
 
+/**
+ * True where what one request made is not to be used by another: a
+ * Cloudflare Worker, whose `fetch` refuses a signal made while handling
+ * another request ("Cannot perform I/O on behalf of a different request")
+ * and which cancels a finished request's timers. A signal shared by
+ * deadlines that start together would cross requests there, so each
+ * deadline keeps its own. Told once, by the user agent Workers give.
+ */
+const PER_REQUEST: boolean = (() => {
+  try {
+    const { navigator } = globalThis as { navigator?: { userAgent?: unknown } };
+    return navigator?.userAgent === "Cloudflare-Workers";
+  } catch {
+    // A `navigator` whose getter throws (a sandbox, a polyfill): not one.
+    return false;
+  }
+})();
+
 function sharesTimers(): boolean {
-  return globalThis.setTimeout === PLATFORM_SET_TIMEOUT &&
+  return !PER_REQUEST && globalThis.setTimeout === PLATFORM_SET_TIMEOUT &&
     typeof AbortSignal.timeout === "function";
 }
 

@@ -167,3 +167,20 @@ Deno.test("a crowd whose attemptTimeout is its timeout fails each grab by its ti
   });
   assertEquals(messages.filter((said) => said === "attempt").length, 0);
 });
+
+Deno.test("in a Cloudflare Worker, deadlines that start together share no signal", async () => {
+  // workerd's fetch refuses a signal made while handling another request,
+  // and a grab made once serves every request: one request's grab must
+  // never get a signal another request made.
+  const plain = await runChild<{ shared: number }>(
+    "./_worker_agent_child.ts",
+    ["--allow-read=."],
+  );
+  assertEquals(plain.shared, 3, "elsewhere the first keeps a timer of its own");
+  const worker = await runChild<{ shared: number }>(
+    "./_worker_agent_child.ts",
+    ["--allow-read=."],
+    { args: ["worker"] },
+  );
+  assertEquals(worker.shared, 0);
+});

@@ -4,8 +4,11 @@
  * the built module (twice, as two copies in one program) and
  * `conformance.mjs` are the Worker's modules, and the
  * Worker's own outbound `fetch` reaches the API server on 127.0.0.1 directly
- * (workerd's network service, no interception). Prints
- * `{ "results": [...] }` as JSON.
+ * (workerd's network service, no interception). First, the cases of
+ * `REQUEST_CASES` send requests at once to the Worker, whose grab made once
+ * serves them all, as a Worker's does: workerd ties what a request makes
+ * (timers, signals, promises) to that request. Prints `{ "results": [...] }`
+ * as JSON.
  *
  *     node tests/runtimes/worker_driver.mjs <built mod.js> <tools dir>
  *
@@ -17,6 +20,7 @@ import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { closedPort, startApiServer } from "./api_server.mjs";
+import { REQUEST_CASES } from "./requests.mjs";
 
 const [modulePath, toolsDir] = process.argv.slice(2);
 if (!modulePath || !toolsDir) {
@@ -33,10 +37,21 @@ const WORKER = `
 import * as grab from "./mod.js";
 import * as copy from "./mod_copy.js";
 import { runConformance } from "./conformance.mjs";
+import { inRequest } from "./requests.mjs";
+
+// One grab for every request, made on the first (the API's address comes
+// with it), as a Worker program makes one at module scope.
+let upstream;
 
 export default {
   async fetch(request) {
     const query = new URL(request.url).searchParams;
+    if (new URL(request.url).pathname === "/request") {
+      upstream ??= grab.createGrab(query.get("api"), {
+        timeout: Number(query.get("timeout")),
+      });
+      return Response.json(await inRequest(upstream));
+    }
     // workerd itself refuses work at load time; nothing is left to count.
     const results = await runConformance({
       countImport: () => Promise.resolve(0),
@@ -80,9 +95,28 @@ try {
         path: "conformance.mjs",
         contents: await source("conformance.mjs"),
       },
+      {
+        type: "ESModule",
+        path: "requests.mjs",
+        contents: await source("requests.mjs"),
+      },
     ],
     compatibilityDate: "2026-04-01",
   });
+  // Before the conformance cases, so a module loaded on first use (the
+  // JSON:API codec) is loaded by one of these requests for the others.
+  const requests = [];
+  for (const [name, run] of REQUEST_CASES) {
+    try {
+      await run((query) => {
+        query.set("api", api.url);
+        return mf.dispatchFetch(`http://localhost/request?${query}`);
+      });
+      requests.push({ name, ok: true });
+    } catch (error) {
+      requests.push({ name, ok: false, message: String(error?.message) });
+    }
+  }
   const query = new URLSearchParams({
     api: api.url,
     closed: String(await closedPort()),
@@ -90,9 +124,10 @@ try {
   const response = await mf.dispatchFetch(`http://localhost/run?${query}`);
   const text = await response.text();
   try {
-    results = JSON.parse(text).results;
+    results = [...requests, ...JSON.parse(text).results];
   } catch {
-    results = [{ name: "worker run", ok: false, message: text.slice(0, 2000) }];
+    const message = text.slice(0, 2000);
+    results = [...requests, { name: "worker run", ok: false, message }];
   }
 } catch (error) {
   results = [{
