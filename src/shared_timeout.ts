@@ -44,16 +44,21 @@ export function clockOf(): () => number {
 
 /**
  * True where what one request made is not to be used by another: a
- * Cloudflare Worker, whose `fetch` refuses a signal made while handling
- * another request ("Cannot perform I/O on behalf of a different request")
- * and which cancels a finished request's timers. A signal shared by
- * deadlines that start together would cross requests there, so each
- * deadline keeps its own. Told once, by the user agent Workers give.
+ * Cloudflare Worker, which refuses a signal made while handling another
+ * request, given to its `fetch` or listened to ("Cannot perform I/O on
+ * behalf of a different request"). A signal shared by deadlines that start
+ * together would cross requests there, so each deadline keeps its own.
+ * Told once, by the user agent Workers give, or by their `WebSocketPair`
+ * where a compatibility date before 2022-03-21 gives no `navigator`.
  */
 const PER_REQUEST: boolean = (() => {
   try {
-    const { navigator } = globalThis as { navigator?: { userAgent?: unknown } };
-    return navigator?.userAgent === "Cloudflare-Workers";
+    const { navigator, WebSocketPair } = globalThis as {
+      navigator?: { userAgent?: unknown };
+      WebSocketPair?: unknown;
+    };
+    return navigator?.userAgent === "Cloudflare-Workers" ||
+      typeof WebSocketPair === "function";
   } catch {
     // A `navigator` whose getter throws (a sandbox, a polyfill): not one.
     return false;

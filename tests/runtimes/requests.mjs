@@ -16,6 +16,12 @@
  */
 const LONG_TIMEOUT = 1_999_000_000;
 
+/**
+ * A compatibility date before 2022-03-21, when Workers had no `navigator`:
+ * the cases run there too.
+ */
+export const OLD_COMPATIBILITY_DATE = "2021-11-03";
+
 /** How many requests are sent at once. */
 const REQUESTS = 4;
 
@@ -84,3 +90,6 @@ export const REQUEST_CASES = [
     }
   }],
 ];
+
+/** How many results the cases give: each runs on two compatibility dates. */
+export const REQUEST_CASE_COUNT = REQUEST_CASES.length * 2;

@@ -20,7 +20,7 @@ import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { closedPort, startApiServer } from "./api_server.mjs";
-import { REQUEST_CASES } from "./requests.mjs";
+import { OLD_COMPATIBILITY_DATE, REQUEST_CASES } from "./requests.mjs";
 
 const [modulePath, toolsDir] = process.argv.slice(2);
 if (!modulePath || !toolsDir) {
@@ -69,54 +69,54 @@ export default {
 const here = new URL(".", import.meta.url);
 const source = (name) => readFile(new URL(name, here), "utf8");
 
-const api = await startApiServer();
-let mf;
-let results;
-try {
-  mf = new Miniflare({
-    modules: [
-      {
-        type: "ESModule",
-        path: "worker.mjs",
-        contents: WORKER,
-      },
-      {
-        type: "ESModule",
-        path: "mod.js",
-        contents: await readFile(modulePath, "utf8"),
-      },
-      {
-        type: "ESModule",
-        path: "mod_copy.js",
-        contents: await readFile(modulePath, "utf8"),
-      },
-      {
-        type: "ESModule",
-        path: "conformance.mjs",
-        contents: await source("conformance.mjs"),
-      },
-      {
-        type: "ESModule",
-        path: "requests.mjs",
-        contents: await source("requests.mjs"),
-      },
-    ],
-    compatibilityDate: "2026-04-01",
-  });
-  // Before the conformance cases, so a module loaded on first use (the
-  // JSON:API codec) is loaded by one of these requests for the others.
-  const requests = [];
+const modules = [
+  { type: "ESModule", path: "worker.mjs", contents: WORKER },
+  ...await Promise.all([
+    ["mod.js", readFile(modulePath, "utf8")],
+    ["mod_copy.js", readFile(modulePath, "utf8")],
+    ["conformance.mjs", source("conformance.mjs")],
+    ["requests.mjs", source("requests.mjs")],
+  ].map(async ([path, contents]) => ({
+    type: "ESModule",
+    path,
+    contents: await contents,
+  }))),
+];
+
+/** The results of `REQUEST_CASES` on `mf`, their names ending in `label`. */
+async function requestCases(mf, label) {
+  const results = [];
   for (const [name, run] of REQUEST_CASES) {
     try {
       await run((query) => {
         query.set("api", api.url);
         return mf.dispatchFetch(`http://localhost/request?${query}`);
       });
-      requests.push({ name, ok: true });
+      results.push({ name: name + label, ok: true });
     } catch (error) {
-      requests.push({ name, ok: false, message: String(error?.message) });
+      const message = String(error?.message);
+      results.push({ name: name + label, ok: false, message });
     }
   }
+  return results;
+}
+
+const api = await startApiServer();
+let mf;
+let old;
+let results;
+try {
+  mf = new Miniflare({ modules, compatibilityDate: "2026-04-01" });
+  // Before the conformance cases, so a module loaded on first use (the
+  // JSON:API codec) is loaded by one of these requests for the others.
+  const requests = await requestCases(mf, "");
+  // A Worker of a date before 2022-03-21 has no `navigator`.
+  old = new Miniflare({ modules, compatibilityDate: OLD_COMPATIBILITY_DATE });
+  requests.push(
+    ...await requestCases(old, ` (date ${OLD_COMPATIBILITY_DATE})`),
+  );
+  await old.dispose();
+  old = undefined;
   const query = new URLSearchParams({
     api: api.url,
     closed: String(await closedPort()),
@@ -136,6 +136,7 @@ try {
     message: String(error?.stack ?? error),
   }];
 } finally {
+  await old?.dispose();
   await mf?.dispose();
   await api.close();
 }
