@@ -20,12 +20,21 @@ import {
 } from "./option_names.ts";
 import { RESPONSE_TYPES } from "./response_type.ts";
 import { MAX_TIMER_DELAY } from "./retry.ts";
+import {
+  isCount,
+  isSet,
+  isStatus,
+  isStrings,
+  isTimeout,
+} from "./option_values.ts";
 import type { StandardSchema } from "./schema.ts";
+import { attempt, quoting, reasonOf } from "./thrown.ts";
 
 /**
- * Reports that the option being checked (or its `member`) must be `wanted`.
+ * Reports that the option being checked (or its `member`) must be `wanted`;
+ * with `thrown`, what reading it threw, which the error keeps as its cause.
  */
-type Add = (wanted: string, member?: string) => void;
+type Add = (wanted: string, member?: string, thrown?: unknown[]) => void;
 type Check = (value: unknown, add: Add, factory: boolean) => void;
 
 /**
@@ -46,13 +55,14 @@ export function checkOptions(
   const ranks: number[] = [];
   let rank = 0;
   let option = "";
-  const refuse = (message: string) => {
-    issues.push({ path: "", message });
+  const refuse = (message: string, thrown?: unknown[]) => {
+    const issue = { path: "", message };
+    issues.push(thrown === undefined ? issue : quoting(issue, thrown[0]));
     ranks.push(rank);
   };
-  const add: Add = (wanted, member) => {
+  const add: Add = (wanted, member, thrown) => {
     const name = member === undefined ? option : `${option}.${member}`;
-    refuse(`Cannot use the option "${name}": it must be ${wanted}`);
+    refuse(`Cannot use the option "${name}": it must be ${wanted}`, thrown);
   };
   for (const name in options) {
     const value = (options as Record<string, unknown>)[name];
@@ -104,6 +114,9 @@ function oneOf(allowed: readonly string[]): Check {
     if (!allowed.includes(value as string)) add(wanted);
   };
 }
+
+const USABLE_SIGNAL =
+  "an AbortSignal this request can read (in a Cloudflare Worker, one made while handling it), but reading it threw:";
 
 const CASINGS = [
   "none",
@@ -164,7 +177,12 @@ const CHECKS = new Map<string, [number, Check]>(
       } else checkRetry(value as Record<string, unknown>, add);
     }],
     ["signal", (value, add) => {
-      if (!(value instanceof AbortSignal)) add("an AbortSignal");
+      if (!(value instanceof AbortSignal)) return add("an AbortSignal");
+      // A Worker tells a signal's state only to the request that made it.
+      const [read, error] = attempt(() => value.aborted);
+      if (!read) {
+        add(`${USABLE_SIGNAL} ${reasonOf(error)}`, undefined, [error]);
+      }
     }],
     ["fetch", checkFunction],
     ["onDownloadProgress", checkFunction],
@@ -235,11 +253,6 @@ function notObject(value: unknown): string | undefined {
     : `, not an object of type ${kind}`;
 }
 
-function isStrings(value: unknown): boolean {
-  return value === undefined ||
-    (Array.isArray(value) && value.every((item) => typeof item === "string"));
-}
-
 function checkRetry(retry: Record<string, unknown>, add: Add): void {
   const { limit, maxDelay, backoff, methods, statusCodes } = retry;
   if (isSet(limit) && !isCount(limit)) {
@@ -271,24 +284,4 @@ function checkRetry(retry: Record<string, unknown>, add: Add): void {
   ) {
     add("an array of status codes from 100 to 599", "statusCodes");
   }
-}
-
-/** An HTTP status code as RFC 9110 (15) defines its range. */
-function isStatus(value: unknown): boolean {
-  return Number.isInteger(value) && (value as number) >= 100 &&
-    (value as number) <= 599;
-}
-
-function isTimeout(value: unknown): boolean {
-  return value === Infinity ||
-    (typeof value === "number" && value >= 1 && value <= MAX_TIMER_DELAY);
-}
-
-function isCount(value: unknown): boolean {
-  return Number.isSafeInteger(value) && (value as number) >= 0;
-}
-
-/** True unless `value` is `undefined` or `null`, which mean "none" in options. */
-function isSet<T>(value: T | null | undefined): value is T {
-  return value !== undefined && value !== null;
 }

@@ -75,3 +75,28 @@ Deno.test("the guards answer false, never throw, for a value that cannot be read
     assertFalse(isGrabValidationError(value));
   }
 });
+
+Deno.test("a signal whose state cannot be read is a validation error, before any request", async () => {
+  // A Worker's signal made while handling another request: workerd throws
+  // "Cannot perform I/O on behalf of a different request" when it is read,
+  // which would otherwise escape the grab as a plain Error.
+  await using server = startServer(() => json({}));
+  const refused = new Error(
+    "Cannot perform I/O on behalf of a different request",
+  );
+  const signal = new AbortController().signal;
+  Object.defineProperty(signal, "aborted", {
+    get() {
+      throw refused;
+    },
+  });
+  const grab = createGrab(server.url);
+  const error = await assertValidation(
+    () => grab("GET /users", { signal, timeout: 1_000 }),
+    "signal",
+  );
+  assert(error.message.includes("different request"), error.message);
+  assert(error.message.includes("one made while handling it"), error.message);
+  assertEquals(error.cause, refused);
+  assertEquals(server.requests.length, 0);
+});

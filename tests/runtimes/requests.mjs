@@ -31,22 +31,34 @@ const CASE_MS = 10_000;
 /** A hook that does nothing: a hooked grab's signal is one of its own. */
 const HOOKED = { hooks: { beforeRequest: () => {} } };
 
+/** A signal one request made, kept for another, as a careless Worker does. */
+let kept;
+
 /**
- * What the Worker does for one request with its grab: a few grabs at once,
- * JSON and JSON:API, plain and hooked; the outcome of each, `"ok"` or what
- * went wrong.
+ * What the Worker does for one request with its grab, as `query` asks: a
+ * few grabs at once, JSON and JSON:API, plain and hooked; or (`keep`) one
+ * with a signal the first such request made. The outcome of each, `"ok"` or
+ * what went wrong.
  *
  * @param {(endpoint: string, options?: object) => Promise<unknown[]>} grab
+ * @param {URLSearchParams} query
  * @returns {Promise<string[]>}
  */
-export async function inRequest(grab) {
-  const outcomes = await Promise.allSettled([
-    grab("GET /users/1"),
-    grab("GET /users/1"),
-    grab("GET /articles/1", { format: "json-api" }),
-    grab("GET /users/1", HOOKED),
-    grab("GET /users/1", HOOKED),
-  ]);
+export async function inRequest(grab, query) {
+  const keep = query.get("keep") !== null;
+  if (keep && kept === undefined) {
+    kept = new AbortController().signal;
+    return ["ok"];
+  }
+  const outcomes = await Promise.allSettled(
+    keep ? [grab("GET /users/1", { signal: kept })] : [
+      grab("GET /users/1"),
+      grab("GET /users/1"),
+      grab("GET /articles/1", { format: "json-api" }),
+      grab("GET /users/1", HOOKED),
+      grab("GET /users/1", HOOKED),
+    ],
+  );
   return outcomes.map((outcome) => {
     if (outcome.status === "rejected") {
       return `rejected: ${outcome.reason?.name}: ${outcome.reason?.message}`;
@@ -56,37 +68,49 @@ export async function inRequest(grab) {
   });
 }
 
+/** The outcomes a request was answered with (`string[]`), within `CASE_MS`. */
+async function answered(sending) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`still pending after ${CASE_MS} ms`)),
+      CASE_MS,
+    );
+  });
+  const read = sending.then(async (answer) => {
+    const text = await answer.text();
+    if (answer.status !== 200) return [`status ${answer.status}: ${text}`];
+    return JSON.parse(text);
+  });
+  return await Promise.race([read, late]).finally(() => clearTimeout(timer));
+}
+
 /**
  * The cases: `[name, run]`, where `run(send, api)` sends requests with
  * `send(query)` (the query of `/request`) and throws on a failure.
  */
 export const REQUEST_CASES = [
   ["requests: grabs of requests at once, one grab for all", async (send) => {
-    const query = new URLSearchParams({ timeout: String(LONG_TIMEOUT) });
-    let timer;
-    const late = new Promise((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`still pending after ${CASE_MS} ms`)),
-        CASE_MS,
-      );
-    });
-    const sent = Promise.all(
-      Array.from({ length: REQUESTS }, () => send(query)),
-    );
-    const answers = await Promise.race([sent, late]).finally(() =>
-      clearTimeout(timer)
-    );
+    const query = () => new URLSearchParams({ timeout: String(LONG_TIMEOUT) });
     const outcomes = await Promise.all(
-      answers.map(async (answer) => {
-        const text = await answer.text();
-        if (answer.status !== 200) return `status ${answer.status}: ${text}`;
-        const failed = JSON.parse(text).filter((outcome) => outcome !== "ok");
-        return failed.length === 0 ? "ok" : failed.join("; ");
-      }),
+      Array.from({ length: REQUESTS }, () => answered(send(query()))),
     );
-    const failed = outcomes.filter((outcome) => outcome !== "ok");
+    const failed = outcomes.flat().filter((outcome) => outcome !== "ok");
     if (failed.length > 0) {
-      throw new Error(`${failed.length} of ${REQUESTS} requests: ${failed[0]}`);
+      throw new Error(`${failed.length} grabs failed: ${failed[0]}`);
+    }
+  }],
+  ["requests: a signal another request made is refused", async (send) => {
+    // workerd throws when the signal is read: a GrabValidationError, not
+    // its Error rejecting the grab, nor a request sent.
+    const query = () => new URLSearchParams({ timeout: "10000", keep: "" });
+    await answered(send(query()));
+    const [outcome] = await answered(send(query()));
+    if (
+      !/^rejected: GrabValidationError: .*"signal".*one made while handling it/
+        .test(outcome)
+    ) {
+      throw new Error(`expected a GrabValidationError, got ${outcome}`);
     }
   }],
 ];

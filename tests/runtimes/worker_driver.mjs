@@ -50,7 +50,7 @@ export default {
       upstream ??= grab.createGrab(query.get("api"), {
         timeout: Number(query.get("timeout")),
       });
-      return Response.json(await inRequest(upstream));
+      return Response.json(await inRequest(upstream, query));
     }
     // workerd itself refuses work at load time; nothing is left to count.
     const results = await runConformance({
