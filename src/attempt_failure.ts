@@ -62,6 +62,10 @@ export function networkFailure(
 ): SendOutcome | Retry {
   const whole = exchange.deadline.reason;
   if (whole !== undefined) return failure(exchange, whole, cause);
+  if (attempt.reason === undefined && refusedByRuntime(cause)) {
+    // No retry would be let through: the permission stays refused.
+    return failure(exchange, "network", cause, REFUSED);
+  }
   // Only the attempt's own time can have ended it: retried like the network.
   const outcome = attempt.reason === undefined
     ? failure(exchange, "network", cause)
@@ -78,6 +82,19 @@ export function networkFailure(
     error: outcome.error,
     statusCode: undefined,
   };
+}
+
+const REFUSED =
+  "Cannot complete the request: the runtime's permissions refused it (in Deno, allow the host with --allow-net)";
+
+/**
+ * True for a `fetch` the runtime's permissions refused: Deno's `NotCapable`
+ * (`PermissionDenied` before Deno 2), read by name, as `src/` knows no
+ * `Deno` namespace.
+ */
+function refusedByRuntime(cause: unknown): boolean {
+  if (!(cause instanceof Error)) return false;
+  return cause.name === "NotCapable" || cause.name === "PermissionDenied";
 }
 
 /** The outcome once the deadline has passed: kind `"timeout"` or `"abort"`. */

@@ -1,0 +1,66 @@
+import { assert, assertEquals, assertInstanceOf } from "@std/assert";
+import createGrab, { GrabTransportError } from "../mod.ts";
+import { startServer } from "./_server.ts";
+
+// The tests may reach 127.0.0.1 only (`--allow-net=127.0.0.1`), so Deno
+// refuses `localhost`, though it names the same server.
+Deno.test("a request the runtime's permissions refuse is not retried and says why", async (t) => {
+  await using server = startServer(() => Response.json({}));
+  const port = new URL(server.url).port;
+  const base = `http://localhost:${port}`;
+  let backoffs = 0;
+  const retry = {
+    limit: 2,
+    backoff: () => {
+      backoffs++;
+      return 0;
+    },
+  };
+
+  for (
+    const [name, options] of [
+      ["the platform's fetch", {}],
+      ["a hook", { hooks: { beforeRequest: () => {} } }],
+      ["a custom fetch", {
+        fetch: (i: RequestInfo | URL, o?: RequestInit) => fetch(i, o),
+      }],
+    ] as const
+  ) {
+    await t.step(name, async () => {
+      backoffs = 0;
+      const [data, error] = await createGrab(base, { ...options, retry })(
+        "GET /item",
+      );
+      assertEquals(data, null);
+      assertInstanceOf(error, GrabTransportError);
+      assertEquals(error.kind, "network");
+      assert(error.message.includes("permissions refused it"), error.message);
+      assert(error.message.includes("--allow-net"), error.message);
+      assertEquals((error.cause as Error).name, "NotCapable");
+      assertEquals(backoffs, 0, "a refused request was retried");
+    });
+  }
+  assertEquals(server.requests.length, 0);
+});
+
+Deno.test("a network failure that is not a permission is still retried", async () => {
+  // A port nothing listens on: the connection is refused by the peer.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  let backoffs = 0;
+  const grab = createGrab(`http://127.0.0.1:${port}`, {
+    retry: {
+      limit: 2,
+      backoff: () => {
+        backoffs++;
+        return 0;
+      },
+    },
+  });
+  const [, error] = await grab("GET /item");
+  assertInstanceOf(error, GrabTransportError);
+  assertEquals(error.kind, "network");
+  assert(!error.message.includes("permissions"), error.message);
+  assertEquals(backoffs, 2);
+});
