@@ -148,7 +148,13 @@ export function decodeOutcome(
       declared: isJsonApiMediaType(outcome.headers.get("content-type")),
     });
     const message = errors && errorDocumentMessage(errors, MAX_QUOTED);
-    const error = httpError(method, outcome, errors, message);
+    const error = httpError(
+      method,
+      outcome,
+      errors,
+      message,
+      resolved.redirect,
+    );
     return [null, error, HTTP_ERROR_META];
   }
   const meta: SuccessMeta = { statusCode: status, headers };

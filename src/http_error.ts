@@ -8,18 +8,38 @@ import { GrabError } from "./errors.ts";
 import type { JsonApiError } from "./jsonapi/types.ts";
 import { redactUrls, safeUrl } from "./redact.ts";
 
-/** `"<status> <statusText>: <METHOD> <origin+path>"`. */
+/**
+ * `"<status> <statusText>: <METHOD> <origin+path>"`; for status 0, what
+ * the browser hid behind it, by the request's `redirect` mode.
+ */
 export function httpErrorMessage(
   status: number,
   statusText: string,
   method: string,
   url: string,
+  redirect?: RequestRedirect | undefined,
 ): string {
   // A reason phrase is the server's, or a hook's: it may quote a URL too.
-  const head = statusText === ""
-    ? `${status}`
-    : `${status} ${quoted(statusText)}`;
+  const head = statusText !== ""
+    ? `${status} ${quoted(statusText)}`
+    : status === 0
+    ? `0 (${hidden(redirect)})`
+    : `${status}`;
   return `${head}: ${method} ${url}`;
+}
+
+/**
+ * What a response of status 0 is: one a browser hides from the page, whose
+ * status, headers and body cannot be read. No server sends status 0.
+ */
+function hidden(redirect: RequestRedirect | undefined): string {
+  return redirect === "manual"
+    ? 'the server redirected, which a browser hides under redirect "manual": ' +
+      "its status and Location cannot be read; grab the final URL, or use " +
+      'redirect "follow"'
+    : "an opaque response, as a no-cors request gets, which a browser " +
+      "hides: its status, headers and body cannot be read; send the " +
+      "request in cors mode";
 }
 
 /** How much of a server's text a message quotes, in UTF-16 code units. */
@@ -65,12 +85,14 @@ export function httpError(
   response: HttpErrorInit,
   errors: JsonApiError[] | undefined,
   message: string | undefined,
+  redirect?: RequestRedirect | undefined,
 ): GrabError {
   const url = safeUrl(response.url);
+  const { status, statusText } = response;
   // A server's error detail often quotes the request's URL, token and all.
   return new GrabError(
     message === undefined
-      ? httpErrorMessage(response.status, response.statusText, method, url)
+      ? httpErrorMessage(status, statusText, method, url, redirect)
       : quoted(message),
     {
       statusCode: response.status,

@@ -273,6 +273,38 @@ Deno.test('createGrab() with redirect: "manual" in a browser', async () => {
   assert(error instanceof GrabError);
   assertEquals([error.statusCode, error.body], [0, null]);
   assertEquals([...error.headers], []);
-  assertEquals(error.message, "0: GET https://api.example.com/moved");
+  assertEquals(
+    error.message,
+    '0 (the server redirected, which a browser hides under redirect "manual": ' +
+      "its status and Location cannot be read; grab the final URL, or use " +
+      'redirect "follow")' +
+      ": GET https://api.example.com/moved",
+  );
+  assertEquals(meta, {});
+});
+
+Deno.test("createGrab() given an opaque response in a browser", async () => {
+  // A no-cors request's answer: status 0, its headers and body hidden.
+  const opaque = () =>
+    Promise.resolve(
+      Object.defineProperties(new Response(null), {
+        status: { value: 0 },
+        type: { value: "opaque" },
+      }),
+    );
+  const grab = createGrab("https://api.example.com", {
+    fetch: opaque,
+    retry: NO_RETRY,
+  });
+  const [data, error, meta] = await grab("GET /users/1");
+  assertStrictEquals(data, null);
+  assert(error instanceof GrabError);
+  assertEquals([error.statusCode, error.body], [0, null]);
+  assertEquals(
+    error.message,
+    "0 (an opaque response, as a no-cors request gets, which a browser " +
+      "hides: its status, headers and body cannot be read; send the request " +
+      "in cors mode): GET https://api.example.com/users/1",
+  );
   assertEquals(meta, {});
 });

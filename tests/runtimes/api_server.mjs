@@ -211,6 +211,9 @@ function route(request, response, body, { forever, received }) {
     }
     return sendJson(response, 404, { message: "no such user" });
   }
+  if (path === "/moved") {
+    return send(response, 302, "", { location: "/users/1" });
+  }
   if (path === "/quote-url") {
     // An error body quoting the request's URL, query and all.
     const quoted = `http://${request.headers.host}${request.url}`;

@@ -854,6 +854,50 @@ export const CASES = [
   ],
 ];
 
+/** True in a browser, whose user agents all start `Mozilla/`. */
+function inBrowser() {
+  const agent = globalThis.navigator?.userAgent;
+  return typeof agent === "string" && agent.startsWith("Mozilla/");
+}
+
+CASES.push(
+  ['HTTP error: a redirect under redirect: "manual"', async (c) => {
+    const grab = c.mod.createGrab(c.api, { retry: 0, redirect: "manual" });
+    const [data, error, meta] = await grab("GET /moved");
+    same([data, meta], [null, {}], "data and meta");
+    same(error?.name, "GrabError", "name");
+    if (!inBrowser()) {
+      same(error?.statusCode, 302, "statusCode");
+      same(error?.headers.get("location"), "/users/1", "Location");
+      return;
+    }
+    // A browser hides the redirect: status 0, no headers, no body.
+    same([error?.statusCode, error?.body], [0, null], "statusCode and body");
+    same(
+      error?.message,
+      '0 (the server redirected, which a browser hides under redirect "manual": ' +
+        "its status and Location cannot be read; grab the final URL, or use " +
+        'redirect "follow")' +
+        `: GET ${new URL(c.api).origin}/moved`,
+      "message",
+    );
+    // A no-cors request's answer is hidden too.
+    const [, opaque] = await grab("GET /users/1", {
+      redirect: "follow",
+      hooks: {
+        beforeRequest: (request) => new Request(request, { mode: "no-cors" }),
+      },
+    });
+    same(opaque?.statusCode, 0, "no-cors statusCode");
+    ok(
+      String(opaque?.message).startsWith(
+        "0 (an opaque response, as a no-cors request gets, which a browser hides",
+      ),
+      `no-cors message: ${opaque?.message}`,
+    );
+  }],
+);
+
 /**
  * Runs every case and returns one result per case, the import check first.
  *
