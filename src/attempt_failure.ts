@@ -9,6 +9,7 @@ import type { Deadline } from "./deadline.ts";
 import type { Exchange } from "./attempts.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
 import { attemptTimeoutMessage, transportError } from "./transport_error.ts";
+import { browserRefusal } from "./browser.ts";
 import { MAX_TIMER_DELAY, retryDelay, statusRetryDelay } from "./retry.ts";
 import { type BodySource, discardBody } from "./body.ts";
 import { headerOf } from "./platform_response.ts";
@@ -52,13 +53,18 @@ export function attemptLimit(exchange: Exchange): number | undefined {
   return !live && limit >= exchange.deadline.left() ? undefined : limit;
 }
 
-/** A failure before the head arrived: retried while the policy allows. */
+/**
+ * A failure before the head arrived: retried while the policy allows.
+ * `refused` when `fetch` itself rejected, which a browser also does for
+ * what it refuses to send or to show: the message then says so.
+ */
 export function networkFailure(
   exchange: Exchange,
   attempt: Deadline,
   retry: number,
   request: Request | undefined,
   cause: unknown,
+  refused = false,
 ): SendOutcome | Retry {
   const whole = exchange.deadline.reason;
   if (whole !== undefined) return failure(exchange, whole, cause);
@@ -68,7 +74,7 @@ export function networkFailure(
   }
   // Only the attempt's own time can have ended it: retried like the network.
   const outcome = attempt.reason === undefined
-    ? failure(exchange, "network", cause)
+    ? failure(exchange, "network", cause, undefined, refused ? { request } : {})
     : failure(exchange, "timeout", cause, attemptTimeoutMessage(attempt));
   if (retry === 0) return outcome;
   const delay = retryDelay(retry, exchange.policy);
@@ -103,17 +109,29 @@ export function passed(exchange: Exchange): SendOutcome {
   return failure(exchange, deadline.reason ?? "abort", deadline.signal?.reason);
 }
 
-/** A transport failure of the exchange. */
+/**
+ * A transport failure of the exchange; `refused` holds the request `fetch`
+ * rejected (`undefined` when it was sent from `href`) when it rejected.
+ */
 export function failure(
   exchange: Exchange,
   kind: TransportErrorKind,
   cause?: unknown,
   message?: string,
+  refused: { request?: Request | undefined } = {},
 ): { ok: false; error: GrabTransportError } {
   const { method, href } = exchange;
+  const sent = refused.request;
+  const detail = "request" in refused
+    ? browserRefusal(
+      sent?.url ?? href,
+      !exchange.replayable,
+      sent?.credentials ?? exchange.init.credentials,
+    )
+    : undefined;
   return {
     ok: false,
-    error: transportError(kind, method, href, { cause, message }),
+    error: transportError(kind, method, href, { cause, message, detail }),
   };
 }
 

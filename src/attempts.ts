@@ -180,7 +180,7 @@ async function attemptWithin(
     upload?.rethrow();
     if (cause === PASSED) throw cause;
     if (hooks?.beforeRequest) refuseLockedBody(sent!);
-    return networkFailure(exchange, attempt, retry, request, cause);
+    return networkFailure(exchange, attempt, retry, request, cause, true);
   } finally {
     // `fetch` has taken the request: what the hooks replaced is let go.
     if (hooks?.beforeRequest) releaseReplaced(request, sent);

@@ -83,7 +83,7 @@ export interface GrabTransportErrorOptions extends ErrorOptions {
 export interface TransportExtra {
   cause?: unknown;
   /** Added to the message, in parentheses. */
-  detail?: string;
+  detail?: string | undefined;
   /** The message in place of the kind's own. */
   message?: string | undefined;
   issues?: readonly unknown[];

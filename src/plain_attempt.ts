@@ -51,7 +51,14 @@ export function attemptAll(exchange: Exchange): Promise<SendOutcome> {
     (cause) =>
       goOn(
         exchange,
-        networkFailure(exchange, exchange.deadline, retry, undefined, cause),
+        networkFailure(
+          exchange,
+          exchange.deadline,
+          retry,
+          undefined,
+          cause,
+          true,
+        ),
       ),
   );
 }

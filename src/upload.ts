@@ -6,6 +6,7 @@
  * @module
  */
 
+import { isBrowser } from "./browser.ts";
 import type { HeaderRecord } from "./headers.ts";
 import { parseHttpUrl, redirectInit, REDIRECTS } from "./redirect_hop.ts";
 import type { Progress } from "./response_type.ts";
@@ -288,11 +289,8 @@ function callback(): TypeError {
 /**
  * True where `fetch` can stream a request body over any connection. A
  * browser streams one only over HTTP/2 or later, and refuses it otherwise,
- * so browsers (their user agents all start `Mozilla/`) are told the start
- * and the end only.
+ * so browsers are told the start and the end only.
  */
 function streamsRequests(): boolean {
-  const agent = (globalThis as { navigator?: { userAgent?: unknown } })
-    .navigator?.userAgent;
-  return !(typeof agent === "string" && agent.startsWith("Mozilla/"));
+  return !isBrowser();
 }

@@ -211,6 +211,11 @@ function route(request, response, body, { forever, received }) {
     }
     return sendJson(response, 404, { message: "no such user" });
   }
+  if (path === "/no-cors") {
+    // No Access-Control-Allow-Origin: a page on another origin may not read it.
+    return response.writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ read: true }));
+  }
   if (path === "/moved") {
     return send(response, 302, "", { location: "/users/1" });
   }

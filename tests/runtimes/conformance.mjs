@@ -861,6 +861,71 @@ function inBrowser() {
 }
 
 CASES.push(
+  ["browser: a CORS refusal is kind network, and says so", async (c) => {
+    // A browser rejects with a bare TypeError, as for a network failure.
+    const grab = c.mod.createGrab(c.api, { retry: 0 });
+    for (const credentials of [undefined, "include"]) {
+      const [data, error, meta] = await grab("GET /no-cors", { credentials });
+      if (!inBrowser()) {
+        same([data, error?.message ?? null], [{ read: true }, null], "read");
+        continue;
+      }
+      same([data, error?.kind, meta], [null, "network", { statusCode: 0 }], "");
+      const message = String(error?.message);
+      const origin = new URL(c.api).origin;
+      for (
+        const part of [
+          `or the browser blocked it by CORS: ${origin} must answer with`,
+          "Access-Control-Allow-Origin",
+          `: GET ${origin}/no-cors`,
+          ...(credentials ? ["Access-Control-Allow-Credentials: true"] : []),
+        ]
+      ) ok(message.includes(part), `message: ${message}`);
+    }
+    // Not after a response arrived, nor where there is no CORS.
+    const [, refused] = await c.mod.createGrab(
+      `http://127.0.0.1:${c.closedPort}`,
+      { retry: 0 },
+    )("GET /users/1");
+    same(refused?.kind, "network", "refused connection");
+    same(
+      String(refused?.message).includes("CORS"),
+      inBrowser(),
+      `refused connection: ${refused?.message}`,
+    );
+  }],
+  [
+    "browser: a stream body over HTTP/1.1 is refused, and says so",
+    async (c) => {
+      // Chromium streams a request body only over HTTP/2 or later.
+      const grab = c.mod.createGrab(c.api, { retry: 0 });
+      for (const onUploadProgress of [undefined, () => {}]) {
+        const body = new ReadableStream({
+          start(controller) {
+            controller.enqueue(new Uint8Array([1, 2, 3]));
+            controller.close();
+          },
+        });
+        const [echo, error] = await grab("POST /upload", {
+          body,
+          onUploadProgress,
+        });
+        const label = onUploadProgress ? "counted" : "plain";
+        if (!inBrowser()) {
+          same([echo?.size, error?.message ?? null], [3, null], label);
+          continue;
+        }
+        same(error?.kind, "network", `${label}: kind`);
+        ok(
+          String(error?.message).includes(
+            "or the browser refused the stream body, which it sends only over " +
+              "HTTP/2 or HTTP/3, never over HTTP/1.1: send a Blob or bytes",
+          ),
+          `${label}: message: ${error?.message}`,
+        );
+      }
+    },
+  ],
   ['HTTP error: a redirect under redirect: "manual"', async (c) => {
     const grab = c.mod.createGrab(c.api, { retry: 0, redirect: "manual" });
     const [data, error, meta] = await grab("GET /moved");

@@ -1,0 +1,69 @@
+/**
+ * What only a browser does to a request: it refuses a stream body over
+ * HTTP/1.1, and hides an answer that CORS does not allow behind the same
+ * bare `TypeError` as a network failure. A failure in a page says which of
+ * these it may be, as the page cannot tell them apart.
+ *
+ * @module
+ */
+
+/**
+ * True in a browser (a page or its workers), whose user agents all start
+ * `Mozilla/`; Deno, Node, Bun and workerd name themselves.
+ */
+export function isBrowser(): boolean {
+  const agent = (globalThis as { navigator?: { userAgent?: unknown } })
+    .navigator?.userAgent;
+  return typeof agent === "string" && agent.startsWith("Mozilla/");
+}
+
+/** The origin of the page (or worker) grab runs in, if it has one. */
+function pageOrigin(): string | undefined {
+  try {
+    const origin = (globalThis as { location?: { origin?: unknown } })
+      .location?.origin;
+    return typeof origin === "string" ? origin : undefined;
+  } catch {
+    // Deno without `--location` throws on the read.
+    return undefined;
+  }
+}
+
+/** The origin of `href`, or `undefined` when it does not parse. */
+function originOf(href: string): string | undefined {
+  try {
+    return new URL(href).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What a `fetch` that rejected in a browser may have met besides the
+ * network, to add to its message; `undefined` elsewhere, and for a request
+ * to the page's own origin with a body the browser can send.
+ *
+ * @param href where the request went
+ * @param stream whether its body was a stream
+ * @param credentials the request's credentials mode
+ */
+export function browserRefusal(
+  href: string,
+  stream: boolean,
+  credentials: RequestCredentials | undefined,
+): string | undefined {
+  if (!isBrowser()) return undefined;
+  if (stream) {
+    return "or the browser refused the stream body, which it sends only " +
+      "over HTTP/2 or HTTP/3, never over HTTP/1.1: send a Blob or bytes";
+  }
+  const target = originOf(href);
+  if (target === undefined || target === pageOrigin()) return undefined;
+  const allow = credentials === "include"
+    ? `Access-Control-Allow-Origin naming this page's origin (not "*") ` +
+      "and Access-Control-Allow-Credentials: true"
+    : "Access-Control-Allow-Origin";
+  return `or the browser blocked it by CORS: ${target} must answer with ` +
+    `${allow}, and allow the method and headers in its answer to the ` +
+    "preflight (OPTIONS); the browser's console says which";
+}

@@ -1,0 +1,122 @@
+/**
+ * What a failed `fetch` says in a browser, where CORS and a stream body
+ * over HTTP/1.1 fail as the network does (a bare `TypeError`): the message
+ * names them. A real refused connection stands for the failure; the user
+ * agent is a browser's for the steps that need one. The matrix runs the
+ * same in Chromium, against a server that sends no CORS headers.
+ *
+ * @module
+ */
+
+import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import createGrab, { isGrabTransportError } from "../mod.ts";
+import { closedPort, json, startServer } from "./_server.ts";
+
+const NO_RETRY = { limit: 0, backoff: () => 0 };
+
+/** Runs `step` with a browser's user agent on `navigator`. */
+async function asBrowser(step: () => Promise<void>): Promise<void> {
+  const agent = Object.getOwnPropertyDescriptor(
+    Navigator.prototype,
+    "userAgent",
+  );
+  Object.defineProperty(navigator, "userAgent", {
+    value: "Mozilla/5.0 (a browser)",
+    configurable: true,
+  });
+  try {
+    await step();
+  } finally {
+    delete (navigator as unknown as Record<string, unknown>).userAgent;
+    assertEquals(
+      Object.getOwnPropertyDescriptor(Navigator.prototype, "userAgent"),
+      agent,
+    );
+  }
+}
+
+function bytes(): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(new Uint8Array([1, 2, 3]));
+      controller.close();
+    },
+  });
+}
+
+Deno.test("a failed fetch in a browser", async (t) => {
+  const origin = `http://127.0.0.1:${closedPort()}`;
+  const grab = createGrab(origin, { retry: NO_RETRY });
+
+  await t.step("elsewhere the message is the network's alone", async () => {
+    const [, error] = await grab("GET /users/1");
+    assertEquals(
+      error?.message,
+      `Cannot complete the request: the network failed: GET ${origin}/users/1`,
+    );
+  });
+
+  await t.step("names CORS for another origin", () =>
+    asBrowser(async () => {
+      for (const credentials of [undefined, "include"] as const) {
+        const [, error] = await grab("GET /users/1", {
+          credentials,
+          hooks: credentials ? { beforeRequest: () => {} } : undefined,
+        });
+        assert(isGrabTransportError(error), String(error));
+        assertEquals(error.kind, "network");
+        const message = String(error?.message);
+        assertStringIncludes(
+          message,
+          `the network failed (or the browser blocked it by CORS: ${origin} ` +
+            "must answer with Access-Control-Allow-Origin",
+        );
+        assert(message.endsWith(`: GET ${origin}/users/1`), message);
+        assertEquals(
+          message.includes("Access-Control-Allow-Credentials: true"),
+          credentials === "include",
+          message,
+        );
+      }
+    }));
+
+  await t.step("names HTTP/1.1 for a stream body", () =>
+    asBrowser(async () => {
+      for (const onUploadProgress of [undefined, () => {}]) {
+        const [, error] = await grab("POST /upload", {
+          body: bytes(),
+          onUploadProgress,
+        });
+        assert(isGrabTransportError(error), String(error));
+        assertEquals(error.kind, "network");
+        assertStringIncludes(
+          String(error?.message),
+          "the network failed (or the browser refused the stream body, which " +
+            "it sends only over HTTP/2 or HTTP/3, never over HTTP/1.1: send a " +
+            `Blob or bytes): POST ${origin}/upload`,
+        );
+      }
+    }));
+
+  await t.step("says nothing of a body that broke off", async () => {
+    await using server = startServer({
+      "/broken": () =>
+        new Response(
+          new ReadableStream({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode('{"a":'));
+              controller.error(new Error("cut"));
+            },
+          }),
+        ),
+      "/ok": () => json({ ok: true }),
+    });
+    await asBrowser(async () => {
+      const local = createGrab(server.url, { retry: NO_RETRY });
+      const [, error] = await local("GET /broken");
+      assert(isGrabTransportError(error), String(error));
+      assertEquals(error.kind, "network");
+      assert(!String(error?.message).includes("CORS"), error?.message);
+    });
+  });
+});
