@@ -99,8 +99,12 @@ const REFUSED =
  * `Deno` namespace.
  */
 function refusedByRuntime(cause: unknown): boolean {
-  if (!(cause instanceof Error)) return false;
-  return cause.name === "NotCapable" || cause.name === "PermissionDenied";
+  try {
+    if (!(cause instanceof Error)) return false;
+    return cause.name === "NotCapable" || cause.name === "PermissionDenied";
+  } catch {
+    return false; // A hostile fetch's rejection: a revoked Proxy, a getter.
+  }
 }
 
 /** The outcome once the deadline has passed: kind `"timeout"` or `"abort"`. */
