@@ -146,8 +146,16 @@ function checkSendable(body: BodyInit | undefined): string | undefined {
 }
 
 /**
+ * What the Fetch standard types a string body, which Bun's `fetch`, `Request`
+ * and `Response` leave untyped.
+ */
+const TEXT_TYPE = "text/plain;charset=UTF-8";
+
+/**
  * Completes the headers: the factory's header function's below the call's,
- * then the format's `Accept` and `Content-Type` where neither gave one.
+ * then the format's `Accept` and `Content-Type` where neither gave one, and
+ * a string body's type where nobody gave one, as the Fetch standard types
+ * it: every runtime then sends it.
  */
 export function completeHeaders(
   request: EncodedRequest,
@@ -161,10 +169,12 @@ export function completeHeaders(
   if (accept !== undefined && headers["accept"] === undefined) {
     headers["accept"] = accept;
   }
-  if (
-    request.encoded && mediaType !== undefined &&
-    headers["content-type"] === undefined
-  ) headers["content-type"] = mediaType;
+  if (headers["content-type"] !== undefined) return;
+  if (request.encoded && mediaType !== undefined) {
+    headers["content-type"] = mediaType;
+  } else if (typeof request.init.body === "string") {
+    headers["content-type"] = TEXT_TYPE;
+  }
 }
 
 /**

@@ -124,3 +124,46 @@ Deno.test("a FormData body goes with the Content-Type fetch writes", async (t) =
     },
   );
 });
+
+Deno.test("a string body goes typed text/plain, whatever fetch types it", async (t) => {
+  await using server = startServer((_request, seen) =>
+    json({ type: seen.headers.get("content-type"), body: seen.body })
+  );
+  // Bun's fetch, Request and Response type a string body with nothing: this
+  // fetch sends it as such a runtime would, the string's bytes as they are.
+  const untyping = (input: Request | string, init?: RequestInit) => {
+    const body = init?.body ?? null;
+    return fetch(input, {
+      ...init,
+      body: typeof body === "string" ? new TextEncoder().encode(body) : body,
+    });
+  };
+  type Sent = { type: string | null; body: string };
+
+  await t.step("a string the caller gave", async () => {
+    const grab = createGrab(server.url, { fetch: untyping, retry: 0 });
+    const [sent, error] = await grab<Sent>("POST /text", { body: "hello" });
+    assertStrictEquals(error, null);
+    assertEquals(sent, { type: "text/plain;charset=UTF-8", body: "hello" });
+  });
+
+  await t.step("a type given by the call or the factory wins", async () => {
+    const grab = createGrab(server.url, {
+      fetch: untyping,
+      headers: { "content-type": "text/csv" },
+    });
+    const [fromFactory] = await grab<Sent>("POST /text", { body: "a,b" });
+    assertEquals(fromFactory?.type, "text/csv");
+    const [fromCall] = await grab<Sent>("POST /text", {
+      body: "a,b",
+      headers: { "Content-Type": "text/x-custom" },
+    });
+    assertEquals(fromCall?.type, "text/x-custom");
+  });
+
+  await t.step("a JSON body keeps its own type", async () => {
+    const grab = createGrab(server.url, { fetch: untyping });
+    const [sent] = await grab<Sent>("POST /json", { body: { a: 1 } });
+    assertEquals(sent, { type: "application/json", body: '{"a":1}' });
+  });
+});

@@ -529,6 +529,23 @@ export const CASES = [
       same(kept?.["x-team"], "core", "a factory header kept");
     },
   ],
+  ["headers: a string body goes typed text/plain", async (c) => {
+    // Bun's fetch, Request and Response type a string body with nothing.
+    const grab = c.mod.createGrab(c.api, { retry: 0 });
+    const ways = {
+      plain: {},
+      hooked: { hooks: { beforeRequest: () => {} } },
+      counted: { onUploadProgress: () => {} },
+    };
+    for (const [way, options] of Object.entries(ways)) {
+      const [echo, error] = await grab("POST /upload", {
+        body: "hello",
+        ...options,
+      });
+      same(error?.message ?? null, null, `${way}: error`);
+      same(echo, { size: 5, type: "text/plain;charset=UTF-8" }, way);
+    }
+  }],
   ["transport: timeout across attempts, and within one", async (c) => {
     const grab = c.mod.createGrab(c.api, {
       retry: { limit: 5, backoff: () => 0 },
