@@ -15,6 +15,7 @@ import {
   unlisten,
 } from "./shared_timeout.ts";
 import { listenWeakly, unlistenWeakly } from "./weak_listener.ts";
+import { stopWaiting, whenAborted } from "./abort_fanout.ts";
 
 /** What {@linkcode Deadline.race} rejects with once the deadline has passed. */
 export const PASSED: unique symbol = Symbol("deadline passed");
@@ -101,7 +102,7 @@ export class Deadline {
     if (user !== undefined) {
       this.#user = user;
       this.#onAbort = () => this.#pass("abort", user.reason);
-      user.addEventListener("abort", this.#onAbort, { once: true });
+      whenAborted(user, this.#onAbort);
     }
   }
 
@@ -217,7 +218,7 @@ export class Deadline {
     }
     // A body the caller drops unread is not held by a signal that lives on
     // (one for the whole program), as fetch does not hold it.
-    user.removeEventListener("abort", strong);
+    stopWaiting(user, strong);
     const weak = listenWeakly(user, this, Deadline.#callerAborted);
     this.#onAbort = undefined;
     return () => {
@@ -241,9 +242,7 @@ export class Deadline {
     // A signal of its own no longer follows the shared one.
     if (this.#controller !== undefined) this.#shared = undefined;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
-    if (this.#onAbort !== undefined) {
-      this.#user!.removeEventListener("abort", this.#onAbort);
-    }
+    if (this.#onAbort !== undefined) stopWaiting(this.#user!, this.#onAbort);
     this.#waiters = undefined;
   }
 }
@@ -289,9 +288,9 @@ export function sleep(
       resolve(false);
     };
     const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
+      if (signal !== undefined) stopWaiting(signal, onAbort);
       resolve(true);
     }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal !== undefined) whenAborted(signal, onAbort);
   });
 }

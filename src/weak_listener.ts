@@ -6,6 +6,8 @@
  * @module
  */
 
+import { stopWaiting, whenAborted } from "./abort_fanout.ts";
+
 interface Listening {
   signal: AbortSignal;
   listener: () => void;
@@ -37,9 +39,9 @@ export function listenWeakly<T extends object>(
     const target = held.deref();
     if (target !== undefined) onAbort(target);
   };
-  signal.addEventListener("abort", listener, { once: true });
+  whenAborted(signal, listener);
   collected ??= new FinalizationRegistry(({ signal, listener }) =>
-    signal.removeEventListener("abort", listener)
+    stopWaiting(signal, listener)
   );
   collected.register(target, { signal, listener }, target);
   return listener;
@@ -55,7 +57,7 @@ function listenStrongly<T extends object>(
   onAbort: (target: T) => void,
 ): () => void {
   const listener = () => onAbort(target);
-  signal.addEventListener("abort", listener, { once: true });
+  whenAborted(signal, listener);
   return listener;
 }
 
@@ -65,6 +67,6 @@ export function unlistenWeakly(
   target: object,
   listener: () => void,
 ): void {
-  signal.removeEventListener("abort", listener);
+  stopWaiting(signal, listener);
   collected?.unregister(target);
 }

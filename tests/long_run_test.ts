@@ -145,7 +145,8 @@ Deno.test("one signal for the whole program through many grabs", async (t) => {
           () => grab("GET /held", { signal }),
         );
         await here;
-        assertEquals(listening(), IN_FLIGHT);
+        // One listener tells them all: Node warns of a leak past ten.
+        assertEquals(listening(), 1);
         shutdown.abort();
         const results = await Promise.all(grabs);
         open();

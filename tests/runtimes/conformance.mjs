@@ -176,6 +176,27 @@ function grows(seen, size, total, label) {
   same(seen.at(-1).loaded, size, `${label}: last loaded`);
 }
 
+/**
+ * Counts the abort listeners added to `signal` and taken off: `most` at
+ * once, and `left()` now.
+ */
+function countListeners(signal) {
+  const on = new Set();
+  const counts = { most: 0, left: () => on.size };
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = (type, listener, options) => {
+    if (type === "abort") on.add(listener);
+    counts.most = Math.max(counts.most, on.size);
+    add(type, listener, options);
+  };
+  signal.removeEventListener = (type, listener, options) => {
+    if (type === "abort") on.delete(listener);
+    remove(type, listener, options);
+  };
+  return counts;
+}
+
 const BOM_CSV = [0xef, 0xbb, 0xbf, ..."a,b\n1,2\n"].map((c) =>
   typeof c === "number" ? c : c.charCodeAt(0)
 );
@@ -545,6 +566,40 @@ export const CASES = [
       same(error?.message ?? null, null, `${way}: error`);
       same(echo, { size: 5, type: "text/plain;charset=UTF-8" }, way);
     }
+  }],
+  ["signals: grabs at once put one listener on a signal", async (c) => {
+    // Node warns of a leak ("MaxListenersExceededWarning") once a signal has
+    // more than ten listeners: a caller's signal shared by eleven grabs, or
+    // the timeout signal grabs of one timeout share for their attempts.
+    const warnings = [];
+    const onWarning = (warning) => void warnings.push(String(warning));
+    const process = globalThis.process;
+    process?.on?.("warning", onWarning);
+    try {
+      const grab = c.mod.createGrab(c.api, { retry: 0 });
+      const many = (options) =>
+        Promise.all(
+          Array.from({ length: 12 }, () => grab("GET /users/1", options)),
+        );
+      const controller = new AbortController();
+      const listeners = countListeners(controller.signal);
+      for (const responseType of ["json", "stream"]) {
+        const results = await many({ signal: controller.signal, responseType });
+        for (const [data, error] of results) {
+          same(error?.message ?? null, null, `${responseType}: error`);
+          if (responseType === "stream") await data.cancel();
+        }
+      }
+      same(listeners.most, 1, "listeners on the caller's signal at once");
+      same(listeners.left(), 0, "listeners left on the caller's signal");
+      const timed = await many({ timeout: 29_000, attemptTimeout: 5_000 });
+      same(timed.map(([data]) => data?.id), Array(12).fill(1), "attempts");
+      // Node emits its warnings on a later turn.
+      await sleep(20);
+    } finally {
+      process?.off?.("warning", onWarning);
+    }
+    same(warnings.filter((text) => /MaxListeners/.test(text)), [], "warnings");
   }],
   ["transport: timeout across attempts, and within one", async (c) => {
     const grab = c.mod.createGrab(c.api, {
