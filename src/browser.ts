@@ -9,12 +9,36 @@
 
 /**
  * True in a browser (a page or its workers), whose user agents all start
- * `Mozilla/`; Deno, Node, Bun and workerd name themselves.
+ * `Mozilla/`; Deno, Node, Bun and workerd name themselves. A DOM they host
+ * for tests (jsdom, happy-dom) passes for one, as its `fetch` may be a
+ * polyfill that cannot send a stream body.
  */
 export function isBrowser(): boolean {
   const agent = (globalThis as { navigator?: { userAgent?: unknown } })
     .navigator?.userAgent;
   return typeof agent === "string" && agent.startsWith("Mozilla/");
+}
+
+/**
+ * True in a DOM that Node, Deno or Bun host (jsdom, happy-dom, as test
+ * runners set them up): its user agent is a browser's, but `fetch` is the
+ * runtime's (or a library's), which streams a body over HTTP/1.1 and
+ * blocks nothing by CORS, and no browser console says why it failed. Told
+ * by Node's `process`, which Electron and NW.js pages, whose `fetch` is
+ * Chromium's, have too.
+ */
+function hostedDom(): boolean {
+  try {
+    const { process } = globalThis as {
+      process?: { versions?: Record<string, unknown> };
+    };
+    const versions = process?.versions;
+    return typeof versions?.node === "string" &&
+      versions.electron === undefined && versions.nw === undefined;
+  } catch {
+    // A `process` whose getter throws (a sandbox, a polyfill): a page's.
+    return false;
+  }
 }
 
 /** The origin of the page (or worker) grab runs in, if it has one. */
@@ -40,8 +64,9 @@ function originOf(href: string): string | undefined {
 
 /**
  * What a `fetch` that rejected in a browser may have met besides the
- * network, to add to its message; `undefined` elsewhere, and for a request
- * to the page's own origin with a body the browser can send.
+ * network, to add to its message; `undefined` elsewhere (a DOM hosted for
+ * tests too), and for a request to the page's own origin with a body the
+ * browser can send.
  *
  * @param href where the request went
  * @param stream whether its body was a stream
@@ -52,7 +77,7 @@ export function browserRefusal(
   stream: boolean,
   credentials: RequestCredentials | undefined,
 ): string | undefined {
-  if (!isBrowser()) return undefined;
+  if (!isBrowser() || hostedDom()) return undefined;
   if (stream) {
     return "or the browser refused the stream body, which it sends only " +
       "over HTTP/2 or HTTP/3, never over HTTP/1.1: send a Blob or bytes";

@@ -14,19 +14,32 @@ import { closedPort, json, startServer } from "./_server.ts";
 
 const NO_RETRY = { limit: 0, backoff: () => 0 };
 
-/** Runs `step` with a browser's user agent on `navigator`. */
-async function asBrowser(step: () => Promise<void>): Promise<void> {
+/**
+ * Runs `step` with a browser's user agent on `navigator`, and with the
+ * `process` a page has: none (Deno's own taken off), or `host`'s.
+ */
+async function asBrowser(
+  step: () => Promise<void>,
+  host?: { versions: Record<string, string> },
+  userAgent = "Mozilla/5.0 (a browser)",
+): Promise<void> {
   const agent = Object.getOwnPropertyDescriptor(
     Navigator.prototype,
     "userAgent",
   );
+  const process = Object.getOwnPropertyDescriptor(globalThis, "process")!;
   Object.defineProperty(navigator, "userAgent", {
-    value: "Mozilla/5.0 (a browser)",
+    value: userAgent,
+    configurable: true,
+  });
+  Object.defineProperty(globalThis, "process", {
+    value: host,
     configurable: true,
   });
   try {
     await step();
   } finally {
+    Object.defineProperty(globalThis, "process", process);
     delete (navigator as unknown as Record<string, unknown>).userAgent;
     assertEquals(
       Object.getOwnPropertyDescriptor(Navigator.prototype, "userAgent"),
@@ -97,6 +110,40 @@ Deno.test("a failed fetch in a browser", async (t) => {
         );
       }
     }));
+
+  await t.step("in a DOM that Node, Deno or Bun host, neither", async () => {
+    // jsdom and happy-dom, as test runners set them up: a browser's user
+    // agent, but the runtime's `fetch` (or a polyfill's), which streams a
+    // body over HTTP/1.1 and knows no CORS, and no browser console.
+    const node = { versions: { node: "22.12.0" } };
+    const agents = [
+      "Mozilla/5.0 (linux) AppleWebKit/537.36 (KHTML, like Gecko) jsdom/26.0.0",
+      "Mozilla/5.0 (X11; Linux x64) AppleWebKit/537.36 (KHTML, like Gecko) HappyDOM/17.0.0",
+    ];
+    for (const agent of agents) {
+      await asBrowser(
+        async () => {
+          const [, cors] = await grab("GET /users/1");
+          assertEquals(
+            cors?.message,
+            `Cannot complete the request: the network failed: GET ${origin}/users/1`,
+          );
+          const [, stream] = await grab("POST /upload", { body: bytes() });
+          assertEquals(
+            stream?.message,
+            `Cannot complete the request: the network failed: POST ${origin}/upload`,
+          );
+        },
+        node,
+        agent,
+      );
+    }
+    // Electron's page with Node in it is a browser, its `fetch` Chromium's.
+    await asBrowser(async () => {
+      const [, error] = await grab("GET /users/1");
+      assertStringIncludes(String(error?.message), "blocked it by CORS");
+    }, { versions: { node: "22.12.0", electron: "35.0.0" } });
+  });
 
   await t.step("says nothing of a body that broke off", async () => {
     await using server = startServer({
