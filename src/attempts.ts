@@ -40,6 +40,7 @@ import type { SendOutcome } from "./result.ts";
 import type { Upload } from "./upload.ts";
 import { buildHookedRequest, pairForHooks } from "./hooked_request.ts";
 import { releaseReplaced } from "./replaced.ts";
+import { noteHidden } from "./http_error.ts";
 import {
   attemptInit,
   readWhileUploading,
@@ -270,6 +271,7 @@ export async function withStatus(
   const outcome = await readOutcome(
     readingOf(exchange, response, status, source, upload),
   );
+  if (status === 0) noteHidden(outcome, response);
   if (upload !== undefined) readWhileUploading(upload, outcome, exchange.read);
   if (!("broken" in outcome)) return outcome;
   return networkFailure(exchange, attempt, retry, request, outcome.broken);

@@ -8,22 +8,45 @@ import { GrabError } from "./errors.ts";
 import type { JsonApiError } from "./jsonapi/types.ts";
 import { redactUrls, safeUrl } from "./redact.ts";
 
+/** How a browser hid a response of status 0 from the page. */
+type Hidden = "opaque" | "opaqueredirect";
+
+/** The outcomes of status 0 whose response said how it was hidden. */
+const hiddenAs = new WeakMap<object, Hidden>();
+
+/**
+ * Notes how a browser hid the response of an outcome of status 0, as its
+ * `type` says: a redirect under `redirect: "manual"` (which a custom
+ * `fetch` may ask for), or the answer to a `no-cors` request (which a hook
+ * or a custom `fetch` may ask for, under any redirect mode).
+ */
+export function noteHidden(outcome: object, response: Response): void {
+  try {
+    const type = response.type;
+    if (type === "opaque" || type === "opaqueredirect") {
+      hiddenAs.set(outcome, type);
+    }
+  } catch {
+    // A response-like whose type cannot be read: the redirect mode tells.
+  }
+}
+
 /**
  * `"<status> <statusText>: <METHOD> <origin+path>"`; for status 0, what
- * the browser hid behind it, by the request's `redirect` mode.
+ * the browser hid behind it.
  */
 export function httpErrorMessage(
   status: number,
   statusText: string,
   method: string,
   url: string,
-  redirect?: RequestRedirect | undefined,
+  hidden?: Hidden | undefined,
 ): string {
   // A reason phrase is the server's, or a hook's: it may quote a URL too.
   const head = statusText !== ""
     ? `${status} ${quoted(statusText)}`
     : status === 0
-    ? `0 (${hidden(redirect)})`
+    ? `0 (${hiddenMessage(hidden)})`
     : `${status}`;
   return `${head}: ${method} ${url}`;
 }
@@ -32,8 +55,8 @@ export function httpErrorMessage(
  * What a response of status 0 is: one a browser hides from the page, whose
  * status, headers and body cannot be read. No server sends status 0.
  */
-function hidden(redirect: RequestRedirect | undefined): string {
-  return redirect === "manual"
+function hiddenMessage(hidden: Hidden | undefined): string {
+  return hidden === "opaqueredirect"
     ? 'the server redirected, which a browser hides under redirect "manual": ' +
       "its status and Location cannot be read; grab the final URL, or use " +
       'redirect "follow"'
@@ -89,10 +112,13 @@ export function httpError(
 ): GrabError {
   const url = safeUrl(response.url);
   const { status, statusText } = response;
+  // Where the response did not say, the request's redirect mode does.
+  const hidden = hiddenAs.get(response) ??
+    (redirect === "manual" ? "opaqueredirect" : "opaque");
   // A server's error detail often quotes the request's URL, token and all.
   return new GrabError(
     message === undefined
-      ? httpErrorMessage(status, statusText, method, url, redirect)
+      ? httpErrorMessage(status, statusText, method, url, hidden)
       : quoted(message),
     {
       statusCode: response.status,

@@ -283,6 +283,37 @@ Deno.test('createGrab() with redirect: "manual" in a browser', async () => {
   assertEquals(meta, {});
 });
 
+Deno.test("a status 0 GrabError says what the response's type says", async () => {
+  // A no-cors request (a hook's or a custom fetch's mode) under
+  // redirect "manual" that was not redirected, and a custom fetch that asks
+  // for "manual" itself: the browser's response says which it hid.
+  const hidden = (type: ResponseType) => () =>
+    Promise.resolve(
+      Object.defineProperties(new Response(null), {
+        status: { value: 0 },
+        type: { value: type },
+      }),
+    );
+  const cases = [
+    ["opaque", "manual", "an opaque response, as a no-cors request gets"],
+    ["opaqueredirect", undefined, "the server redirected"],
+    // A type that says nothing: the redirect mode tells, as before.
+    ["default", "manual", "the server redirected"],
+    ["default", undefined, "an opaque response, as a no-cors request gets"],
+  ] as const;
+  for (const [type, redirect, said] of cases) {
+    const grab = createGrab("https://api.example.com", {
+      fetch: hidden(type),
+      redirect,
+      retry: NO_RETRY,
+    });
+    const [, error] = await grab("GET /users/1");
+    assert(error instanceof GrabError);
+    assertEquals(error.statusCode, 0);
+    assert(error.message.startsWith(`0 (${said}`), `${type}: ${error.message}`);
+  }
+});
+
 Deno.test("createGrab() given an opaque response in a browser", async () => {
   // A no-cors request's answer: status 0, its headers and body hidden.
   const opaque = () =>
