@@ -68,9 +68,10 @@ export function networkFailure(
 ): SendOutcome | Retry {
   const whole = exchange.deadline.reason;
   if (whole !== undefined) return failure(exchange, whole, cause);
-  if (attempt.reason === undefined && refusedByRuntime(cause)) {
+  const flag = attempt.reason === undefined ? refusedByRuntime(cause) : "";
+  if (flag) {
     // No retry would be let through: the permission stays refused.
-    return failure(exchange, "network", cause, REFUSED);
+    return failure(exchange, "network", cause, refusedMessage(flag));
   }
   // Only the attempt's own time can have ended it: retried like the network.
   const outcome = attempt.reason === undefined
@@ -90,20 +91,31 @@ export function networkFailure(
   };
 }
 
-const REFUSED =
-  "Cannot complete the request: the runtime's permissions refused it (in Deno, allow the host with --allow-net)";
+function refusedMessage(flag: string): string {
+  const grant = flag === "--allow-net"
+    ? "allow the host with --allow-net"
+    : `allow what its cause names with ${flag}`;
+  return `Cannot complete the request: the runtime's permissions refused it (in Deno, ${grant})`;
+}
 
 /**
- * True for a `fetch` the runtime's permissions refused: Deno's `NotCapable`
- * (`PermissionDenied` before Deno 2), read by name, as `src/` knows no
- * `Deno` namespace.
+ * For a `fetch` the runtime's permissions refused (Deno's `NotCapable`,
+ * `PermissionDenied` before Deno 2, read by name, as `src/` knows no `Deno`
+ * namespace), the flag that grants the permission, as its message names it
+ * ("run again with the --allow-read flag": a custom `fetch` may need more
+ * than the network), `--allow-net` where it names none; `""` for any other
+ * failure.
  */
-function refusedByRuntime(cause: unknown): boolean {
+function refusedByRuntime(cause: unknown): string {
   try {
-    if (!(cause instanceof Error)) return false;
-    return cause.name === "NotCapable" || cause.name === "PermissionDenied";
+    if (!(cause instanceof Error)) return "";
+    if (cause.name !== "NotCapable" && cause.name !== "PermissionDenied") {
+      return "";
+    }
+    const named = /--allow-[a-z]+/.exec(String(cause.message));
+    return named === null ? "--allow-net" : named[0];
   } catch {
-    return false; // A hostile fetch's rejection: a revoked Proxy, a getter.
+    return ""; // A hostile fetch's rejection: a revoked Proxy, a getter.
   }
 }
 

@@ -43,6 +43,35 @@ Deno.test("a request the runtime's permissions refuse is not retried and says wh
   assertEquals(server.requests.length, 0);
 });
 
+Deno.test("a permission other than the network's is named as refused", async () => {
+  // A custom fetch that reads a file first (a certificate, a cache) where
+  // the tests may read only their own folder (`--allow-read=.`).
+  await using server = startServer(() => Response.json({}));
+  let backoffs = 0;
+  const grab = createGrab(server.url, {
+    retry: {
+      limit: 2,
+      backoff: () => {
+        backoffs++;
+        return 0;
+      },
+    },
+    fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
+      await Deno.readTextFile("/etc/hostname");
+      return fetch(input, init);
+    },
+  });
+  const [, error] = await grab("GET /item");
+  assertInstanceOf(error, GrabTransportError);
+  assertEquals(error.kind, "network");
+  assert(error.message.includes("permissions refused it"), error.message);
+  assert(error.message.includes("--allow-read"), error.message);
+  assert(!error.message.includes("--allow-net"), error.message);
+  assertEquals((error.cause as Error).name, "NotCapable");
+  assertEquals(backoffs, 0);
+  assertEquals(server.requests.length, 0);
+});
+
 Deno.test("a network failure that is not a permission is still retried", async () => {
   // A port nothing listens on: the connection is refused by the peer.
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
