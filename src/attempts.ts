@@ -47,6 +47,7 @@ import {
   send,
   sourceOf,
   streamRequest,
+  Unloaded,
   uploaded,
   uploadOf,
 } from "./send.ts";
@@ -116,6 +117,7 @@ export async function runAttempts(
   } catch (error) {
     upload?.leave();
     if (error === PASSED) return passed(exchange);
+    if (error instanceof Unloaded) return error.outcome;
     throw error;
   }
 }
@@ -131,10 +133,9 @@ function attemptOnce(
   upload: Upload | undefined,
 ): Promise<SendOutcome | Retry> {
   const limit = attemptLimit(exchange);
-  if (limit === undefined) {
-    return attemptWithin(exchange, exchange.deadline, retry, upload);
-  }
-  return attemptTimed(exchange, limit, retry, upload);
+  return limit === undefined
+    ? attemptWithin(exchange, exchange.deadline, retry, upload)
+    : attemptTimed(exchange, limit, retry, upload);
 }
 
 /** One attempt within its own deadline, which ends with it. */

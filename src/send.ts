@@ -15,12 +15,24 @@ import { isPlatform, isPlatformResponse, sendRequest } from "./fetch.ts";
 import { lazy } from "./lazy.ts";
 import { type Broken, isLive, type ReadSettings } from "./outcome.ts";
 import type { SendOutcome } from "./result.ts";
+import { unloadedOutcome } from "./transport_error.ts";
 import type { Upload } from "./upload.ts";
 
-/** The body of an exchange whose upload is reported, prepared once. */
+/**
+ * Thrown for an upload module that could not be loaded (a bundle's chunk
+ * not fetched), with the outcome of the exchange: a network failure.
+ */
+export class Unloaded {
+  constructor(readonly outcome: SendOutcome & { ok: false }) {}
+}
+
+/**
+ * The body of an exchange whose upload is reported, prepared once; it
+ * rejects with {@linkcode Unloaded} when the upload module is not loaded.
+ */
 export function uploadOf(
   exchange: Exchange,
-): Promise<Upload | undefined> | undefined {
+): Promise<Upload> | undefined {
   const { onUploadProgress: report, init } = exchange;
   if (report === undefined || init.body === undefined || init.body === null) {
     return undefined;
@@ -44,8 +56,13 @@ export function uploadOf(
     ).catch((error: unknown) => {
       // A body the platform cannot read is the caller's to fix.
       throw asValidationError(error, exchange.method, exchange.href);
-    })
-  );
+    }), (error: unknown) => {
+    // A module not loaded (a bundle's chunk not fetched) fails as the
+    // network would, never as the caller's mistake; the next grab loads it.
+    const what = "the module of upload progress";
+    const { method, href } = exchange;
+    throw new Unloaded(unloadedOutcome(what, method, href, error));
+  });
   return exchange.deadline.race(preparing);
 }
 

@@ -564,3 +564,24 @@ Deno.test("a JSON:API codec that cannot be loaded, or never loads, is a transpor
     });
   }
 });
+
+Deno.test("an upload progress module that cannot be loaded is a network failure, never a rejection", async () => {
+  // The import map points src/upload.ts at a module that does not exist,
+  // as a bundle's chunk that could not be fetched.
+  const report = await runChild<{
+    outcomes: Record<string, string>;
+    unhandled: string[];
+  }>("./_upload_load_child.ts", [
+    "--import-map=tests/_fixtures/missing_upload_map.json",
+    "--allow-net=127.0.0.1",
+    "--allow-read=.",
+  ]);
+  assertEquals(report.unhandled, []);
+  assertEquals(report.outcomes, {
+    "text, first": "network, unloaded",
+    "text, second": "network, unloaded",
+    "text, hook": "network, unloaded",
+    "stream": "network, unloaded cancelled: true",
+    "requests": "0",
+  });
+});
