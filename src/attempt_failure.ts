@@ -68,10 +68,10 @@ export function networkFailure(
 ): SendOutcome | Retry {
   const whole = exchange.deadline.reason;
   if (whole !== undefined) return failure(exchange, whole, cause);
-  const flag = attempt.reason === undefined ? refusedByRuntime(cause) : "";
-  if (flag) {
+  const refusal = attempt.reason === undefined ? refusedBy(cause) : undefined;
+  if (refusal !== undefined) {
     // No retry would be let through: the permission stays refused.
-    return failure(exchange, "network", cause, refusedMessage(flag));
+    return failure(exchange, "network", cause, refusal);
   }
   // Only the attempt's own time can have ended it: retried like the network.
   const outcome = attempt.reason === undefined
@@ -91,32 +91,39 @@ export function networkFailure(
   };
 }
 
-function refusedMessage(flag: string): string {
-  const grant = flag === "--allow-net"
-    ? "allow the host with --allow-net"
-    : `allow what its cause names with ${flag}`;
-  return `Cannot complete the request: the runtime's permissions refused it (in Deno, ${grant})`;
-}
-
 /**
- * For a `fetch` the runtime's permissions refused (Deno's `NotCapable`,
- * `PermissionDenied` before Deno 2, read by name, as `src/` knows no `Deno`
- * namespace), the flag that grants the permission, as its message names it
- * ("run again with the --allow-read flag": a custom `fetch` may need more
- * than the network), `--allow-net` where it names none; `""` for any other
- * failure.
+ * The message for a `fetch` the runtime's permissions refused (Deno's
+ * `NotCapable`, `PermissionDenied` before Deno 2, read by name, as `src/`
+ * knows no `Deno` namespace), or `undefined` for another failure. It names
+ * the flag that grants the permission, as the refusal names it ("run again
+ * with the --allow-read flag": a custom `fetch` may need more than the
+ * network), `--allow-net` where it names none; and for the network the host
+ * refused, which a redirect or a next link may have moved off the request's.
  */
-function refusedByRuntime(cause: unknown): string {
+function refusedBy(cause: unknown): string | undefined {
+  let name: unknown;
   try {
-    if (!(cause instanceof Error)) return "";
-    if (cause.name !== "NotCapable" && cause.name !== "PermissionDenied") {
-      return "";
-    }
-    const named = /--allow-[a-z]+/.exec(String(cause.message));
-    return named === null ? "--allow-net" : named[0];
+    if (!(cause instanceof Error)) return undefined;
+    name = cause.name;
   } catch {
-    return ""; // A hostile fetch's rejection: a revoked Proxy, a getter.
+    return undefined; // A hostile fetch's rejection: a revoked Proxy, a getter.
   }
+  if (name !== "NotCapable" && name !== "PermissionDenied") return undefined;
+  let flag = "--allow-net";
+  let host: string | undefined;
+  try {
+    const message = String((cause as Error).message);
+    flag = /--allow-[a-z]+/.exec(message)?.[0] ?? flag;
+    // `Requires net access to "api.example.com:443", run again with …`:
+    // a host and port only, never a path, a query or credentials.
+    host = /net access to "([\w.:[\]-]{1,300})"/.exec(message)?.[1];
+  } catch {
+    // A message that cannot be read: the network's flag, no host named.
+  }
+  const grant = flag !== "--allow-net"
+    ? `allow what its cause names with ${flag}`
+    : `allow ${host === undefined ? "the host" : `"${host}"`} with --allow-net`;
+  return `Cannot complete the request: the runtime's permissions refused it (in Deno, ${grant})`;
 }
 
 /** The outcome once the deadline has passed: kind `"timeout"` or `"abort"`. */
