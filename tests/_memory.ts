@@ -76,12 +76,19 @@ export async function collectGarbage(): Promise<void> {
   }
 }
 
+/** The abort listeners on a signal: the most at once, and how many now. */
+export interface Listeners {
+  most: number;
+  left: () => number;
+}
+
 /**
- * Counts the abort listeners added to `signal` from now on and not removed
- * yet; none once it has aborted, as a `once` listener goes by itself then.
+ * Watches the abort listeners added to `signal` from now on and not removed
+ * yet: the most there were at once, and how many are left.
  */
-export function countListeners(signal: AbortSignal): () => number {
-  const listening = new Set<unknown>();
+export function watchListeners(signal: AbortSignal): Listeners {
+  const on = new Set<unknown>();
+  const counts = { most: 0, left: () => on.size };
   const add = signal.addEventListener.bind(signal);
   const remove = signal.removeEventListener.bind(signal);
   signal.addEventListener = (
@@ -89,7 +96,8 @@ export function countListeners(signal: AbortSignal): () => number {
     listener: EventListenerOrEventListenerObject,
     options?: boolean | AddEventListenerOptions,
   ) => {
-    if (type === "abort" && !signal.aborted) listening.add(listener);
+    if (type === "abort") on.add(listener);
+    counts.most = Math.max(counts.most, on.size);
     add(type, listener, options);
   };
   signal.removeEventListener = (
@@ -97,8 +105,17 @@ export function countListeners(signal: AbortSignal): () => number {
     listener: EventListenerOrEventListenerObject,
     options?: boolean | EventListenerOptions,
   ) => {
-    if (type === "abort") listening.delete(listener);
+    if (type === "abort") on.delete(listener);
     remove(type, listener, options);
   };
-  return () => signal.aborted ? 0 : listening.size;
+  return counts;
+}
+
+/**
+ * Counts the abort listeners added to `signal` from now on and not removed
+ * yet; none once it has aborted, as a `once` listener goes by itself then.
+ */
+export function countListeners(signal: AbortSignal): () => number {
+  const watched = watchListeners(signal);
+  return () => signal.aborted ? 0 : watched.left();
 }

@@ -131,3 +131,34 @@ export const NUMBERS = {
         : { issues: [{ message: "not a number" }] },
   },
 };
+
+/**
+ * A stream body of `chunks` chunks of 8 bytes (without end when `Infinity`), and
+ * whether its source was cancelled, as a file's or a socket's would be.
+ */
+export function watchedSource(chunks = Infinity): {
+  body: ReadableStream<Uint8Array>;
+  cancelled: Promise<void>;
+  readonly isCancelled: boolean;
+} {
+  const cancelled = Promise.withResolvers<void>();
+  let isCancelled = false;
+  let pulled = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pulled++ < chunks) controller.enqueue(new Uint8Array(8));
+      else controller.close();
+    },
+    cancel() {
+      isCancelled = true;
+      cancelled.resolve();
+    },
+  });
+  return {
+    body,
+    cancelled: cancelled.promise,
+    get isCancelled() {
+      return isCancelled;
+    },
+  };
+}

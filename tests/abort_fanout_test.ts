@@ -4,42 +4,11 @@
 import { assert, assertEquals } from "@std/assert";
 import createGrab from "../mod.ts";
 import { stopWaiting, whenAborted } from "../src/abort_fanout.ts";
+import { type Listeners, watchListeners } from "./_memory.ts";
 import { json, startServer } from "./_server.ts";
 
 /** How many grabs wait at once: more than Node's ten. */
 const GRABS = 12;
-
-/** The abort listeners on a signal: at most at once, and left now. */
-interface Listeners {
-  most: number;
-  left: () => number;
-}
-
-/** Counts the abort listeners added to and taken off `signal`. */
-function countListeners(signal: AbortSignal): Listeners {
-  const on = new Set<unknown>();
-  const counts = { most: 0, left: () => on.size };
-  const add = signal.addEventListener.bind(signal);
-  const remove = signal.removeEventListener.bind(signal);
-  signal.addEventListener = (
-    type: string,
-    listener: EventListenerOrEventListenerObject,
-    options?: boolean | AddEventListenerOptions,
-  ) => {
-    if (type === "abort") on.add(listener);
-    counts.most = Math.max(counts.most, on.size);
-    add(type, listener, options);
-  };
-  signal.removeEventListener = (
-    type: string,
-    listener: EventListenerOrEventListenerObject,
-    options?: boolean | EventListenerOptions,
-  ) => {
-    if (type === "abort") on.delete(listener);
-    remove(type, listener, options);
-  };
-  return counts;
-}
 
 /**
  * Runs `run` with every signal `AbortSignal.timeout` makes counted (the
@@ -52,7 +21,7 @@ async function withTimeoutSignalsCounted(
   const counted: Listeners[] = [];
   AbortSignal.timeout = (ms: number) => {
     const signal = timeout.call(AbortSignal, ms);
-    counted.push(countListeners(signal));
+    counted.push(watchListeners(signal));
     return signal;
   };
   try {
@@ -66,7 +35,7 @@ async function withTimeoutSignalsCounted(
 Deno.test("whenAborted() and stopWaiting()", async (t) => {
   await t.step("one listener for every waiter, each called once", () => {
     const controller = new AbortController();
-    const listeners = countListeners(controller.signal);
+    const listeners = watchListeners(controller.signal);
     const called: number[] = [];
     const waiters = [0, 1, 2].map((n) => () => void called.push(n));
     for (const waiter of waiters) whenAborted(controller.signal, waiter);
@@ -80,7 +49,7 @@ Deno.test("whenAborted() and stopWaiting()", async (t) => {
 
   await t.step("the last waiter to go takes the listener off", () => {
     const controller = new AbortController();
-    const listeners = countListeners(controller.signal);
+    const listeners = watchListeners(controller.signal);
     const [a, b] = [() => {}, () => {}];
     whenAborted(controller.signal, a);
     whenAborted(controller.signal, b);
@@ -126,7 +95,7 @@ Deno.test(`${GRABS} grabs at once give a signal they share one listener`, async 
   await t.step("the caller's signal, read or live bodies", async () => {
     for (const responseType of ["json", "stream"] as const) {
       const controller = new AbortController();
-      const listeners = countListeners(controller.signal);
+      const listeners = watchListeners(controller.signal);
       const results = await many(() =>
         grab("GET /users/1", { signal: controller.signal, responseType })
       );

@@ -13,35 +13,10 @@ import { assert, assertEquals } from "@std/assert";
 import createGrab, { type GrabCallOptions, type Hooks } from "../mod.ts";
 import { assertOk, assertTransport, settles } from "./_bounds.ts";
 import { startServer } from "./_server.ts";
+import { watchedSource as source } from "./_streams.ts";
 
+/** The bytes of each chunk of a watched source. */
 const CHUNK = 8;
-
-/**
- * A stream body of `chunks` chunks (without end when `Infinity`), and
- * whether its source was cancelled, as a file's or a socket's would be.
- */
-function source(chunks = Infinity) {
-  const cancelled = Promise.withResolvers<void>();
-  let isCancelled = false;
-  let pulled = 0;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (pulled++ < chunks) controller.enqueue(new Uint8Array(CHUNK));
-      else controller.close();
-    },
-    cancel() {
-      isCancelled = true;
-      cancelled.resolve();
-    },
-  });
-  return {
-    body,
-    cancelled: cancelled.promise,
-    get isCancelled() {
-      return isCancelled;
-    },
-  };
-}
 
 /** A request like `request`, to `path` on its origin, with a body of its own. */
 function fresh(request: Request, path = "/other"): Request {

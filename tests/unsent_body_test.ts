@@ -10,28 +10,7 @@ import { assert, assertEquals } from "@std/assert";
 import createGrab, { Call, type GrabCallOptions } from "../mod.ts";
 import { assertTransport, settles } from "./_bounds.ts";
 import { startServer } from "./_server.ts";
-
-/** A stream body, and whether it was cancelled. */
-function source() {
-  const cancelled = Promise.withResolvers<void>();
-  let isCancelled = false;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      controller.enqueue(new Uint8Array(8));
-    },
-    cancel() {
-      isCancelled = true;
-      cancelled.resolve();
-    },
-  });
-  return {
-    body,
-    cancelled: cancelled.promise,
-    get isCancelled() {
-      return isCancelled;
-    },
-  };
-}
+import { watchedSource as source } from "./_streams.ts";
 
 /** A signal already aborted. */
 function aborted(): AbortSignal {
