@@ -7,7 +7,7 @@
  */
 
 import type { Collect, ReadResult } from "./body.ts";
-import { monotonic, PLATFORM_SET_TIMEOUT } from "./shared_timeout.ts";
+import { monotonic, PLATFORM_SET_TIMEOUT } from "./clock.ts";
 
 const decoder = new TextDecoder();
 

@@ -7,8 +7,8 @@
  * @module
  */
 
+import { clockOf } from "./clock.ts";
 import {
-  clockOf,
   listen,
   type Shared,
   sharedTimeout,

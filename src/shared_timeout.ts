@@ -7,40 +7,8 @@
  * @module
  */
 
+import { monotonic, PLATFORM_SET_TIMEOUT, platformTimers } from "./clock.ts";
 import { MAX_TIMER_DELAY } from "./retry.ts";
-
-/**
- * The platform's `setTimeout` as this module found it. A replaced one (a
- * fake clock in tests) must be honoured, and the platform's timeout signals
- * do not use it, so deadlines then keep timers of their own.
- */
-export const PLATFORM_SET_TIMEOUT: typeof setTimeout = globalThis.setTimeout;
-
-/** The wall clock, which a fake clock moves with its timers. */
-function wall(): number {
-  return Date.now();
-}
-
-/**
- * The clock the platform's timers count on: monotonic, so a wall clock that
- * is stepped (NTP), set back or frozen (a test that stubs `Date.now`) moves
- * no deadline. The platform's as this module found it, as its timers are: a
- * `performance.now` stubbed or a `performance` taken away later changes
- * neither. The wall clock where `performance` is missing.
- */
-export const monotonic: () => number = typeof performance === "object" &&
-    typeof performance?.now === "function"
-  ? performance.now.bind(performance)
-  : wall;
-
-/**
- * The clock a deadline starting now counts on: that of the platform's
- * timers, or `Date.now()` where `setTimeout` is replaced, as a fake clock
- * moves both together.
- */
-export function clockOf(): () => number {
-  return globalThis.setTimeout === PLATFORM_SET_TIMEOUT ? monotonic : wall;
-}
 
 /**
  * True where what one request made is not to be used by another: a
@@ -66,7 +34,7 @@ const PER_REQUEST: boolean = (() => {
 })();
 
 function sharesTimers(): boolean {
-  return !PER_REQUEST && globalThis.setTimeout === PLATFORM_SET_TIMEOUT &&
+  return !PER_REQUEST && platformTimers() &&
     typeof AbortSignal.timeout === "function";
 }
 

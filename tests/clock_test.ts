@@ -9,6 +9,7 @@ import {
 } from "@std/assert";
 import createGrab, { GrabTransportError } from "../mod.ts";
 import { Deadline } from "../src/deadline.ts";
+import { runChild } from "./_bounds.ts";
 import { startServer } from "./_server.ts";
 
 /**
@@ -204,4 +205,17 @@ Deno.test("a frozen wall clock still lets a caller's signal end a body that neve
   assertInstanceOf(error, GrabTransportError);
   assertEquals(error.kind, "abort");
   assert(given < limit, "the whole body was read");
+});
+
+Deno.test("a fake clock installed before grab loads times out every grab when it passes", async () => {
+  // A test runner's global fake timers are in place before the modules
+  // load, and leave AbortSignal.timeout real: grabs that start together
+  // must still keep timers on the fake clock, not share a real signal that
+  // would end them ten real minutes later.
+  const report = await runChild<{ kinds: (string | null)[] }>(
+    "./_fake_clock_child.ts",
+    ["--allow-net=127.0.0.1"],
+    { guardMs: 20_000 },
+  );
+  assertEquals(report.kinds, ["timeout", "timeout"]);
 });

@@ -1,0 +1,64 @@
+/**
+ * The clocks deadlines count on, and whether the timers in place are the
+ * platform's or a fake clock's (in tests).
+ *
+ * @module
+ */
+
+/**
+ * The platform's `setTimeout` as this module found it. A replaced one (a
+ * fake clock in tests) must be honoured, and the platform's timeout signals
+ * do not use it, so deadlines then keep timers of their own.
+ */
+export const PLATFORM_SET_TIMEOUT: typeof setTimeout = globalThis.setTimeout;
+
+/**
+ * True when a fake clock was in place as this module loaded (a test
+ * runner's global fake timers): the timers found then are not the
+ * platform's, so deadlines never share a timeout signal, which would count
+ * on the real clock, and count on `Date.now()`. Told by `Date.now`, which
+ * is the engine's own and native unless a fake clock replaced it.
+ */
+const FAKE_AT_LOAD: boolean = (() => {
+  try {
+    return !Function.prototype.toString.call(Date.now).includes(
+      "[native code]",
+    );
+  } catch {
+    return false;
+  }
+})();
+
+/** The wall clock, which a fake clock moves with its timers. */
+function wall(): number {
+  return Date.now();
+}
+
+/**
+ * The clock the platform's timers count on: monotonic, so a wall clock that
+ * is stepped (NTP), set back or frozen (a test that stubs `Date.now`) moves
+ * no deadline. The platform's as this module found it, as its timers are: a
+ * `performance.now` stubbed or a `performance` taken away later changes
+ * neither. The wall clock where `performance` is missing.
+ */
+export const monotonic: () => number = typeof performance === "object" &&
+    typeof performance?.now === "function"
+  ? performance.now.bind(performance)
+  : wall;
+
+/**
+ * The clock a deadline starting now counts on: that of the platform's
+ * timers, or `Date.now()` where `setTimeout` is replaced, as a fake clock
+ * moves both together.
+ */
+export function clockOf(): () => number {
+  return platformTimers() ? monotonic : wall;
+}
+
+/**
+ * True while the timers in place are the platform's: those found as this
+ * module loaded, unless a fake clock was in place then.
+ */
+export function platformTimers(): boolean {
+  return !FAKE_AT_LOAD && globalThis.setTimeout === PLATFORM_SET_TIMEOUT;
+}
