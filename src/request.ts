@@ -27,6 +27,8 @@ export interface EncodedRequest {
   accept: string | undefined;
   /** True when the format wrote the body. */
   encoded: boolean;
+  /** True in JSON:API mode. */
+  jsonApi: boolean;
 }
 
 /**
@@ -95,6 +97,7 @@ export function encodeRequest(
     mediaType,
     accept: acceptOf(mediaType, resolved),
     encoded: body.encoded,
+    jsonApi: resolved.format === "json-api",
   };
 }
 
@@ -153,9 +156,11 @@ const TEXT_TYPE = "text/plain;charset=UTF-8";
 
 /**
  * Completes the headers: the factory's header function's below the call's,
- * then the format's `Accept` and `Content-Type` where neither gave one, and
- * a string body's type where nobody gave one, as the Fetch standard types
- * it: every runtime then sends it.
+ * then the format's `Accept` and `Content-Type` where neither gave one (in
+ * JSON:API mode also for a string, bytes or a stream sent as it is, a
+ * document the caller wrote), and in JSON mode a string body's type where
+ * nobody gave one, as the Fetch standard types it: every runtime then sends
+ * it.
  */
 export function completeHeaders(
   request: EncodedRequest,
@@ -170,11 +175,22 @@ export function completeHeaders(
     headers["accept"] = accept;
   }
   if (headers["content-type"] !== undefined) return;
-  if (request.encoded && mediaType !== undefined) {
-    headers["content-type"] = mediaType;
-  } else if (typeof request.init.body === "string") {
+  const { body } = request.init;
+  if (request.encoded || (request.jsonApi && isUntyped(body))) {
+    // The format's type; none when `jsonApi.headers` is false.
+    if (mediaType !== undefined) headers["content-type"] = mediaType;
+  } else if (typeof body === "string" && !request.jsonApi) {
     headers["content-type"] = TEXT_TYPE;
   }
+}
+
+/**
+ * True for a body that carries no type of its own: a string, bytes or a
+ * stream (a blob, a form or search parameters each have theirs).
+ */
+function isUntyped(body: BodyInit | null | undefined): boolean {
+  return typeof body === "string" || body instanceof ArrayBuffer ||
+    ArrayBuffer.isView(body) || body instanceof ReadableStream;
 }
 
 /**

@@ -166,4 +166,47 @@ Deno.test("a string body goes typed text/plain, whatever fetch types it", async 
     const [sent] = await grab<Sent>("POST /json", { body: { a: 1 } });
     assertEquals(sent, { type: "application/json", body: '{"a":1}' });
   });
+
+  await t.step(
+    "in JSON:API mode, a document written by the caller goes as one",
+    async () => {
+      const document = '{"data":{"type":"notes","attributes":{"a":1}}}';
+      const grab = createGrab(server.url, {
+        fetch: untyping,
+        format: "json-api",
+        jsonApi: { profile: ["https://example.com/p"] },
+        responseType: "text",
+      });
+      const type = 'application/vnd.api+json; profile="https://example.com/p"';
+      const bodies = [
+        document,
+        new TextEncoder().encode(document),
+        ReadableStream.from([new TextEncoder().encode(document)]),
+      ];
+      for (const body of bodies) {
+        const [text, error] = await grab("POST /doc", { body });
+        assertStrictEquals(error, null);
+        assertEquals(JSON.parse(text!), { type, body: document });
+      }
+      // A blob and a form keep the types they carry.
+      const [blob] = await grab("POST /doc", {
+        body: new Blob(["x"], { type: "text/csv" }),
+      });
+      assertEquals(JSON.parse(blob!).type, "text/csv");
+    },
+  );
+
+  await t.step("jsonApi.headers false: grab types no body", async () => {
+    const grab = createGrab(server.url, {
+      fetch: untyping,
+      format: "json-api",
+      jsonApi: { headers: false },
+      responseType: "text",
+    });
+    for (const body of ["hello", { type: "notes", a: 1 }]) {
+      const [text, error] = await grab("POST /doc", { body });
+      assertStrictEquals(error, null);
+      assertEquals(JSON.parse(text!).type, null);
+    }
+  });
 });
