@@ -16,14 +16,18 @@ export const PLATFORM_SET_TIMEOUT: typeof setTimeout = globalThis.setTimeout;
  * True when a fake clock was in place as this module loaded (a test
  * runner's global fake timers): the timers found then are not the
  * platform's, so deadlines never share a timeout signal, which would count
- * on the real clock, and count on `Date.now()`. Told by `Date.now`, which
- * is the engine's own and native unless a fake clock replaced it.
+ * on the real clock, and count on `Date.now()`. Told by `Date` itself
+ * replaced, its `now` not the engine's: a fake clock replaces the
+ * constructor, so that `new Date()` follows it too, where a profiler or an
+ * APM agent that wraps `Date.now`, or a test that stubs it, leaves the
+ * constructor and the platform's timers in place.
  */
 const FAKE_AT_LOAD: boolean = (() => {
   try {
-    return !Function.prototype.toString.call(Date.now).includes(
-      "[native code]",
-    );
+    const native = (value: unknown) =>
+      Function.prototype.toString.call(value).includes("[native code]");
+    const replaced = Date.prototype.constructor !== Date || !native(Date);
+    return replaced && !native(Date.now);
   } catch {
     return false;
   }

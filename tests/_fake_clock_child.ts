@@ -1,7 +1,9 @@
 /**
  * Child process of clock_test.ts: installs a fake clock before grab loads,
  * as a test runner's global fake timers do (Jest's and Vitest's fake
- * `setTimeout`, `clearTimeout` and `Date`, but not `AbortSignal.timeout`),
+ * `setTimeout`, `clearTimeout` and `Date`, but not `AbortSignal.timeout`;
+ * `Date` a proxy of the engine's whose `now` reads the fake clock, as
+ * `@sinonjs/fake-timers` makes it),
  * then starts two grabs at once with a ten-minute timeout against a server
  * that never answers, moves the fake clock past it, and reports how each
  * grab ended. Both must end with that fake tick, long before ten real
@@ -29,7 +31,13 @@ globalThis.setTimeout = ((run: () => void, ms = 0) => {
 globalThis.clearTimeout = ((id: number) => {
   timers.delete(id);
 }) as unknown as typeof clearTimeout;
-Date.now = () => now;
+const engineDate = Date;
+globalThis.Date = new Proxy(engineDate, {
+  get(target, key, receiver) {
+    if (key === "now") return () => now;
+    return Reflect.get(target, key, receiver);
+  },
+});
 
 /** Moves the fake clock on by `ms`, running the timers that come due. */
 function tick(ms: number): void {

@@ -219,3 +219,14 @@ Deno.test("a fake clock installed before grab loads times out every grab when it
   );
   assertEquals(report.kinds, ["timeout", "timeout"]);
 });
+
+Deno.test("a Date.now wrapped before grab loads is no fake clock: a wall clock step moves no deadline", async () => {
+  // A profiler or an APM agent wraps Date.now and leaves Date and the
+  // timers the platform's: deadlines still count on the timers' clock.
+  const report = await runChild<{ data: unknown; kind: string | null }>(
+    "./_wrapped_date_now_child.ts",
+    ["--allow-net=127.0.0.1"],
+    { guardMs: 20_000 },
+  );
+  assertEquals(report, { data: [1, 2, 3], kind: null });
+});
