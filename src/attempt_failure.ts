@@ -14,6 +14,7 @@ import { MAX_TIMER_DELAY, retryDelay, statusRetryDelay } from "./retry.ts";
 import { type BodySource, discardBody } from "./body.ts";
 import { headerOf } from "./platform_response.ts";
 import { isLive } from "./outcome.ts";
+import { unmendable } from "./unmendable.ts";
 import type { SendOutcome } from "./result.ts";
 
 /** An attempt that failed in a way the policy retries. */
@@ -68,9 +69,11 @@ export function networkFailure(
 ): SendOutcome | Retry {
   const whole = exchange.deadline.reason;
   if (whole !== undefined) return failure(exchange, whole, cause);
-  const refusal = attempt.reason === undefined ? refusedBy(cause) : undefined;
+  const refusal = attempt.reason === undefined
+    ? refusedBy(cause) ?? unmendable(cause)
+    : undefined;
   if (refusal !== undefined) {
-    // No retry would be let through: the permission stays refused.
+    // No retry would mend it: the permission or the port stays refused.
     return failure(exchange, "network", cause, refusal);
   }
   // Only the attempt's own time can have ended it: retried like the network.

@@ -1,0 +1,63 @@
+/**
+ * Failures of `fetch` that no retry can mend, told apart from the network's
+ * by what the failure says: a port the platform blocks. It is a
+ * `"network"` failure at once, whose message says what to do.
+ *
+ * @module
+ */
+
+/** What one error in a failure's chain says: its message and its stack. */
+interface Said {
+  message: string;
+  stack: string;
+}
+
+/**
+ * The message and stack of `cause` and of the causes under it, three deep,
+ * read till one cannot be (a hostile fetch's rejection: a getter that
+ * throws, a revoked Proxy, for which even `instanceof` throws).
+ */
+function chainOf(cause: unknown): Said[] {
+  const chain: Said[] = [];
+  let error = cause;
+  try {
+    for (let depth = 0; depth < 3 && error instanceof Error; depth++) {
+      const said: Said = { message: "", stack: "" };
+      chain.push(said);
+      said.message = String(error.message).slice(0, 500);
+      said.stack = String(error.stack ?? "").slice(0, 2000);
+      error = error.cause;
+    }
+  } catch {
+    // What was read so far is what the failure says.
+  }
+  return chain;
+}
+
+/**
+ * The message for a request the platform's `fetch` refused for its port, a
+ * "bad port" of the Fetch standard (Deno: `Requests to port 6000 are
+ * blocked`; Node: `fetch failed`, caused by `bad port`), or `undefined`.
+ * Told by the failure, not by the URL: Bun blocks none, and a redirect may
+ * lead to the port.
+ */
+function blockedPort(chain: Said[]): string | undefined {
+  let port: string | undefined;
+  const blocked = chain.some(({ message }) => {
+    port = /Requests to port (\d{1,5}) are blocked/.exec(message)?.[1];
+    return port !== undefined || message === "bad port";
+  });
+  if (!blocked) return undefined;
+  const which = port === undefined ? "its port" : `port ${port}`;
+  return `Cannot send the request: fetch blocks ${which}, a "bad port" of the Fetch standard ` +
+    "(browsers, Deno and Node refuse it); serve the API on another port";
+}
+
+/**
+ * The message for a failure of `fetch` that no retry can mend, or
+ * `undefined` for one that may be the network's.
+ */
+export function unmendable(cause: unknown): string | undefined {
+  const chain = chainOf(cause);
+  return blockedPort(chain);
+}
