@@ -70,7 +70,7 @@ export function networkFailure(
   const whole = exchange.deadline.reason;
   if (whole !== undefined) return failure(exchange, whole, cause);
   const refusal = attempt.reason === undefined
-    ? refusedBy(cause) ?? unmendable(cause)
+    ? refusedBy(cause) ?? unmendable(cause, refused && !exchange.replayable)
     : undefined;
   if (refusal !== undefined) {
     // No retry would mend it: the permission or the port stays refused.

@@ -1,7 +1,8 @@
 /**
  * Failures of `fetch` that no retry can mend, told apart from the network's
- * by what the failure says: a port the platform blocks. It is a
- * `"network"` failure at once, whose message says what to do.
+ * by what the failure says: a port the platform blocks, a stream body that
+ * met a redirect. Each is a `"network"` failure at once, whose message says
+ * what to do.
  *
  * @module
  */
@@ -54,10 +55,31 @@ function blockedPort(chain: Said[]): string | undefined {
 }
 
 /**
- * The message for a failure of `fetch` that no retry can mend, or
- * `undefined` for one that may be the network's.
+ * The message for a stream body `fetch` could not send again when the
+ * server redirected it (307, 308; 301 or 302 keeping the method), or
+ * `undefined`. Deno and Bun say so; Node's undici rejects with an empty
+ * error from its redirect step.
  */
-export function unmendable(cause: unknown): string | undefined {
+function streamRedirect(chain: Said[]): string | undefined {
+  const met = chain.some(({ message, stack }) =>
+    (/redirect/i.test(message) && /stream/i.test(message)) ||
+    (message === "" && stack.includes("httpRedirectFetch"))
+  );
+  if (!met) return undefined;
+  return "Cannot follow the redirect: fetch cannot send a stream body again; " +
+    "send the body as bytes or a Blob, or send it to the URL the redirect leads to";
+}
+
+/**
+ * The message for a failure of `fetch` that no retry can mend, or
+ * `undefined` for one that may be the network's. `stream` when the request
+ * body was a stream, which only then can have met a redirect it could not
+ * follow.
+ */
+export function unmendable(
+  cause: unknown,
+  stream: boolean,
+): string | undefined {
   const chain = chainOf(cause);
-  return blockedPort(chain);
+  return blockedPort(chain) ?? (stream ? streamRedirect(chain) : undefined);
 }

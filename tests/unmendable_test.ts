@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertInstanceOf } from "@std/assert";
 import createGrab, { type GrabOptions, GrabTransportError } from "../mod.ts";
-import { startServer } from "./_server.ts";
+import { json, startServer } from "./_server.ts";
 
 /** Retry options that count the retries made, each at once. */
 function counted(): { retry: GrabOptions["retry"]; made: () => number } {
@@ -15,6 +15,16 @@ function counted(): { retry: GrabOptions["retry"]; made: () => number } {
     },
     made: () => made,
   };
+}
+
+/** A body of `text` as a stream. */
+function streamOf(text: string): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(text));
+      controller.close();
+    },
+  });
 }
 
 Deno.test("a port the Fetch standard blocks is named, and not retried", async (t) => {
@@ -77,4 +87,64 @@ Deno.test("a refused connection on another port is still retried as the network'
   assertEquals(error.kind, "network");
   assert(error.message.includes("the network failed"), error.message);
   assertEquals(made(), 2);
+});
+
+Deno.test("a stream body that meets a redirect says it could not follow it", async () => {
+  await using server = startServer({
+    "/moved/:code": (_request, seen) =>
+      new Response(null, {
+        status: Number(seen.url.pathname.split("/")[2]),
+        headers: { location: "/final" },
+      }),
+    "/final": (_request, seen) => json({ got: seen.body }),
+  });
+  const grab = createGrab(server.url);
+  for (const code of [307, 308]) {
+    for (const given of [{}, { onUploadProgress: () => {} }]) {
+      const [data, error] = await grab("POST /moved/:code", {
+        params: { code },
+        body: streamOf("hello"),
+        ...given,
+      });
+      assertEquals(data, null);
+      assertInstanceOf(error, GrabTransportError);
+      assertEquals(error.kind, "network");
+      assert(
+        error.message.includes("Cannot follow the redirect"),
+        error.message,
+      );
+      assert(error.message.includes("bytes or a Blob"), error.message);
+    }
+  }
+  // A 303 turns it into a GET without the body, which fetch follows.
+  const [data, error] = await grab("POST /moved/:code", {
+    params: { code: 303 },
+    body: streamOf("hello"),
+  });
+  assertEquals(error, null);
+  assertEquals(data, { got: "" });
+  // Bytes are sent again.
+  const [sent] = await grab("POST /moved/:code", {
+    params: { code: 307 },
+    body: new TextEncoder().encode("hello"),
+  });
+  assertEquals(sent, { got: "hello" });
+});
+
+Deno.test("Node's refusal of a stream body at a redirect is told too", async () => {
+  // undici rejects with `fetch failed`, caused by an empty error made in its
+  // redirect step; only the stack says where.
+  const cause = new Error();
+  cause.stack = "Error\n    at makeNetworkError (undici)\n" +
+    "    at httpRedirectFetch (undici)";
+  const grab = createGrab("http://127.0.0.1:1", {
+    fetch: () => Promise.reject(new TypeError("fetch failed", { cause })),
+  });
+  const [, error] = await grab("PUT /item", { body: streamOf("hello") });
+  assertInstanceOf(error, GrabTransportError);
+  assert(error.message.includes("Cannot follow the redirect"), error.message);
+  // A body of bytes that failed alike is not said to be a stream.
+  const [, other] = await grab("PUT /item", { body: "hello", retry: 0 });
+  assertInstanceOf(other, GrabTransportError);
+  assert(other.message.includes("the network failed"), other.message);
 });
