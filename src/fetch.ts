@@ -7,7 +7,8 @@
 
 import { cancelBody } from "./body.ts";
 import type { Deadline } from "./deadline.ts";
-import { RESPONSE_TYPE, RESPONSE_URL } from "./platform_response.ts";
+import { bodyTaken, RESPONSE_TYPE, RESPONSE_URL } from "./platform_response.ts";
+import { ReusedResponse } from "./unmendable.ts";
 
 /** A `fetch` as grab calls it: a plain function, never a method. */
 export type Fetch = (
@@ -83,8 +84,23 @@ export function sendRequest(
       throw new TypeError("Cannot read the response: fetch did not return one");
     }
     if (isNetworkError(response)) throw networkErrorCause();
+    if (reused(response)) throw new ReusedResponse();
     return response;
   });
+}
+
+/**
+ * True for a response whose body was read, or is held by a reader, before
+ * grab got it: a custom `fetch` that returns one `Response` for every call.
+ * Reading it would fail as if the network had, and be retried.
+ */
+function reused(response: Response): boolean {
+  try {
+    return bodyTaken(response, isPlatformResponse(response));
+  } catch {
+    // A response-like whose body cannot be read: its read tells the rest.
+    return false;
+  }
 }
 
 /**

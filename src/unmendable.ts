@@ -1,11 +1,21 @@
 /**
  * Failures of `fetch` that no retry can mend, told apart from the network's
  * by what the failure says: a port the platform blocks, a stream body that
- * met a redirect. Each is a `"network"` failure at once, whose message says
- * what to do.
+ * met a redirect, a response a custom `fetch` handed out once already. Each
+ * is a `"network"` failure at once, whose message says what to do.
  *
  * @module
  */
+
+/**
+ * Thrown when a custom `fetch` gives a response whose body is used or held
+ * by a reader: one `Response` returned for every call, as a mock may do.
+ */
+export class ReusedResponse extends TypeError {
+  constructor() {
+    super("The response body is already used or locked");
+  }
+}
 
 /** What one error in a failure's chain says: its message and its stack. */
 interface Said {
@@ -80,6 +90,14 @@ export function unmendable(
   cause: unknown,
   stream: boolean,
 ): string | undefined {
+  try {
+    if (cause instanceof ReusedResponse) {
+      return "Cannot read the response: the custom fetch returned a Response whose body " +
+        "is already used or locked; return a new Response, or response.clone(), from each call";
+    }
+  } catch {
+    return undefined; // A revoked Proxy: nothing to tell by.
+  }
   const chain = chainOf(cause);
   return blockedPort(chain) ?? (stream ? streamRedirect(chain) : undefined);
 }

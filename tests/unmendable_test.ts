@@ -148,3 +148,53 @@ Deno.test("Node's refusal of a stream body at a redirect is told too", async () 
   assertInstanceOf(other, GrabTransportError);
   assert(other.message.includes("the network failed"), other.message);
 });
+
+Deno.test("a custom fetch that returns a used response is told so, and not retried", async (t) => {
+  await using server = startServer(() => json({ id: 1 }));
+  for (const status of [200, 503, 404]) {
+    await t.step(`status ${status}`, async () => {
+      // A mock that hands out one Response for every call.
+      const once = json({ id: 1 }, { status });
+      let calls = 0;
+      const { retry, made } = counted();
+      const grab = createGrab(server.url, {
+        retry,
+        fetch: () => {
+          calls++;
+          return Promise.resolve(once);
+        },
+      });
+      await grab("GET /item", { retry: 0 });
+      const [data, error] = await grab("GET /item");
+      assertEquals(data, null);
+      assertInstanceOf(error, GrabTransportError);
+      assertEquals(error.kind, "network");
+      assert(error.message.includes("custom fetch returned"), error.message);
+      assert(error.message.includes("response.clone()"), error.message);
+      assertEquals(made(), 0, "a used response was retried");
+      assertEquals(calls, 2);
+    });
+  }
+
+  await t.step("a body locked by a reader", async () => {
+    const answer = await fetch(`${server.url}/item`);
+    const reader = answer.body!.getReader();
+    const grab = createGrab(server.url, {
+      retry: 2,
+      fetch: () => Promise.resolve(answer),
+    });
+    const [, error] = await grab("GET /item");
+    assertInstanceOf(error, GrabTransportError);
+    assert(error.message.includes("used or locked"), error.message);
+    await reader.cancel();
+  });
+
+  await t.step("a fresh response each time is read", async () => {
+    const grab = createGrab(server.url, {
+      fetch: (input, init) => fetch(input, init),
+    });
+    const [data, error] = await grab("GET /item");
+    assertEquals(error, null);
+    assertEquals(data, { id: 1 });
+  });
+});
