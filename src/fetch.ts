@@ -90,12 +90,16 @@ export function sendRequest(
 }
 
 /**
- * True for a response whose body was read, or is held by a reader, before
- * grab got it: a custom `fetch` that returns one `Response` for every call.
- * Reading it would fail as if the network had, and be retried.
+ * True for a 2xx response whose body was read, or is held by a reader,
+ * before grab got it: a custom `fetch` that returns one `Response` for
+ * every call. Reading it would fail as if the network had, and be retried.
+ * Any other status is a `GrabError` whatever its body, as the contract has
+ * it: the status is what the server said.
  */
 function reused(response: Response): boolean {
   try {
+    const { status } = response;
+    if (!(status >= 200 && status <= 299)) return false;
     return bodyTaken(response, isPlatformResponse(response));
   } catch {
     // A response-like whose body cannot be read: its read tells the rest.

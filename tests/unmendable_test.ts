@@ -1,5 +1,9 @@
 import { assert, assertEquals, assertInstanceOf } from "@std/assert";
-import createGrab, { type GrabOptions, GrabTransportError } from "../mod.ts";
+import createGrab, {
+  GrabError,
+  type GrabOptions,
+  GrabTransportError,
+} from "../mod.ts";
 import { json, startServer } from "./_server.ts";
 
 /** Retry options that count the retries made, each at once. */
@@ -151,7 +155,23 @@ Deno.test("Node's refusal of a stream body at a redirect is told too", async () 
 
 Deno.test("a custom fetch that returns a used response is told so, and not retried", async (t) => {
   await using server = startServer(() => json({ id: 1 }));
-  for (const status of [200, 503, 404]) {
+  await t.step("another status is a GrabError, its body null", async () => {
+    for (const status of [404, 503]) {
+      const once = json({ id: 1 }, { status });
+      const grab = createGrab(server.url, {
+        retry: 0,
+        fetch: () => Promise.resolve(once),
+      });
+      await grab("GET /item");
+      const [data, error] = await grab("GET /item");
+      assertEquals(data, null);
+      assertInstanceOf(error, GrabError);
+      assertEquals(error.statusCode, status);
+      assertEquals(error.body, null);
+    }
+  });
+
+  for (const status of [200, 201]) {
     await t.step(`status ${status}`, async () => {
       // A mock that hands out one Response for every call.
       const once = json({ id: 1 }, { status });
