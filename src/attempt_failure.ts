@@ -70,7 +70,7 @@ export function networkFailure(
   const whole = exchange.deadline.reason;
   if (whole !== undefined) return failure(exchange, whole, cause);
   const refusal = attempt.reason === undefined
-    ? refusedBy(cause) ?? unmendable(cause, refused && !exchange.replayable)
+    ? unmendable(cause, refused && !exchange.replayable)
     : undefined;
   if (refusal !== undefined) {
     // No retry would mend it: the permission or the port stays refused.
@@ -92,41 +92,6 @@ export function networkFailure(
     error: outcome.error,
     statusCode: undefined,
   };
-}
-
-/**
- * The message for a `fetch` the runtime's permissions refused (Deno's
- * `NotCapable`, `PermissionDenied` before Deno 2, read by name, as `src/`
- * knows no `Deno` namespace), or `undefined` for another failure. It names
- * the flag that grants the permission, as the refusal names it ("run again
- * with the --allow-read flag": a custom `fetch` may need more than the
- * network), `--allow-net` where it names none; and for the network the host
- * refused, which a redirect or a next link may have moved off the request's.
- */
-function refusedBy(cause: unknown): string | undefined {
-  let name: unknown;
-  try {
-    if (!(cause instanceof Error)) return undefined;
-    name = cause.name;
-  } catch {
-    return undefined; // A hostile fetch's rejection: a revoked Proxy, a getter.
-  }
-  if (name !== "NotCapable" && name !== "PermissionDenied") return undefined;
-  let flag = "--allow-net";
-  let host: string | undefined;
-  try {
-    const message = String((cause as Error).message);
-    flag = /--allow-[a-z]+/.exec(message)?.[0] ?? flag;
-    // `Requires net access to "api.example.com:443", run again with …`:
-    // a host and port only, never a path, a query or credentials.
-    host = /net access to "([\w.:[\]-]{1,300})"/.exec(message)?.[1];
-  } catch {
-    // A message that cannot be read: the network's flag, no host named.
-  }
-  const grant = flag !== "--allow-net"
-    ? `allow what its cause names with ${flag}`
-    : `allow ${host === undefined ? "the host" : `"${host}"`} with --allow-net`;
-  return `Cannot complete the request: the runtime's permissions refused it (in Deno, ${grant})`;
 }
 
 /** The outcome once the deadline has passed: kind `"timeout"` or `"abort"`. */

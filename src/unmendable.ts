@@ -1,7 +1,8 @@
 /**
  * Failures of `fetch` that no retry can mend, told apart from the network's
- * by what the failure says: a port the platform blocks, a stream body that
- * met a redirect, a response a custom `fetch` handed out once already. Each
+ * by what the failure says: a permission the runtime refused, a port the
+ * platform blocks, a stream body that met a redirect, a response a custom
+ * `fetch` handed out once already. Each
  * is a `"network"` failure at once, whose message says what to do.
  *
  * @module
@@ -90,14 +91,39 @@ export function unmendable(
   cause: unknown,
   stream: boolean,
 ): string | undefined {
+  let name: unknown;
   try {
     if (cause instanceof ReusedResponse) {
       return "Cannot read the response: the custom fetch returned a Response whose body " +
         "is already used or locked; return a new Response, or response.clone(), from each call";
     }
+    name = cause instanceof Error ? cause.name : undefined;
   } catch {
-    return undefined; // A revoked Proxy: nothing to tell by.
+    return undefined; // A revoked Proxy, a getter that throws: nothing to tell by.
   }
   const chain = chainOf(cause);
+  if (name === "NotCapable" || name === "PermissionDenied") {
+    return permissionRefused(chain[0]?.message ?? "");
+  }
   return blockedPort(chain) ?? (stream ? streamRedirect(chain) : undefined);
+}
+
+/**
+ * The message for a `fetch` the runtime's permissions refused (Deno's
+ * `NotCapable`, `PermissionDenied` before Deno 2, told by name, as `src/`
+ * knows no `Deno` namespace), from what the refusal says. It names the flag
+ * that grants the permission, as the refusal names it ("run again with the
+ * --allow-read flag": a custom `fetch` may need more than the network),
+ * `--allow-net` where it names none; and for the network the host refused,
+ * which a redirect or a next link may have moved off the request's.
+ */
+function permissionRefused(message: string): string {
+  const flag = /--allow-[a-z]+/.exec(message)?.[0] ?? "--allow-net";
+  // `Requires net access to "api.example.com:443", run again with …`:
+  // a host and port only, never a path, a query or credentials.
+  const host = /net access to "([\w.:[\]-]{1,300})"/.exec(message)?.[1];
+  const grant = flag !== "--allow-net"
+    ? `allow what its cause names with ${flag}`
+    : `allow ${host === undefined ? "the host" : `"${host}"`} with --allow-net`;
+  return `Cannot complete the request: the runtime's permissions refused it (in Deno, ${grant})`;
 }
