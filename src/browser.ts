@@ -7,6 +7,8 @@
  * @module
  */
 
+import { processVersions, userAgent } from "./runtime.ts";
+
 /**
  * True in a browser (a page or its workers), whose user agents all start
  * `Mozilla/`; Deno, Node, Bun and workerd name themselves. A DOM they host
@@ -14,9 +16,7 @@
  * polyfill that cannot send a stream body.
  */
 export function isBrowser(): boolean {
-  const agent = (globalThis as { navigator?: { userAgent?: unknown } })
-    .navigator?.userAgent;
-  return typeof agent === "string" && agent.startsWith("Mozilla/");
+  return userAgent()?.startsWith("Mozilla/") === true;
 }
 
 /**
@@ -28,17 +28,9 @@ export function isBrowser(): boolean {
  * Chromium's, have too.
  */
 function hostedDom(): boolean {
-  try {
-    const { process } = globalThis as {
-      process?: { versions?: Record<string, unknown> };
-    };
-    const versions = process?.versions;
-    return typeof versions?.node === "string" &&
-      versions.electron === undefined && versions.nw === undefined;
-  } catch {
-    // A `process` whose getter throws (a sandbox, a polyfill): a page's.
-    return false;
-  }
+  const versions = processVersions();
+  return typeof versions?.node === "string" &&
+    versions.electron === undefined && versions.nw === undefined;
 }
 
 /** The origin of the page (or worker) grab runs in, if it has one. */

@@ -9,6 +9,7 @@
 
 import { monotonic, PLATFORM_SET_TIMEOUT, platformTimers } from "./clock.ts";
 import { MAX_TIMER_DELAY } from "./retry.ts";
+import { globalOf, processVersions, userAgent } from "./runtime.ts";
 
 /**
  * True where what one request made is not to be used by another: a
@@ -19,19 +20,8 @@ import { MAX_TIMER_DELAY } from "./retry.ts";
  * Told once, by the user agent Workers give, or by their `WebSocketPair`
  * where a compatibility date before 2022-03-21 gives no `navigator`.
  */
-const PER_REQUEST: boolean = (() => {
-  try {
-    const { navigator, WebSocketPair } = globalThis as {
-      navigator?: { userAgent?: unknown };
-      WebSocketPair?: unknown;
-    };
-    return navigator?.userAgent === "Cloudflare-Workers" ||
-      typeof WebSocketPair === "function";
-  } catch {
-    // A `navigator` whose getter throws (a sandbox, a polyfill): not one.
-    return false;
-  }
-})();
+const PER_REQUEST: boolean = userAgent() === "Cloudflare-Workers" ||
+  typeof globalOf("WebSocketPair") === "function";
 
 function sharesTimers(): boolean {
   return !PER_REQUEST && platformTimers() &&
@@ -80,17 +70,9 @@ const WINDOWS_LIMIT = 64;
  * Node's. Deno's and Bun's do (with a listener on it), and a browser's or a
  * worker's program does not end that way. Told once, by the globals.
  */
-const SIGNALS_LET_GO: boolean = (() => {
-  try {
-    const { process } = globalThis as { process?: { versions?: object } };
-    const versions = process?.versions as { node?: unknown } | undefined;
-    return typeof versions?.node === "string" && !("Deno" in globalThis) &&
-      !("Bun" in globalThis);
-  } catch {
-    // A `process` whose getter throws (a sandbox, a polyfill): not Node's.
-    return false;
-  }
-})();
+const SIGNALS_LET_GO: boolean = typeof processVersions()?.node === "string" &&
+  !("Deno" in globalThis) &&
+  !("Bun" in globalThis);
 
 /**
  * Adds `waiter` to those told when the shared signal aborts. On Node, while

@@ -167,3 +167,30 @@ Deno.test("a failed fetch in a browser", async (t) => {
     });
   });
 });
+
+Deno.test("a failed fetch where the runtime's globals cannot be read is still a result", async () => {
+  // A sandbox or a polyfill may put a getter that throws on `navigator` or
+  // `process`: telling whether grab runs in a browser must not fail a grab.
+  const url = `http://127.0.0.1:${closedPort()}`;
+  const saved = ["navigator", "process"].map((name) =>
+    [name, Object.getOwnPropertyDescriptor(globalThis, name)!] as const
+  );
+  for (const [name] of saved) {
+    Object.defineProperty(globalThis, name, {
+      configurable: true,
+      get() {
+        throw new Error(`${name} is sandboxed`);
+      },
+    });
+  }
+  try {
+    const [data, error] = await createGrab(url, { retry: NO_RETRY })("GET /x");
+    assertEquals(data, null);
+    assert(isGrabTransportError(error));
+    assertEquals(error.kind, "network");
+  } finally {
+    for (const [name, descriptor] of saved) {
+      Object.defineProperty(globalThis, name, descriptor);
+    }
+  }
+});

@@ -1,0 +1,53 @@
+/**
+ * What the runtime that hosts grab is, read from its globals. Every read is
+ * guarded: a sandbox or a polyfill may put a getter that throws there, and
+ * telling the runtime must never fail a grab.
+ *
+ * @module
+ */
+
+/** The global `name`, or `undefined` where reading it throws. */
+export function globalOf(name: string): unknown {
+  try {
+    return (globalThis as Record<string, unknown>)[name];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The user agent the runtime gives (`navigator.userAgent`), if any. */
+export function userAgent(): string | undefined {
+  try {
+    const navigator = globalOf("navigator") as { userAgent?: unknown } | null;
+    const agent = navigator?.userAgent;
+    return typeof agent === "string" ? agent : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The versions of Node's `process` that tell its hosts apart. */
+export interface ProcessVersions {
+  node: unknown;
+  electron: unknown;
+  nw: unknown;
+}
+
+/**
+ * What a global `process` says of its versions (Node's; Deno and Bun give
+ * one too, and Electron and NW.js pages), or `undefined` without one.
+ */
+export function processVersions(): ProcessVersions | undefined {
+  try {
+    const process = globalOf("process") as { versions?: unknown } | null;
+    const versions = process?.versions as Record<string, unknown> | null;
+    if (typeof versions !== "object" || versions === null) return undefined;
+    return {
+      node: versions.node,
+      electron: versions.electron,
+      nw: versions.nw,
+    };
+  } catch {
+    return undefined;
+  }
+}
