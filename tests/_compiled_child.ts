@@ -1,5 +1,5 @@
 /**
- * The program compile_test.ts builds with `deno compile` and runs: it uses
+ * The program compile_test.ts runs as `deno compile` would ship it: it uses
  * each module grab loads on first use (the JSON:API codec, the module of
  * live bodies, upload progress) against a server of its own, and writes
  * one JSON line with what each gave and the rejections nobody handled.
