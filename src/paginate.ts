@@ -20,7 +20,7 @@ import { unreadable } from "./thrown.ts";
 import { combineHooks } from "./hook_chain.ts";
 import { HOOK_NAMES, type Hooks } from "./hooks.ts";
 import { nextLink, samePage, unfollowable } from "./next_link.ts";
-import { urlOf } from "./platform_response.ts";
+import { Trail } from "./page_trail.ts";
 import { readMembers } from "./resolve.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import type { OrThrowResult } from "./or_throw.ts";
@@ -40,7 +40,8 @@ import type { SchemaOutput, StandardSchema } from "./schema.ts";
  * the URL of the response that carried it.
  *
  * It stops at the last page, after `options.limit` pages (the last one's next
- * link unread), or at a link it has already followed; it throws the first
+ * link unread), at a link it has already followed, or at one redirected to a
+ * page it has read (that page is not yielded again); it throws the first
  * failure as {@linkcode orThrow} would.
  *
  * @typeParam Data The data of each page (each JSON value, or each NDJSON
@@ -134,18 +135,10 @@ export async function* paginate(
     const issues = typeof limit === "number" ? [] : [limit];
     throw validationError(stream ? [...issues, ONE_SHOT_BODY] : issues);
   }
-  const seen = new Set<string>();
-  let requestUrl = "";
-  let responseUrl = "";
-  const track: Hooks = {
-    afterResponse(request, response) {
-      requestUrl = request.url;
-      responseUrl = urlOf(response, false) || request.url;
-    },
-  };
+  const trail = new Trail();
   const withTracking = (call: GrabCallOptions): GrabCallOptions => ({
     ...call,
-    hooks: tracked(call.hooks ?? undefined, track),
+    hooks: tracked(call.hooks ?? undefined, trail.hooks),
   });
   const { query: _query, params: _params, ...rest } = first;
   // A next link on another origin gets none of the caller's headers, hooks,
@@ -164,13 +157,17 @@ export async function* paginate(
   let current: Endpoint = endpoint;
   let callOptions: GrabCallOptions = withTracking(first);
   for (let page = 0; page < limit; page++) {
-    responseUrl = "";
+    trail.responseUrl = "";
+    trail.again = false;
     const [data, error, meta] = await (grab as (
       endpoint: Endpoint,
       options: GrabCallOptions,
     ) => ReturnType<Grab>)(current, callOptions);
+    // That page again: the loop has come back round.
+    if (trail.again) return;
     if (error !== null) throw error;
     yield [data, meta];
+    const { requestUrl, responseUrl, seen } = trail;
     // The last page asked for: its next link is never followed, so it is
     // not read, nor refused.
     if (responseUrl === "" || page + 1 === limit) return;

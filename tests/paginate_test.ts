@@ -578,3 +578,102 @@ Deno.test("paginate() tells pages apart by long links as by short ones", async (
     },
   );
 });
+
+Deno.test("paginate() ends at a next link redirected to a page already read, not yielding it again", async (t) => {
+  await using server = startServer((_request, { url }) => {
+    const n = page(url);
+    // Past the end, the server sends the caller back to page 2.
+    if (n === 4) return Response.redirect(`${url.origin}/items?page=2`, 302);
+    // "/moved" is at "/items" now.
+    if (url.pathname === "/moved") {
+      return Response.redirect(`${url.origin}/items?page=${n}`, 301);
+    }
+    const next = url.pathname === "/start" ? "/moved" : "/items";
+    return new Response(`[${n}]\n`, {
+      headers: {
+        "content-type": "application/json",
+        link: `<${next}?page=${n + 1}>; rel="next"`,
+      },
+    });
+  });
+  const grab = createGrab(server.url, { retry: 0 });
+  const asked = () =>
+    server.requests.map(({ url }) => url.pathname + url.search);
+
+  await t.step(
+    "three pages, the fourth link is the second page again",
+    async () => {
+      const pages: unknown[] = [];
+      for await (const [data] of paginate(grab, "GET /items")) pages.push(data);
+      assertEquals(pages, [[1], [2], [3]]);
+      assertEquals(asked().slice(-2), ["/items?page=4", "/items?page=2"]);
+    },
+  );
+
+  await t.step("a redirect to a page not read yet is that page", async () => {
+    const pages: unknown[] = [];
+    for await (
+      const [data] of paginate(grab, "GET /start", { limit: 2 })
+    ) pages.push(data);
+    assertEquals(pages, [[1], [2]]);
+    assertEquals(asked().slice(-2), ["/moved?page=2", "/items?page=2"]);
+  });
+
+  await t.step(
+    "a custom fetch that asks every page of one URL reads every page",
+    async () => {
+      // A proxy at "/proxy" fetches the page named in a header: every
+      // response comes from that one URL, unredirected.
+      await using proxy = startServer(async (request) => {
+        const target = request.headers.get("x-target")!;
+        const response = await fetch(target, { redirect: "manual" });
+        const n = page(new URL(target));
+        const link = n < 3
+          ? `<${server.url}/items?page=${n + 1}>; rel=next`
+          : "";
+        return new Response(response.body, {
+          headers: { "content-type": "application/json", link },
+        });
+      });
+      const proxied = createGrab(server.url, {
+        retry: 0,
+        fetch: (input) =>
+          fetch(`${proxy.url}/proxy`, {
+            headers: { "x-target": new Request(input).url },
+          }),
+      });
+      const pages: unknown[] = [];
+      for await (const [data] of paginate(proxied, "GET /items")) {
+        pages.push(data);
+      }
+      assertEquals(pages, [[1], [2], [3]]);
+    },
+  );
+
+  await t.step(
+    "the body of the page read again is not read, nor left open",
+    async () => {
+      const texts: string[] = [];
+      const values: unknown[] = [];
+      for (const responseType of ["stream", "ndjson", "text"] as const) {
+        for await (
+          const [data] of paginate(grab, "GET /items", { responseType })
+        ) {
+          if (data instanceof ReadableStream) {
+            texts.push(await new Response(data).text());
+          } else if (typeof data === "string") texts.push(data);
+          else for await (const value of data!) values.push(value);
+        }
+      }
+      assertEquals(texts, [
+        "[1]\n",
+        "[2]\n",
+        "[3]\n",
+        "[1]\n",
+        "[2]\n",
+        "[3]\n",
+      ]);
+      assertEquals(values, [[1], [2], [3]]);
+    },
+  );
+});

@@ -301,6 +301,16 @@ function route(request, response, body, { forever, received }) {
     if (n < 3) headers.link = `<./${n + 1}?size=1>; rel="next"`;
     return send(response, 200, JSON.stringify([n]), headers);
   }
+  // Past page 3, the server sends the client back to page 2.
+  const round = /^\/round\/(\d+)$/.exec(path);
+  if (round) {
+    const n = Number(round[1]);
+    if (n === 4) return send(response, 302, "", { location: "/round/2" });
+    return send(response, 200, JSON.stringify([n]), {
+      "content-type": "application/json",
+      link: `<./${n + 1}>; rel="next"`,
+    });
+  }
   if (path === "/articles/1" && method === "GET") {
     return sendJson(response, 200, ARTICLE, JSON_API);
   }

@@ -654,6 +654,14 @@ export const CASES = [
     }
     same(pages, [[1], [2], [3]], "pages");
   }],
+  ["paginate: ends at a link redirected to a page read", async (c) => {
+    const grab = c.mod.createGrab(c.api, { retry: 0 });
+    const pages = [];
+    for await (const [data] of c.mod.paginate(grab, "GET /round/1")) {
+      pages.push(data);
+    }
+    same(pages, [[1], [2], [3]], "pages");
+  }],
   ["Call: send() performs one exchange", async ({ mod, api }) => {
     const call = new mod.Call("GET /users/:id", api);
     same(call.method, "GET", "method");

@@ -1,0 +1,55 @@
+/**
+ * What `paginate` learns of each page's exchange through its own
+ * `afterResponse` hook: the URL asked, the URL answered, and whether that is
+ * a page already read.
+ *
+ * @module
+ */
+
+import type { Hooks } from "./hooks.ts";
+import { samePage } from "./next_link.ts";
+import { urlOf } from "./platform_response.ts";
+
+/**
+ * What paginate learns of each page through its `afterResponse` hook, which
+ * runs after the caller's: the URL asked, the URL answered (after
+ * redirects), and the pages already read.
+ */
+export class Trail {
+  readonly seen = new Set<string>();
+  requestUrl = "";
+  responseUrl = "";
+  /**
+   * The request was redirected to a page already read: the same page again,
+   * which a link back to it would have ended the loop at. Its body is not
+   * read: the response is replaced by an empty one.
+   */
+  again = false;
+  readonly hooks: Hooks = {
+    afterResponse: (request, response) => {
+      this.requestUrl = request.url;
+      this.responseUrl = urlOf(response, false) || request.url;
+      this.again = response.ok && redirected(response) && this.#readBefore();
+      if (this.again) return new Response(null, { status: 204 });
+    },
+  };
+
+  #readBefore(): boolean {
+    const { seen, requestUrl, responseUrl } = this;
+    if (responseUrl === requestUrl || seen.size === 0) return false;
+    const page = samePage(responseUrl);
+    return page !== samePage(requestUrl) && seen.has(page);
+  }
+}
+
+/**
+ * True when `fetch` followed a redirect to the response. Another URL alone
+ * tells nothing: a custom `fetch` may ask every page of one proxy URL.
+ */
+function redirected(response: Response): boolean {
+  try {
+    return response.redirected === true;
+  } catch {
+    return false;
+  }
+}
