@@ -37,7 +37,9 @@ export function parseLinkHeader(
     if (close === -1) break;
     const target = value.slice(open + 1, close).trim();
     i = close + 1;
-    let rels: string[] = [];
+    // Only the first `rel` counts, one without relation types too (RFC
+    // 8288, 3.3).
+    let rels: string[] | undefined;
     let anchor: string | undefined;
     // Parameters until the next comma outside quotes.
     while (i < n) {
@@ -57,11 +59,12 @@ export function parseLinkHeader(
       i += eq[0].length;
       let paramValue = "";
       if (eq[2] !== undefined) [paramValue, i] = readValue(value, i);
-      if (name === "rel" && rels.length === 0) {
+      if (name === "rel" && rels === undefined) {
         rels = paramValue.toLowerCase().split(/\s+/).filter(Boolean);
       }
       if (name === "anchor" && anchor === undefined) anchor = paramValue;
     }
+    if (rels === undefined) continue;
     if (anchor !== undefined && !isAbout(anchor, base)) continue;
     let resolved: string;
     try {

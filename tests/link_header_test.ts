@@ -105,6 +105,11 @@ Deno.test("parseLinkHeader()", async (t) => {
       { next: "https://api.test/v1/items?page=2" },
     ],
     [
+      "only the first rel parameter counts, an empty one too",
+      '<?page=9>; rel=""; rel=next, <?page=8>; REL; rel=next, <?page=7>; rel=" "; rel=next, <?page=2>; rel=next',
+      { next: "https://api.test/v1/items?page=2" },
+    ],
+    [
       "a link without rel is skipped",
       '<?page=2>; title="no rel", <?page=3>; rel=next',
       { next: "https://api.test/v1/items?page=3" },
