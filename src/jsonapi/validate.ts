@@ -20,6 +20,7 @@ import {
   checkIdentifier,
   checkJson,
   checkMemberName,
+  checkObjectMember,
 } from "./write_checks.ts";
 
 type Item = Record<string, unknown>;
@@ -109,9 +110,11 @@ function checkDocument(check: Check, body: Item): void {
     if (key === "included" && value !== undefined) {
       checkIncluded(check, value, root);
     } else if (key !== "data") {
-      const known = value === undefined ||
+      const known = value !== undefined &&
         checkMemberName(check, key, at, "document");
-      if (known) checkJson(check, value, at, root);
+      if (known && !isExtraMember(key)) {
+        checkObjectMember(check, key, value, at, root);
+      } else if (known) checkJson(check, value, at, root);
     } else if (Array.isArray(value)) {
       // By index: a hole is not an identifier (forEach would skip it).
       for (let i = 0; i < value.length; i++) {

@@ -19,7 +19,7 @@ import {
   checkJson,
   checkLinkage,
   checkMemberName,
-  checkSharedName,
+  checkObjectMember,
   checkTypeAndId,
 } from "./write_checks.ts";
 
@@ -63,7 +63,7 @@ export function checkWireResource(
         checkRelationshipMember,
       );
     } else if (key === "meta" || key === "links") {
-      checkJson(check, value, p, inside);
+      checkObjectMember(check, key, value, p, inside);
     } else if (isExtraMember(key)) {
       checkExtraMember(check, key, value, p, inside);
     } else {
@@ -143,9 +143,10 @@ const checkRelationshipMember: MemberCheck = (
     if (member === "data") {
       linkage = true;
       checkLinkage(check, item, p, [...within, value]);
-    } else if (checkMemberName(check, member, p, "relationship")) {
+    } else if (!checkMemberName(check, member, p, "relationship")) continue;
+    else if (isExtraMember(member)) {
       checkJson(check, item, p, [...within, value]);
-    }
+    } else checkObjectMember(check, member, item, p, [...within, value]);
   }
   if (!linkage) {
     add(
@@ -166,6 +167,29 @@ export function checkResourceHead(check: Check, item: Item, at: string): void {
       check,
       at,
       `Cannot send the resource with PATCH: "id" and "lid" are missing`,
+    );
+  }
+}
+
+/**
+ * Adds an issue for each relationship that has the name of an attribute of
+ * the same resource: a resource's fields share one namespace (JSON:API 1.1,
+ * "Fields"). Two different names that the casing makes one are
+ * {@linkcode checkFieldClash}'s.
+ */
+export function checkSharedName(
+  check: Check,
+  attributes: readonly (readonly [name: string, path: string])[],
+  relationships: readonly (readonly [name: string, path: string])[],
+): void {
+  if (attributes.length === 0 || relationships.length === 0) return;
+  const names = new Set(attributes.map(([name]) => name));
+  for (const [name, path] of relationships) {
+    if (!names.has(name)) continue;
+    add(
+      check,
+      path,
+      `Cannot send field "${name}" as both an attribute and a relationship: a resource's fields share one namespace`,
     );
   }
 }

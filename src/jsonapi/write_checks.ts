@@ -47,6 +47,25 @@ export function checkJson(
   check.issues.push(...findNonJsonValues(value, at, { within }));
 }
 
+/**
+ * Checks a `meta`, `links` or `jsonapi` member, which JSON:API 1.1 says
+ * must be an object, and its values, which JSON must carry.
+ */
+export function checkObjectMember(
+  check: Check,
+  key: string,
+  value: unknown,
+  at: string,
+  within: object[],
+): void {
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    checkJson(check, value, at, within);
+  } else {
+    const why = `value is ${describeValue(value)}`;
+    add(check, at, `Cannot send "${key}" as it must be an object: ${why}`);
+  }
+}
+
 /** Checks `type`, `id` and `lid` of a resource or of linkage (`what`). */
 export function checkTypeAndId(
   check: Check,
@@ -116,7 +135,9 @@ export function checkIdentifier(
   }
   for (const key of Object.keys(value)) {
     const p = joinPointer(at, key);
-    if (key === "meta" || isExtraMember(key)) {
+    if (key === "meta") {
+      checkObjectMember(check, key, value[key], p, [...within, value]);
+    } else if (isExtraMember(key)) {
       checkJson(check, value[key], p, [...within, value]);
     } else if (!isIdentityKey(key) && value[key] !== undefined) {
       add(
@@ -255,29 +276,6 @@ export function checkFieldClash(
   if (pair === undefined) return;
   const [[first], [second, path]] = [fields[pair[0]]!, fields[pair[1]]!];
   check.issues.push(new KeyClash(at, [first, second], check.to).issue(path));
-}
-
-/**
- * Adds an issue for each relationship that has the name of an attribute of
- * the same resource: a resource's fields share one namespace (JSON:API 1.1,
- * "Fields"). Two different names that the casing makes one are
- * {@linkcode checkFieldClash}'s.
- */
-export function checkSharedName(
-  check: Check,
-  attributes: readonly (readonly [name: string, path: string])[],
-  relationships: readonly (readonly [name: string, path: string])[],
-): void {
-  if (attributes.length === 0 || relationships.length === 0) return;
-  const names = new Set(attributes.map(([name]) => name));
-  for (const [name, path] of relationships) {
-    if (!names.has(name)) continue;
-    add(
-      check,
-      path,
-      `Cannot send field "${name}" as both an attribute and a relationship: a resource's fields share one namespace`,
-    );
-  }
 }
 
 function isNestedReserved(wire: string): boolean {

@@ -1,4 +1,11 @@
-import { assert, assertEquals, assertStrictEquals } from "@std/assert";
+import {
+  assert,
+  assertEquals,
+  assertRejects,
+  assertStrictEquals,
+} from "@std/assert";
+import createGrab, { GrabValidationError } from "../../mod.ts";
+import { startServer } from "../_server.ts";
 import { fc } from "../_npm.ts";
 import { type Casing, convertKey } from "../../src/casing.ts";
 import type { HttpMethod } from "../../src/endpoint.ts";
@@ -706,3 +713,54 @@ const violation = fc.oneof(
 ).map((tuple) =>
   [tuple[0], tuple[1], tuple[2] === true] as [string, unknown, boolean]
 );
+
+Deno.test("a meta, links or jsonapi member that is not an object is refused where it is", async () => {
+  await using server = startServer(() => new Response(null, { status: 204 }));
+  const grab = createGrab(server.url, { format: "json-api", retry: 0 });
+  const resource = { type: "articles", id: "1", attributes: { title: "x" } };
+  const bodies: [Record<string, unknown>, string, string][] = [
+    [{ data: resource, meta: 5 }, "/meta", "value is 5"],
+    [{ data: resource, links: "x" }, "/links", 'value is "x"'],
+    [{ data: resource, jsonapi: "1.1" }, "/jsonapi", 'value is "1.1"'],
+    [{ ...resource, meta: [1] }, "/meta", "value is an array"],
+    [{ ...resource, links: null }, "/links", "value is null"],
+    [
+      { ...resource, relationships: { author: { data: null, meta: true } } },
+      "/relationships/author/meta",
+      "value is true",
+    ],
+    [
+      { ...resource, relationships: { author: { data: null, links: "x" } } },
+      "/relationships/author/links",
+      'value is "x"',
+    ],
+    [
+      { data: [{ type: "tags", id: "1", meta: "new" }] },
+      "/data/0/meta",
+      'value is "new"',
+    ],
+  ];
+  for (const [body, path, value] of bodies) {
+    const error = await assertRejects(
+      () => grab("PATCH /articles/1", { body }),
+      GrabValidationError,
+    );
+    const member = path.slice(path.lastIndexOf("/") + 1);
+    assertEquals(error.issues, [{
+      path,
+      message: `Cannot send "${member}" as it must be an object: ${value}`,
+    }]);
+  }
+  assertEquals(server.requests.length, 0, "the server saw no request");
+  // Objects go as they are, and an extension's member may be any value.
+  const [, error] = await grab("PATCH /articles/1", {
+    body: {
+      ...resource,
+      meta: { by: "x" },
+      links: { self: "/articles/1" },
+      relationships: { author: { data: null, "version:id": 3 } },
+    },
+  });
+  assertEquals(error, null);
+  assertEquals(JSON.parse(server.requests[0]!.body).data.meta, { by: "x" });
+});
