@@ -4,13 +4,15 @@
  * @module
  */
 
-import { LONE_SURROGATE } from "./text.ts";
+import { DEFAULT_TEXT, LONE_SURROGATE } from "./text.ts";
 import { validationError } from "./validation_error.ts";
 
 /** The most values a query may hold (containers and items alike). */
 const MAX_QUERY_VALUES = 10_000;
 /** The longest a query may be, in characters, far past any URL limit. */
 const MAX_QUERY_CHARS = 2_000_000;
+/** The deepest nesting a query may have: `a[b][c]…` with this many brackets. */
+export const MAX_QUERY_DEPTH = 32;
 
 /**
  * What a query may still hold. Each value is counted before it is walked
@@ -58,4 +60,30 @@ export function refuse(problem: string, name?: string): never {
     : ` at "${name.length > 60 ? `${name.slice(0, 60)}…` : name}"`;
   const message = `Cannot serialise the query${where}: ${problem}`;
   throw validationError([{ path: "", message }]);
+}
+
+/** The text of a query value, or a refusal of one no server could read. */
+export function scalar(value: unknown, name: string): string {
+  if (typeof value === "number") {
+    // `NaN` is a number gone wrong (`Number("")`, a division by zero), as
+    // in a body or a path parameter; a caller who means the text says so.
+    if (Number.isFinite(value)) return String(value);
+    refuse(`value is ${value}; give a finite number, or a string`, name);
+  }
+  if (typeof value === "function" || typeof value === "symbol") {
+    // String() would send a function's source text.
+    refuse(`value is a ${typeof value}`, name);
+  }
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) refuse("value is an invalid Date", name);
+    return value.toISOString();
+  }
+  const text = String(value);
+  // An object with no text of its own (a Map, a class instance) would go
+  // out as "[object Object]"; one with its own (a URL) goes as that.
+  if (typeof value === "object" && DEFAULT_TEXT.test(text)) {
+    const what = text.slice(1, -1).replace("object ", "an object of type ");
+    refuse(`value is ${what}`, name);
+  }
+  return text;
 }
