@@ -4,6 +4,7 @@
  * @module
  */
 
+import { unboxedNumber } from "./json_loss.ts";
 import { DEFAULT_TEXT, LONE_SURROGATE } from "./text.ts";
 import { validationError } from "./validation_error.ts";
 
@@ -64,11 +65,15 @@ export function refuse(problem: string, name?: string): never {
 
 /** The text of a query value, or a refusal of one no server could read. */
 export function scalar(value: unknown, name: string): string {
-  if (typeof value === "number") {
+  // A Number object is written as its value, as JSON writes it.
+  const number = typeof value === "object" && value !== null
+    ? unboxedNumber(value)
+    : value;
+  if (typeof number === "number") {
     // `NaN` is a number gone wrong (`Number("")`, a division by zero), as
     // in a body or a path parameter; a caller who means the text says so.
-    if (Number.isFinite(value)) return String(value);
-    refuse(`value is ${value}; give a finite number, or a string`, name);
+    if (Number.isFinite(number)) return String(number);
+    refuse(`value is ${number}; give a finite number, or a string`, name);
   }
   if (typeof value === "function" || typeof value === "symbol") {
     // String() would send a function's source text.

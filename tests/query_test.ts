@@ -375,3 +375,33 @@ Deno.test("a number that is not finite is refused, naming where", async () => {
     "?a=0&b=1e%2B21&c=0.1&d=NaN",
   );
 });
+
+/** The refusals of `queries` in both formats, each one issue; none sent. */
+async function refusals(queries: Record<string, unknown>[]): Promise<string[]> {
+  await using server = okJsonApiServer();
+  const messages: string[] = [];
+  for (const format of ["json", "json-api"] as const) {
+    const grab = createGrab(server.url, { format, retry: 0 });
+    for (const query of queries) {
+      const error = await assertRejects(
+        () => grab("GET /items", { query }),
+        GrabValidationError,
+      );
+      assertEquals(error.issues.length, 1);
+      messages.push(error.issues[0]!.message);
+    }
+  }
+  assertEquals(server.requests.length, 0, "the server saw no request");
+  return messages;
+}
+
+Deno.test("a Number object that is not finite is refused as the number is", async () => {
+  const messages = await refusals([
+    { page: Object(NaN) },
+    { ids: [1, Object(Infinity)] },
+  ]);
+  assertEquals(messages.slice(0, 2), [
+    'Cannot serialise the query at "page": value is NaN; give a finite number, or a string',
+    'Cannot serialise the query at "ids[1]": value is Infinity; give a finite number, or a string',
+  ]);
+});
