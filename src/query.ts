@@ -7,13 +7,14 @@
 
 import { type Casing, clashMark, convertKey } from "./casing.ts";
 import { isPlainObject } from "./object.ts";
-import { Budget, scalar } from "./query_budget.ts";
+import { Budget, refuse, scalar } from "./query_budget.ts";
 import {
   checkClash,
   checkNesting,
   type Entry,
   entry,
   isScalar,
+  mixedItem,
   pushItems,
   writeJoined,
 } from "./query_walk.ts";
@@ -103,6 +104,8 @@ class QueryWriter {
     }
     if (Array.isArray(value)) {
       this.#budget.spend(value.length);
+      const mixed = mixedItem(value);
+      if (mixed !== undefined) refuse(mixed, name);
       if (this.#joinArrays && value.every(isScalar)) {
         writeJoined(this.#budget, this.#params, name, value);
       } else pushItems(this.#stack, value, current);

@@ -46,6 +46,27 @@ export function writeJoined(
 }
 
 /**
+ * Why a list that holds both values and lists or objects cannot be sent:
+ * its name would be both a value and nested keys (`x=1&x[1][a]=2`), and
+ * in JSON:API its values would be repeated, not joined.
+ */
+export function mixedItem(items: unknown[]): string | undefined {
+  let value = -1;
+  let nest = -1;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (item === undefined || item === null) continue;
+    if (isScalar(item)) value = value < 0 ? i : value;
+    else nest = nest < 0 ? i : nest;
+    if (value >= 0 && nest >= 0) {
+      const kind = Array.isArray(items[nest]) ? "a list" : "an object";
+      return `item ${nest} is ${kind} but item ${value} is a value, and a server cannot read one name both as a value and as nested keys; send them under two names`;
+    }
+  }
+  return undefined;
+}
+
+/**
  * Refuses two of `keys` (whose entries are the last on `stack`, in order)
  * written as one name: the server would read one of them, or both as a
  * list. A key without a value is not written, so it clashes with none.

@@ -405,3 +405,37 @@ Deno.test("a Number object that is not finite is refused as the number is", asyn
     'Cannot serialise the query at "ids[1]": value is Infinity; give a finite number, or a string',
   ]);
 });
+
+/** What `query` sends in each format, as name and value pairs. */
+async function sent(query: Record<string, unknown>) {
+  await using server = okJsonApiServer();
+  const out: [string, string][][] = [];
+  for (const format of ["json", "json-api"] as const) {
+    const grab = createGrab(server.url, { format, retry: 0 });
+    const [, error] = await grab("GET /items", { query });
+    assertEquals(error, null);
+    out.push([...server.requests.at(-1)!.url.searchParams]);
+  }
+  return out;
+}
+
+Deno.test("a list that holds both values and lists or objects is refused, not written half one way", async () => {
+  // Sent as `x=1&x=a&x[4]=2` in both formats: the server reads `x` as a
+  // value and as nested keys, and JSON:API repeated what it joins.
+  const messages = await refusals([
+    { x: [1, "a", null, undefined, [2]] },
+    { include: ["author", {}] },
+    { filter: { id: [{ gt: 1 }, 7] } },
+  ]);
+  assertEquals(messages.slice(0, 3), [
+    'Cannot serialise the query at "x": item 4 is a list but item 0 is a value, and a server cannot read one name both as a value and as nested keys; send them under two names',
+    'Cannot serialise the query at "include": item 1 is an object but item 0 is a value, and a server cannot read one name both as a value and as nested keys; send them under two names',
+    'Cannot serialise the query at "filter[id]": item 0 is an object but item 1 is a value, and a server cannot read one name both as a value and as nested keys; send them under two names',
+  ]);
+  assertEquals(messages.slice(3), messages.slice(0, 3));
+  // A list of only lists or only objects, `null`s aside, goes as before.
+  assertEquals(await sent({ x: [null, [1, 2], [3]], y: [{ a: 1 }, null] }), [
+    [["x[1]", "1"], ["x[1]", "2"], ["x[2]", "3"], ["y[0][a]", "1"]],
+    [["x[1]", "1,2"], ["x[2]", "3"], ["y[0][a]", "1"]],
+  ]);
+});
