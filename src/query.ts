@@ -7,7 +7,7 @@
 
 import { type Casing, clashMark, convertKey } from "./casing.ts";
 import { isPlainObject } from "./object.ts";
-import { Budget, refuse, scalar } from "./query_budget.ts";
+import { Budget, refuse, refuseThrown, scalar } from "./query_budget.ts";
 import {
   checkClash,
   checkNesting,
@@ -76,6 +76,8 @@ class QueryWriter {
   readonly #budget = new Budget();
   readonly #stack: Entry[] = [];
   #mark = 0;
+  /** The name of the value being read, for what its reading throws. */
+  #at = "";
 
   constructor(params: URLSearchParams, options: SerialiseQueryOptions) {
     this.#params = params;
@@ -92,12 +94,17 @@ class QueryWriter {
       depth: 0,
     };
     if (this.#casing !== "none") this.#mark = clashMark(this.#casing);
-    this.#expand(root, query);
-    while (this.#stack.length > 0) this.#step(this.#stack.pop()!);
+    try {
+      this.#expand(root, query);
+      while (this.#stack.length > 0) this.#step(this.#stack.pop()!);
+    } catch (error) {
+      refuseThrown(error, this.#at);
+    }
   }
 
   #step(current: Entry): void {
     const { value, name } = current;
+    this.#at = current.at ?? name;
     if (value === undefined || value === null) return;
     if (typeof value === "object" && !(value instanceof Date)) {
       checkNesting(current, name);
@@ -127,6 +134,7 @@ class QueryWriter {
       const name = root
         ? this.#rootName(key)
         : `${current.name}[${this.#innerName(key, current)}]`;
+      this.#at = name;
       this.#stack.push(
         entry(record[key], name, root && key === "fields", current),
       );

@@ -4,8 +4,10 @@
  * @module
  */
 
+import { GrabValidationError } from "./errors.ts";
 import { unboxedNumber } from "./json_loss.ts";
 import { DEFAULT_TEXT, LONE_SURROGATE } from "./text.ts";
+import { quoting, reasonOf } from "./thrown.ts";
 import { validationError } from "./validation_error.ts";
 
 /** The most values a query may hold (containers and items alike). */
@@ -61,6 +63,20 @@ export function refuse(problem: string, name?: string): never {
     : ` at "${name.length > 60 ? `${name.slice(0, 60)}…` : name}"`;
   const message = `Cannot serialise the query${where}: ${problem}`;
   throw validationError([{ path: "", message }]);
+}
+
+/**
+ * What a query's walk threw while it read the caller's values at `name` (a
+ * getter, a Proxy, a `toString`), as the validation error it is, quoting
+ * the exception as its cause; a refusal of the walk's own is kept.
+ */
+export function refuseThrown(error: unknown, name: string): never {
+  if (error instanceof GrabValidationError) throw error;
+  const where = name === "" ? "" : ` at "${name.slice(0, 60)}"`;
+  const message = `Cannot serialise the query${where}: reading it threw (${
+    reasonOf(error)
+  })`;
+  throw validationError([quoting({ path: "", message }, error)]);
 }
 
 /** The text of a query value, or a refusal of one no server could read. */

@@ -439,3 +439,44 @@ Deno.test("a list that holds both values and lists or objects is refused, not wr
     [["x[1]", "1,2"], ["x[2]", "3"], ["y[0][a]", "1"]],
   ]);
 });
+
+Deno.test("a value whose reading throws is refused naming where, with the exception as cause", async () => {
+  await using server = okJsonApiServer();
+  const grab = createGrab(server.url, { retry: 0 });
+  const thrown = new RangeError("unreadable");
+  class Id {
+    toString(): string {
+      throw thrown;
+    }
+  }
+  const cases: [Record<string, unknown>, string][] = [
+    [{
+      filter: {
+        get name(): string {
+          throw thrown;
+        },
+      },
+    }, "filter[name]"],
+    [{
+      page: new Proxy({}, {
+        ownKeys() {
+          throw thrown;
+        },
+      }),
+    }, "page"],
+    [{ ids: ["1", new Id()] }, "ids[1]"],
+  ];
+  for (const [query, where] of cases) {
+    const error = await assertRejects(
+      () => grab("GET /items", { query }),
+      GrabValidationError,
+    );
+    assertEquals(error.issues, [{
+      path: "",
+      message:
+        `Cannot serialise the query at "${where}": reading it threw (unreadable)`,
+    }]);
+    assertEquals(error.cause, thrown);
+  }
+  assertEquals(server.requests.length, 0, "the server saw no request");
+});
