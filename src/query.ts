@@ -157,8 +157,24 @@ class QueryWriter {
     return this.#joinArrays && SPEC_NAME.test(key) ? key : converted;
   }
 
-  /** A nested key as written: a type name inside `fields[…]` as it is. */
+  /**
+   * A nested key as written: with no bracket of its own, which a server
+   * would read as one more level, and not empty, which a server reads as
+   * a list's next item (`a[]`).
+   */
   #innerName(key: string, parent: Entry): string {
+    if (key === "") {
+      refuse(
+        `it has an empty key, which a server reads as the next item of a list ("${parent.name}[]")`,
+        parent.name,
+      );
+    }
+    if (key.includes("[") || key.includes("]")) {
+      refuse(
+        `key "${key}" holds a bracket, which a server reads as one more level of nesting; nest it as an object instead`,
+        parent.name,
+      );
+    }
     return parent.typeNames ? key : convertKey(key, this.#casing);
   }
 }

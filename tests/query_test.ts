@@ -480,3 +480,16 @@ Deno.test("a value whose reading throws is refused naming where, with the except
   }
   assertEquals(server.requests.length, 0, "the server saw no request");
 });
+
+Deno.test("a nested key that is empty or holds a bracket is refused, not read as a list or a level", async () => {
+  const messages = await refusals([
+    { filter: { "": 1 } },
+    { filter: { "a]b": 1 } },
+    { fields: { "x[y]": ["a"] } },
+  ]);
+  assertEquals(messages.slice(0, 3), [
+    'Cannot serialise the query at "filter": it has an empty key, which a server reads as the next item of a list ("filter[]")',
+    'Cannot serialise the query at "filter": key "a]b" holds a bracket, which a server reads as one more level of nesting; nest it as an object instead',
+    'Cannot serialise the query at "fields": key "x[y]" holds a bracket, which a server reads as one more level of nesting; nest it as an object instead',
+  ]);
+});
