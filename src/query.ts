@@ -7,7 +7,14 @@
 
 import { type Casing, clashMark, convertKey } from "./casing.ts";
 import { isPlainObject } from "./object.ts";
-import { Budget, refuse, refuseThrown, scalar } from "./query_budget.ts";
+import {
+  Budget,
+  MAX_QUERY_DEPTH,
+  refuse,
+  refuseThrown,
+  scalar,
+  WrittenNames,
+} from "./query_budget.ts";
 import {
   checkClash,
   checkNesting,
@@ -76,6 +83,8 @@ class QueryWriter {
   readonly #budget = new Budget();
   readonly #stack: Entry[] = [];
   #mark = 0;
+  /** Kept only when a key of the root's holds a bracket. */
+  #names: WrittenNames | undefined;
   /** The name of the value being read, for what its reading throws. */
   #at = "";
 
@@ -114,11 +123,15 @@ class QueryWriter {
       const mixed = mixedItem(value);
       if (mixed !== undefined) refuse(mixed, name);
       if (this.#joinArrays && value.every(isScalar)) {
-        writeJoined(this.#budget, this.#params, name, value);
+        if (writeJoined(this.#budget, this.#params, name, value)) {
+          this.#written(name, current);
+        }
       } else pushItems(this.#stack, value, current);
     } else if (isPlainObject(value)) this.#expand(current, value);
     else {
       const text = scalar(value, current.at ?? name);
+      // A list's items go under its name, as one list's.
+      this.#written(name, current.at === undefined ? current : current.parent!);
       this.#budget.write(this.#params, name, [text]);
     }
   }
@@ -148,12 +161,20 @@ class QueryWriter {
   /**
    * A key of the root as written: JSON:API keeps names of only a-z for
    * its own parameters (`include`, `page`, …), as a server must refuse
-   * them in another casing.
+   * them in another casing. A key with brackets of its own names nested
+   * keys, as a server reads it: its names are then compared with the
+   * others (see {@linkcode WrittenNames}).
    */
   #rootName(key: string): string {
     // Converted even when kept: a key that becomes one kept must count as
     // a clash (see `clashMark`).
     const converted = convertKey(key, this.#casing);
+    if (key.includes("[")) {
+      if (key.split("[").length > MAX_QUERY_DEPTH + 1) {
+        refuse(`it is nested more than ${MAX_QUERY_DEPTH} levels deep`, key);
+      }
+      this.#names ??= new WrittenNames();
+    }
     return this.#joinArrays && SPEC_NAME.test(key) ? key : converted;
   }
 
@@ -176,6 +197,10 @@ class QueryWriter {
       );
     }
     return parent.typeNames ? key : convertKey(key, this.#casing);
+  }
+
+  #written(name: string, writer: Entry): void {
+    this.#names?.add(name, writer);
   }
 }
 

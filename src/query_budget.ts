@@ -56,6 +56,43 @@ export class Budget {
   }
 }
 
+/**
+ * The names a query with a bracket in a key of its own (`"page[size]"`)
+ * writes, each with what wrote it: a server reads `page[size]` from that
+ * key and from `page: { size }` as one name, and `a` from `a=1` and
+ * `a[b]=2` both as a value and as nested keys, so it would keep one value
+ * of either pair. One list may write its name more than once.
+ */
+export class WrittenNames {
+  #values = new Map<string, object>();
+  #nests = new Set<string>();
+
+  add(name: string, writer: object): void {
+    const first = this.#values.get(name);
+    if (first === writer) return;
+    if (first !== undefined) {
+      refuse(
+        "two values are written under this name, so the server would read one of them, or both as a list; give each value once",
+        name,
+      );
+    }
+    if (this.#nests.has(name)) refuse(BOTH, name);
+    this.#values.set(name, writer);
+    for (
+      let at = name.indexOf("[", 1);
+      at > 0;
+      at = name.indexOf("[", at + 1)
+    ) {
+      const nest = name.slice(0, at);
+      if (this.#values.has(nest)) refuse(BOTH, nest);
+      this.#nests.add(nest);
+    }
+  }
+}
+
+const BOTH =
+  "it is written both as a value and as nested keys (with brackets), which a server cannot read as one: give it one or the other";
+
 /** Refuses the query, saying where when `name` says it. */
 export function refuse(problem: string, name?: string): never {
   const where = name === undefined

@@ -21,13 +21,14 @@ import {
  * for no fields); leaving it out would ask for the server's default. A list
  * whose items are all `null` or `undefined` is left out, as each item is.
  * An item with a comma of its own is refused: the server would split it.
+ * Returns true when the list was written.
  */
 export function writeJoined(
   budget: Budget,
   params: URLSearchParams,
   name: string,
   items: unknown[],
-): void {
+): boolean {
   const texts: string[] = [];
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
@@ -41,8 +42,9 @@ export function writeJoined(
     }
     texts.push(text);
   }
-  if (texts.length === 0 && items.length > 0) return;
+  if (texts.length === 0 && items.length > 0) return false;
   budget.write(params, name, texts);
+  return true;
 }
 
 /**

@@ -493,3 +493,47 @@ Deno.test("a nested key that is empty or holds a bracket is refused, not read as
     'Cannot serialise the query at "fields": key "x[y]" holds a bracket, which a server reads as one more level of nesting; nest it as an object instead',
   ]);
 });
+
+Deno.test("a key with brackets of its own is refused where it names what another key names", async () => {
+  const messages = await refusals([
+    { "page[size]": 10, page: { size: 20 } },
+    { filter: "x", "filter[a]": 1 },
+    { "a[b][c]": 1, a: { b: 2 } },
+  ]);
+  const twice =
+    'Cannot serialise the query at "page[size]": two values are written under this name, so the server would read one of them, or both as a list; give each value once';
+  const both = (name: string) =>
+    `Cannot serialise the query at "${name}": it is written both as a value and as nested keys (with brackets), which a server cannot read as one: give it one or the other`;
+  assertEquals(messages, [
+    twice,
+    both("filter"),
+    both("a[b]"),
+    twice,
+    both("filter"),
+    both("a[b]"),
+  ]);
+  // Names that meet only as nests, one list written under its name more
+  // than once, and a name whose other value is not written, go as written.
+  const query = {
+    "filter[name]": "x",
+    filter: { status: "y" },
+    "ids[]": [1, 2],
+    "n[x]": [null],
+    n: { x: 1 },
+  };
+  assertEquals(await sent(query), [
+    [
+      ["filter[name]", "x"],
+      ["filter[status]", "y"],
+      ["ids[]", "1"],
+      ["ids[]", "2"],
+      ["n[x]", "1"],
+    ],
+    [
+      ["filter[name]", "x"],
+      ["filter[status]", "y"],
+      ["ids[]", "1,2"],
+      ["n[x]", "1"],
+    ],
+  ]);
+});
