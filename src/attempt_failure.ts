@@ -68,18 +68,24 @@ export function networkFailure(
   refused = false,
 ): SendOutcome | Retry {
   const whole = exchange.deadline.reason;
-  if (whole !== undefined) return failure(exchange, whole, cause);
+  if (whole !== undefined) return failure(exchange, whole, cause, request);
   const refusal = attempt.reason === undefined
     ? unmendable(cause, refused && !exchange.replayable)
     : undefined;
   if (refusal !== undefined) {
     // No retry would mend it: the permission or the port stays refused.
-    return failure(exchange, "network", cause, refusal);
+    return failure(exchange, "network", cause, request, refusal);
   }
   // Only the attempt's own time can have ended it: retried like the network.
   const outcome = attempt.reason === undefined
-    ? failure(exchange, "network", cause, undefined, refused ? { request } : {})
-    : failure(exchange, "timeout", cause, attemptTimeoutMessage(attempt));
+    ? failure(exchange, "network", cause, request, undefined, refused)
+    : failure(
+      exchange,
+      "timeout",
+      cause,
+      request,
+      attemptTimeoutMessage(attempt),
+    );
   if (retry === 0) return outcome;
   const delay = retryDelay(retry, exchange.policy);
   // Too late for a retry: the failure says more than a timeout would.
@@ -101,21 +107,23 @@ export function passed(exchange: Exchange): SendOutcome {
 }
 
 /**
- * A transport failure of the exchange; `refused` holds the request `fetch`
- * rejected (`undefined` when it was sent from `href`) when it rejected.
+ * A transport failure of the exchange, named by the request sent (`sent`, as
+ * a `beforeRequest` hook left it) or, when there is none, by the exchange's
+ * own; `refused` when `fetch` rejected it.
  */
 export function failure(
   exchange: Exchange,
   kind: TransportErrorKind,
   cause?: unknown,
+  sent?: Request,
   message?: string,
-  refused: { request?: Request | undefined } = {},
+  refused = false,
 ): { ok: false; error: GrabTransportError } {
-  const { method, href } = exchange;
-  const sent = refused.request;
-  const detail = "request" in refused
+  const method = sent?.method ?? exchange.method;
+  const href = sent?.url ?? exchange.href;
+  const detail = refused
     ? browserRefusal(
-      sent?.url ?? href,
+      href,
       !exchange.replayable,
       sent?.credentials ?? exchange.init.credentials,
     )

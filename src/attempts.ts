@@ -6,7 +6,6 @@
  * @module
  */
 
-import { type BodySource, discardBody } from "./body.ts";
 import { Deadline, PASSED, sleep } from "./deadline.ts";
 import type { HttpMethod } from "./endpoint.ts";
 import {
@@ -15,7 +14,6 @@ import {
   passed,
   retriesOf,
   type Retry,
-  retryWait,
 } from "./attempt_failure.ts";
 import {
   type Fetch,
@@ -29,21 +27,15 @@ import {
   refuseLockedBody,
   runAfterResponse,
 } from "./hooks.ts";
-import {
-  READ_JSON,
-  type Reading,
-  readOutcome,
-  type ReadSettings,
-} from "./outcome.ts";
+import type { ReadSettings } from "./outcome.ts";
 import type { Progress } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
 import type { Upload } from "./upload.ts";
 import { buildHookedRequest, pairForHooks } from "./hooked_request.ts";
 import { releaseReplaced } from "./replaced.ts";
-import { noteHidden } from "./http_error.ts";
+import { withStatus } from "./attempt_status.ts";
 import {
   attemptInit,
-  readWhileUploading,
   send,
   sourceOf,
   streamRequest,
@@ -171,6 +163,11 @@ async function attemptWithin(
   let request = hooks === undefined
     ? streamRequest(exchange, init, upload)
     : await buildHookedRequest(exchange, init, attempt);
+  // A hook may send another method: one the policy does not retry is not.
+  const next = request === undefined ||
+      exchange.policy.methods.has(request.method)
+    ? retry
+    : 0;
   let sent = request;
   if (request !== undefined && hooks?.afterResponse) {
     [sent, request] = pairForHooks(exchange, attempt, request);
@@ -182,12 +179,12 @@ async function attemptWithin(
     upload?.rethrow();
     if (cause === PASSED) throw cause;
     if (hooks?.beforeRequest) refuseLockedBody(sent!);
-    return networkFailure(exchange, attempt, retry, request, cause, true);
+    return networkFailure(exchange, attempt, next, request, cause, true);
   } finally {
     // `fetch` has taken the request: what the hooks replaced is let go.
     if (hooks?.beforeRequest) releaseReplaced(request, sent);
   }
-  return answered(exchange, attempt, retry, upload, request, response);
+  return answered(exchange, attempt, next, upload, request, response);
 }
 
 /**
@@ -229,72 +226,4 @@ async function answered(
     source,
     statusOf(response),
   );
-}
-
-/**
- * An attempt from its status on, read once (a response-like may give
- * another on a later read): one without a status failed, a retryable status
- * retried, the body read.
- */
-export async function withStatus(
-  exchange: Exchange,
-  attempt: Deadline,
-  retry: number,
-  upload: Upload | undefined,
-  request: Request | undefined,
-  response: Response,
-  source: BodySource & { deadline: Deadline },
-  status: number | undefined,
-): Promise<SendOutcome | Retry> {
-  if (status === undefined) {
-    await discardBody(response, source);
-    const cause = new TypeError("Cannot read the response: it has no status");
-    return networkFailure(exchange, attempt, retry, request, cause);
-  }
-  // A wrapper that passes for the platform's `fetch` may tell a failure as a
-  // service worker does; only that status is worth the look.
-  if (status === 0 && isNetworkError(response)) {
-    const cause = networkErrorCause();
-    return networkFailure(exchange, attempt, retry, request, cause);
-  }
-  if (retry !== 0 && exchange.policy.statusCodes.has(status)) {
-    const delay = await retryWait(exchange, retry, response, source);
-    if (delay !== undefined) {
-      return {
-        retry: true,
-        request,
-        delay,
-        error: undefined,
-        statusCode: status,
-      };
-    }
-  }
-  const outcome = await readOutcome(
-    readingOf(exchange, response, status, source, upload),
-  );
-  if (status === 0) noteHidden(outcome, response);
-  if (upload !== undefined) readWhileUploading(upload, outcome, exchange.read);
-  if (!("broken" in outcome)) return outcome;
-  return networkFailure(exchange, attempt, retry, request, outcome.broken);
-}
-
-/** What `readOutcome` reads an attempt's response with. */
-export function readingOf(
-  exchange: Exchange,
-  response: Response,
-  status: number,
-  source: BodySource & { deadline: Deadline },
-  upload: Upload | undefined,
-): Reading {
-  return {
-    method: exchange.method,
-    // A counted upload that followed a redirect itself is now elsewhere.
-    href: upload?.movedTo ?? exchange.href,
-    maxBodyBytes: exchange.maxBodyBytes,
-    read: exchange.read ?? READ_JSON,
-    response,
-    status,
-    source,
-    whole: exchange.deadline,
-  };
 }

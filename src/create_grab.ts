@@ -122,7 +122,7 @@ function grabWith(
   return outcome.then((settled) => {
     let decoded;
     try {
-      decoded = decodeOutcome(settled, call.method, resolved, codec, deadline);
+      decoded = decodeOutcome(settled, resolved, codec, deadline);
     } catch (error) {
       deadline.dispose();
       throw error;

@@ -135,13 +135,12 @@ export function codecFor(format: Format): Codec | Promise<Codec> {
  */
 export function decodeOutcome(
   outcome: SendOutcome,
-  method: HttpMethod,
   resolved: Resolved,
   codec: Codec,
   deadline: Deadline = new Deadline(false, undefined),
 ): GrabResult<unknown> | Promise<GrabResult<unknown>> {
   if (!outcome.ok) return [null, outcome.error, TRANSPORT_META];
-  const { status, headers } = outcome;
+  const { status, headers, method } = outcome;
   if (status < 200 || status > 299) {
     const errors = parseErrorDocument(outcome.body, {
       casing: resolved.casing,
@@ -197,7 +196,7 @@ export function decodeOutcome(
 /** Where the data being checked came from, and the deadline to keep. */
 interface CheckContext {
   meta: SuccessMeta;
-  method: HttpMethod;
+  method: string;
   href: string;
   deadline: Deadline;
   codec: Codec;
@@ -224,7 +223,7 @@ async function checkData(
 
 function failed(
   kind: "parse" | "schema",
-  method: HttpMethod,
+  method: string,
   href: string,
   extra: { detail?: string; message?: string; issues?: readonly unknown[] },
 ): GrabResult<unknown> {

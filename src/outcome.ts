@@ -276,6 +276,7 @@ function respond(
   const platform = source.platform;
   return {
     ok: true,
+    method: reading.method,
     status,
     statusText: statusTextOf(response, platform),
     url: answeredAt(reading),

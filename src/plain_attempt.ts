@@ -9,12 +9,8 @@
  * @module
  */
 
-import {
-  type Exchange,
-  readingOf,
-  runAttempts,
-  withStatus,
-} from "./attempts.ts";
+import { type Exchange, runAttempts } from "./attempts.ts";
+import { readingOf, withStatus } from "./attempt_status.ts";
 import {
   attemptLimit,
   networkFailure,
@@ -105,7 +101,14 @@ function plainAnswer(
     );
     return goOn(exchange, step);
   }
-  const reading = readingOf(exchange, response, status, source, undefined);
+  const reading = readingOf(
+    exchange,
+    response,
+    status,
+    source,
+    undefined,
+    undefined,
+  );
   return readOutcome(reading).then(
     (outcome) =>
       "broken" in outcome

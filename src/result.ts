@@ -82,7 +82,8 @@ export type GrabResult<Data> =
  * other status it is the error body as JSON, or its text when it is not
  * JSON, whatever the response type. `body` is `null` when `empty` (204, 205,
  * HEAD, or no bytes in JSON). Besides the fields every outcome has, a
- * response carries `statusText` and its `url`.
+ * response carries `statusText`, its `url` and the `method` of the request
+ * that was sent.
  *
  * @typeParam Body The body of a 2xx response.
  *
@@ -96,6 +97,11 @@ export type GrabResult<Data> =
 export type SendOutcome<Body = unknown> =
   | {
     ok: true;
+    /**
+     * The method of the request sent: the endpoint's, or the one a
+     * `beforeRequest` hook sent instead.
+     */
+    method: string;
     status: number;
     statusText: string;
     /** The response's URL (after redirects), or the request's. */

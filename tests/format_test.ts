@@ -45,10 +45,16 @@ function resolved(options: CallOptions = {}): Resolved {
 function response(
   status: number,
   body: unknown,
-  extra: { statusText?: string; empty?: boolean; url?: string } = {},
+  extra: {
+    statusText?: string;
+    empty?: boolean;
+    url?: string;
+    method?: string;
+  } = {},
 ): SendOutcome {
   return {
     ok: true,
+    method: extra.method ?? "GET",
     status,
     statusText: extra.statusText ?? "",
     url: extra.url ?? "https://api.test/v1/items?token=secret",
@@ -418,7 +424,6 @@ Deno.test("decodeOutcome()", async (t) => {
     const error = transportError("network", "GET", "https://api.test/a");
     const [data, got, meta] = await decodeOutcome(
       { ok: false, error },
-      "GET",
       resolved(),
       JSON_CODEC,
     );
@@ -441,8 +446,10 @@ Deno.test("decodeOutcome()", async (t) => {
       ],
     };
     const [data, error, meta] = await decodeOutcome(
-      response(422, body, { statusText: "Unprocessable Content" }),
-      "POST",
+      response(422, body, {
+        statusText: "Unprocessable Content",
+        method: "POST",
+      }),
       resolved({ casing: "camelCase" }),
       JSON_CODEC,
     );
@@ -473,8 +480,8 @@ Deno.test("decodeOutcome()", async (t) => {
       const [, error] = await decodeOutcome(
         response(409, { errors: [{ code: "conflict" }] }, {
           statusText: "Conflict",
+          method: "PUT",
         }),
-        "PUT",
         resolved(),
         JSON_CODEC,
       );
@@ -494,7 +501,6 @@ Deno.test("decodeOutcome()", async (t) => {
         response(500, "upstream broke", {
           statusText: "Internal Server Error",
         }),
-        "GET",
         resolved(),
         JSON_CODEC,
       );
@@ -514,7 +520,6 @@ Deno.test("decodeOutcome()", async (t) => {
   await t.step("a non-2xx with an empty body and no status text", async () => {
     const [, error] = await decodeOutcome(
       response(503, null),
-      "GET",
       resolved(),
       JSON_CODEC,
     );
@@ -529,7 +534,6 @@ Deno.test("decodeOutcome()", async (t) => {
       const outcome = response(204, null, { empty: true });
       const [data, error, meta] = await decodeOutcome(
         outcome,
-        "DELETE",
         resolved(),
         JSON_CODEC,
       );
@@ -549,7 +553,6 @@ Deno.test("decodeOutcome()", async (t) => {
       const outcome = response(200, { user_id: 7 });
       const [data, error, meta] = await decodeOutcome(
         outcome,
-        "GET",
         resolved({ casing: "camelCase" }),
         JSON_CODEC,
       );
@@ -579,7 +582,6 @@ Deno.test("decodeOutcome()", async (t) => {
     };
     const [data, , meta] = await decodeOutcome(
       response(200, [1]),
-      "GET",
       resolved(),
       codec,
     );
@@ -598,7 +600,6 @@ Deno.test("decodeOutcome()", async (t) => {
       };
       const [data, error, meta] = await decodeOutcome(
         response(200, { x: 1 }),
-        "GET",
         resolved(),
         codec,
       );
@@ -616,7 +617,6 @@ Deno.test("decodeOutcome()", async (t) => {
   await t.step("a schema that passes: its output", async () => {
     const [data, error, meta] = await decodeOutcome(
       response(200, { count: 2 }),
-      "GET",
       resolved({ schema: countSchema() }),
       JSON_CODEC,
     );
@@ -630,7 +630,6 @@ Deno.test("decodeOutcome()", async (t) => {
     async () => {
       const [data, error, meta] = await decodeOutcome(
         response(200, { count: "two" }),
-        "GET",
         resolved({ schema: countSchema() }),
         JSON_CODEC,
       );
@@ -649,7 +648,6 @@ Deno.test("decodeOutcome()", async (t) => {
     try {
       const [, error] = await decodeOutcome(
         response(404, { count: 1 }),
-        "GET",
         resolved({ schema }),
         JSON_CODEC,
       );

@@ -17,6 +17,7 @@ import { silent, startFaultServer } from "./_faults.ts";
 import { closedPort, json, startServer } from "./_server.ts";
 import { settle, until, watch } from "./_time.ts";
 import { assertTransport, settles } from "./_bounds.ts";
+import { NUMBERS } from "./_streams.ts";
 import { runAfterResponse } from "../src/hooks.ts";
 import type { BodySource } from "../src/body.ts";
 import * as moduleHooks from "./_hook_module.ts";
@@ -113,6 +114,60 @@ Deno.test("Hooks.beforeRequest", async (t) => {
       const outcome = await new Call("GET /echo", server.url).send({ hooks });
       assert(outcome.ok);
       assertEquals(outcome.url, `${server.url}/gone?token=s3cret`);
+    },
+  );
+
+  await t.step(
+    "another method: the errors and the outcome name the method sent",
+    async () => {
+      const as = (method: string, to = "/gone"): Hooks => ({
+        beforeRequest: (request) =>
+          new Request(new URL(to, request.url), { method }),
+      });
+      const [, error] = await grab("GET /echo", { hooks: as("DELETE") });
+      assert(isGrabHttpError(error));
+      assertEquals(error.method, "DELETE");
+      assertEquals(error.message, `404 Not Found: DELETE ${server.url}/gone`);
+      const outcome = await new Call("GET /echo", server.url).send({
+        hooks: as("DELETE"),
+      });
+      assert(outcome.ok);
+      assertEquals(outcome.method, "DELETE");
+      // Read as the method sent: a GET for a HEAD endpoint has a body.
+      const [data] = await grab<{ method: string }>("HEAD /echo", {
+        hooks: as("GET", "/echo"),
+      });
+      assertEquals(data?.method, "GET");
+      const closed = `http://127.0.0.1:${closedPort()}/down`;
+      const [, failed] = await grab("GET /echo", {
+        retry: 0,
+        hooks: { beforeRequest: () => new Request(closed, { method: "PUT" }) },
+      });
+      assert(failed instanceof GrabTransportError);
+      assertEquals([failed.method, failed.url], ["PUT", closed]);
+      const [, schema] = await grab("GET /gone", {
+        hooks: as("PATCH", "/echo"),
+        schema: NUMBERS,
+      });
+      assert(schema instanceof GrabTransportError);
+      assertEquals([schema.kind, schema.method], ["schema", "PATCH"]);
+    },
+  );
+
+  await t.step(
+    "another method the policy does not retry: sent once",
+    async () => {
+      await using busy = startServer(() => json({}, { status: 503 }));
+      const [, error] = await grab(`GET ${busy.url}/`, {
+        retry: NO_WAIT,
+        hooks: {
+          beforeRequest: (request) =>
+            new Request(request.url, { method: "POST", body: "{}" }),
+        },
+      });
+      assert(isGrabHttpError(error));
+      assertEquals([error.statusCode, error.method], [503, "POST"]);
+      assertEquals(busy.requests.map((seen) => seen.method), ["POST"]);
     },
   );
 

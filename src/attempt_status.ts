@@ -1,0 +1,90 @@
+/**
+ * An attempt from its status on: a response without one failed, a retryable
+ * status retried, the body read as the request sent (a `beforeRequest` hook
+ * may have changed its method and URL).
+ *
+ * @module
+ */
+
+import { type BodySource, discardBody } from "./body.ts";
+import type { Deadline } from "./deadline.ts";
+import type { Exchange } from "./attempts.ts";
+import { networkFailure, type Retry, retryWait } from "./attempt_failure.ts";
+import { isNetworkError, networkErrorCause } from "./fetch.ts";
+import { READ_JSON, type Reading, readOutcome } from "./outcome.ts";
+import type { SendOutcome } from "./result.ts";
+import type { Upload } from "./upload.ts";
+import { noteHidden } from "./http_error.ts";
+import { readWhileUploading } from "./send.ts";
+
+/**
+ * An attempt from its status on, read once (a response-like may give
+ * another on a later read): one without a status failed, a retryable status
+ * retried, the body read.
+ */
+export async function withStatus(
+  exchange: Exchange,
+  attempt: Deadline,
+  retry: number,
+  upload: Upload | undefined,
+  request: Request | undefined,
+  response: Response,
+  source: BodySource & { deadline: Deadline },
+  status: number | undefined,
+): Promise<SendOutcome | Retry> {
+  if (status === undefined) {
+    await discardBody(response, source);
+    const cause = new TypeError("Cannot read the response: it has no status");
+    return networkFailure(exchange, attempt, retry, request, cause);
+  }
+  // A wrapper that passes for the platform's `fetch` may tell a failure as a
+  // service worker does; only that status is worth the look.
+  if (status === 0 && isNetworkError(response)) {
+    const cause = networkErrorCause();
+    return networkFailure(exchange, attempt, retry, request, cause);
+  }
+  if (retry !== 0 && exchange.policy.statusCodes.has(status)) {
+    const delay = await retryWait(exchange, retry, response, source);
+    if (delay !== undefined) {
+      return {
+        retry: true,
+        request,
+        delay,
+        error: undefined,
+        statusCode: status,
+      };
+    }
+  }
+  const outcome = await readOutcome(
+    readingOf(exchange, response, status, source, upload, request),
+  );
+  if (status === 0) noteHidden(outcome, response);
+  if (upload !== undefined) readWhileUploading(upload, outcome, exchange.read);
+  if (!("broken" in outcome)) return outcome;
+  return networkFailure(exchange, attempt, retry, request, outcome.broken);
+}
+
+/**
+ * What `readOutcome` reads an attempt's response with; `request` is the one
+ * sent, as a `beforeRequest` hook left it, when there are hooks.
+ */
+export function readingOf(
+  exchange: Exchange,
+  response: Response,
+  status: number,
+  source: BodySource & { deadline: Deadline },
+  upload: Upload | undefined,
+  request: Request | undefined,
+): Reading {
+  return {
+    method: request?.method ?? exchange.method,
+    // A counted upload that followed a redirect itself is now elsewhere.
+    href: upload?.movedTo ?? request?.url ?? exchange.href,
+    maxBodyBytes: exchange.maxBodyBytes,
+    read: exchange.read ?? READ_JSON,
+    response,
+    status,
+    source,
+    whole: exchange.deadline,
+  };
+}
