@@ -2,7 +2,8 @@
  * Failures of `fetch` that no retry can mend, told apart from the network's
  * by what the failure says: a permission the runtime refused, a port the
  * platform blocks, a stream body that met a redirect, a response a custom
- * `fetch` handed out once already. Each
+ * `fetch` handed out once already, a resource of the runtime's that is
+ * closed (a Deno `HttpClient` a custom `fetch` passes on). Each
  * is a `"network"` failure at once, whose message says what to do.
  *
  * @module
@@ -66,6 +67,23 @@ function blockedPort(chain: Said[]): string | undefined {
 }
 
 /**
+ * The message for a request sent through an HTTP client that is closed, a
+ * custom `fetch`'s own (Deno: a `Deno.HttpClient` closed, `BadResource`, told
+ * by name; Node: an undici dispatcher closed or destroyed, the cause of its
+ * `fetch failed`), or `undefined`.
+ */
+function closedClient(name: unknown, chain: Said[]): string | undefined {
+  const closed = name === "BadResource" ||
+    chain.some(({ message }) =>
+      message === "The client is destroyed" ||
+      message === "The client is closed"
+    );
+  if (!closed) return undefined;
+  return "Cannot send the request: fetch was given an HTTP client that is closed " +
+    "(Deno's HttpClient, an undici dispatcher); give the custom fetch a client that is still open";
+}
+
+/**
  * The message for a stream body `fetch` could not send again when the
  * server redirected it (307, 308; 301 or 302 keeping the method), or
  * `undefined`. Deno and Bun say so; Node's undici rejects with an empty
@@ -105,7 +123,8 @@ export function unmendable(
   if (name === "NotCapable" || name === "PermissionDenied") {
     return permissionRefused(chain[0]?.message ?? "");
   }
-  return blockedPort(chain) ?? (stream ? streamRedirect(chain) : undefined);
+  return closedClient(name, chain) ?? blockedPort(chain) ??
+    (stream ? streamRedirect(chain) : undefined);
 }
 
 /**

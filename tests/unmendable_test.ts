@@ -218,3 +218,46 @@ Deno.test("a custom fetch that returns a used response is told so, and not retri
     assertEquals(data, { id: 1 });
   });
 });
+
+Deno.test("an HTTP client that is closed is told so, and not retried", async (t) => {
+  await using server = startServer(() => json({ id: 1 }));
+
+  await t.step("a Deno.HttpClient closed before the grab", async () => {
+    const client = Deno.createHttpClient({});
+    client.close();
+    const { retry, made } = counted();
+    const grab = createGrab(server.url, {
+      retry,
+      fetch: (input, init) => fetch(input, { ...init, client }),
+    });
+    const [, error] = await grab("GET /item");
+    assertInstanceOf(error, GrabTransportError);
+    assertEquals(error.kind, "network");
+    assert(error.message.includes("HTTP client that is closed"), error.message);
+    assertEquals(made(), 0, "a closed client was retried");
+    assertEquals(server.requests.length, 0);
+  });
+
+  await t.step("as Node's fetch rejects for an undici dispatcher", async () => {
+    for (const said of ["The client is destroyed", "The client is closed"]) {
+      const cause = new Error(said);
+      const { retry, made } = counted();
+      const grab = createGrab(server.url, {
+        retry,
+        fetch: () => Promise.reject(new TypeError("fetch failed", { cause })),
+      });
+      const [, error] = await grab("GET /item");
+      assertInstanceOf(error, GrabTransportError);
+      assert(error.message.includes("still open"), error.message);
+      assertEquals(made(), 0, `"${said}" was retried`);
+    }
+  });
+
+  await t.step("an open client is used", async () => {
+    using client = Deno.createHttpClient({});
+    const grab = createGrab(server.url, {
+      fetch: (input, init) => fetch(input, { ...init, client }),
+    });
+    assertEquals((await grab("GET /item"))[0], { id: 1 });
+  });
+});
