@@ -6,6 +6,7 @@
  */
 
 import type { ValidationIssue } from "./errors.ts";
+import { setOwn } from "./object.ts";
 import { DEFAULT_TEXT } from "./text.ts";
 
 /** Headers as a plain record with lower-case names. */
@@ -60,7 +61,8 @@ export function mergeHeaders(
     const key = name.toLowerCase();
     const trimmed = trimSpace(text as string);
     if (join && given?.has(key)) target[key] += ", " + trimmed;
-    else target[key] = trimmed;
+    // A header named `__proto__` is a header too, never lost to the setter.
+    else setOwn(target, key, trimmed);
     if (join) (given ??= new Set()).add(key);
   };
   if (init instanceof Headers) {

@@ -550,6 +550,35 @@ export const CASES = [
       same(kept?.["x-team"], "core", "a factory header kept");
     },
   ],
+  ["headers: one named __proto__ reaches fetch, in every form", async (c) => {
+    // What grab hands to `fetch`; whether it goes on the wire is the
+    // platform's (Node's fetch drops it, Deno's and Bun's send it).
+    let given;
+    const grab = c.mod.createGrab(c.api, {
+      retry: 0,
+      headers: JSON.parse('{"__proto__": "factory", "x-team": "core"}'),
+      fetch: (input, init) => {
+        given = init?.headers;
+        return fetch(input, init);
+      },
+    });
+    const own = () =>
+      Object.hasOwn(given ?? {}, "__proto__") ? given["__proto__"] : "lost";
+    const calls = {
+      factory: {},
+      record: { headers: JSON.parse('{"__proto__": "call"}') },
+      pairs: { headers: [["__proto__", "call"]] },
+      Headers: { headers: new Headers([["__proto__", "call"]]) },
+    };
+    for (const [way, options] of Object.entries(calls)) {
+      given = undefined;
+      const [, error] = await grab("GET /echo-headers", options);
+      same(error?.message ?? null, null, `${way}: error`);
+      same(own(), way === "factory" ? "factory" : "call", way);
+      same(given?.["x-team"], "core", `${way}: the other header`);
+    }
+    same(Object.prototype.toString.call({}), "[object Object]", "prototype");
+  }],
   ["headers: a string body goes typed text/plain", async (c) => {
     // Bun's fetch, Request and Response type a string body with nothing.
     const grab = c.mod.createGrab(c.api, { retry: 0 });
