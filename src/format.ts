@@ -12,6 +12,7 @@ import type { HttpMethod } from "./endpoint.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { transportError } from "./transport_error.ts";
 import { httpError, MAX_QUOTED } from "./http_error.ts";
+import { isArrayBuffer, isSharedBuffer } from "./buffers.ts";
 import { toJson } from "./json_text.ts";
 import {
   errorDocumentMessage,
@@ -79,7 +80,11 @@ export const NO_BODY: EncodedBody = Object.freeze({
   encoded: false,
 });
 
-/** True for the body types sent as they are, without serialisation. */
+/**
+ * True for the body types sent as they are, without serialisation: bytes
+ * from another realm too, and a `SharedArrayBuffer`, which the request then
+ * refuses as bytes `fetch` cannot send rather than as JSON.
+ */
 export function isPassThrough(body: unknown): body is BodyInit {
   return typeof body === "string" ||
     body instanceof FormData ||
@@ -87,7 +92,9 @@ export function isPassThrough(body: unknown): body is BodyInit {
     body instanceof Blob ||
     body instanceof ArrayBuffer ||
     ArrayBuffer.isView(body) ||
-    body instanceof ReadableStream;
+    body instanceof ReadableStream ||
+    isArrayBuffer(body) ||
+    isSharedBuffer(body);
 }
 
 const NOT_A_DOCUMENT =

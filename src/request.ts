@@ -10,6 +10,7 @@ import type { HttpMethod } from "./endpoint.ts";
 import type { ValidationIssue } from "./errors.ts";
 import type { Codec } from "./format.ts";
 import { formTypeIssue, type HeaderRecord } from "./headers.ts";
+import { isArrayBuffer, isSharedBuffer } from "./buffers.ts";
 import { serialiseQuery } from "./query.ts";
 import type { Resolved } from "./resolve.ts";
 import type { SendOutcome } from "./result.ts";
@@ -109,7 +110,7 @@ export function encodeRequest(
  * transfers its buffer once the grab has begun.
  */
 function held(body: BodyInit): BodyInit {
-  if (body instanceof ArrayBuffer) return body.slice(0);
+  if (isArrayBuffer(body)) return body.slice(0);
   if (ArrayBuffer.isView(body)) {
     const { buffer, byteOffset, byteLength } = body;
     return new Uint8Array(buffer, byteOffset, byteLength).slice();
@@ -132,17 +133,14 @@ function checkSendable(body: BodyInit | undefined): string | undefined {
   if (body instanceof ReadableStream) {
     return body.locked ? "the stream is locked by a reader" : undefined;
   }
-  const buffer = body instanceof ArrayBuffer
-    ? body
-    : ArrayBuffer.isView(body)
-    ? body.buffer
-    : undefined;
-  if (buffer === undefined) return undefined;
-  if (Object.prototype.toString.call(buffer) === "[object SharedArrayBuffer]") {
+  const buffer = ArrayBuffer.isView(body) ? body.buffer : body;
+  if (isSharedBuffer(buffer)) {
     return "its bytes are in a SharedArrayBuffer, which fetch does not send";
   }
   // `detached` is recent (ES2024); where it is missing, fetch tells.
-  if ((buffer as { detached?: boolean }).detached === true) {
+  const detached = (buffer as { detached?: boolean } | null | undefined)
+    ?.detached;
+  if (detached === true && isArrayBuffer(buffer)) {
     return "its ArrayBuffer was transferred away (detached)";
   }
   return undefined;
@@ -189,7 +187,7 @@ export function completeHeaders(
  * stream (a blob, a form or search parameters each have theirs).
  */
 function isUntyped(body: BodyInit | null | undefined): boolean {
-  return typeof body === "string" || body instanceof ArrayBuffer ||
+  return typeof body === "string" || isArrayBuffer(body) ||
     ArrayBuffer.isView(body) || body instanceof ReadableStream;
 }
 

@@ -25,6 +25,7 @@ import createGrab, {
   type SendOptions,
 } from "../mod.ts";
 import { serialiseQuery } from "../src/query.ts";
+import { runInNewContext } from "node:vm";
 import { json, startServer } from "./_server.ts";
 import {
   assertHttp,
@@ -877,6 +878,11 @@ function unsendableBodies(): [string, () => BodyInit, string][] {
   };
   return [
     [
+      "a SharedArrayBuffer",
+      () => new SharedArrayBuffer(8) as unknown as BodyInit,
+      "SharedArrayBuffer, which fetch does not send",
+    ],
+    [
       "a view on a SharedArrayBuffer",
       // Typed as it is sent by a careless caller: the type says no.
       () => new Uint8Array(new SharedArrayBuffer(8)) as unknown as BodyInit,
@@ -896,6 +902,49 @@ function unsendableBodies(): [string, () => BodyInit, string][] {
     ["a stream read from and let go of", readFrom, "disturbed"],
   ];
 }
+
+Deno.test("an ArrayBuffer from another realm is sent as bytes", async (t) => {
+  await using server = startServer((request, seen) =>
+    json({ body: seen.body, type: request.headers.get("content-type") })
+  );
+  // A buffer `instanceof ArrayBuffer` does not know, as `node:vm` makes it.
+  const foreign = () =>
+    runInNewContext(
+      "new Uint8Array([104, 101, 108, 108, 111]).buffer",
+    ) as ArrayBuffer;
+  assert(!(foreign() instanceof ArrayBuffer));
+  const ways: [string, GrabCallOptions][] = [
+    ["plain", {}],
+    ["with upload progress", { onUploadProgress: () => {} }],
+    ["with a beforeRequest hook", { hooks: { beforeRequest: () => {} } }],
+  ];
+  for (
+    const [format, type] of [
+      ["json", null],
+      ["json-api", "application/vnd.api+json"],
+    ] as const
+  ) {
+    const grab = createGrab(server.url, { format, retry: 0 });
+    for (const [way, options] of ways) {
+      await t.step(`${format} (${way})`, async () => {
+        const outcome = await new Call("PUT /notes", server.url).send({
+          ...options,
+          format,
+          body: foreign(),
+        });
+        assert(outcome.ok);
+        assertEquals(outcome.body, { body: "hello", type });
+        // The grab sends it too, where it was refused as JSON.
+        const [, error] = await grab("PUT /notes", {
+          ...options,
+          body: foreign(),
+          responseType: "text",
+        });
+        assertEquals(error, null);
+      });
+    }
+  }
+});
 
 Deno.test("a body fetch would refuse is refused before any request", async (t) => {
   await using server = okServer();

@@ -1,0 +1,44 @@
+/**
+ * Byte buffers told by what they are, not by the realm that made them: an
+ * `ArrayBuffer` from another realm (`node:vm`, an iframe, a test runner's
+ * sandbox) fails `instanceof ArrayBuffer` and is still bytes `fetch` sends.
+ *
+ * @module
+ */
+
+let byteLength: (() => number) | undefined;
+
+/**
+ * True for an `ArrayBuffer` of any realm (not a `SharedArrayBuffer`). Its
+ * tag is read first, so a plain object costs no exception; the tag can be
+ * put on anything, so the buffer's own `byteLength` getter, which throws
+ * for everything but an `ArrayBuffer`, has the last word.
+ */
+export function isArrayBuffer(value: unknown): value is ArrayBuffer {
+  if (value instanceof ArrayBuffer) return true;
+  if (tagOf(value) !== "[object ArrayBuffer]") return false;
+  byteLength ??= Object.getOwnPropertyDescriptor(
+    ArrayBuffer.prototype,
+    "byteLength",
+  )!.get!;
+  try {
+    byteLength.call(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True for what is tagged a `SharedArrayBuffer`, which `fetch` never sends. */
+export function isSharedBuffer(value: unknown): boolean {
+  return tagOf(value) === "[object SharedArrayBuffer]";
+}
+
+function tagOf(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  try {
+    return Object.prototype.toString.call(value);
+  } catch {
+    return undefined; // A revoked Proxy.
+  }
+}
