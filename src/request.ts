@@ -11,6 +11,8 @@ import type { ValidationIssue } from "./errors.ts";
 import type { Codec } from "./format.ts";
 import { formTypeIssue, type HeaderRecord } from "./headers.ts";
 import { isArrayBuffer, isSharedBuffer } from "./buffers.ts";
+import { type Fetch, isPlatform } from "./fetch.ts";
+import { isNode } from "./runtime.ts";
 import { serialiseQuery } from "./query.ts";
 import type { Resolved } from "./resolve.ts";
 import type { SendOutcome } from "./result.ts";
@@ -30,6 +32,8 @@ export interface EncodedRequest {
   encoded: boolean;
   /** True in JSON:API mode. */
   jsonApi: boolean;
+  /** True for a body that has no type of its own, as it was given. */
+  untyped: boolean;
 }
 
 /**
@@ -84,7 +88,8 @@ export function encodeRequest(
     // Sent more than once, or after a header function is waited for.
     const later = resolved.headerFunction !== undefined ||
       (limit > 0 && methods.has(method));
-    init.body = later ? held(body.body) : body.body;
+    init.body = resendable(body.body, resolved.fetch) ??
+      (later ? held(body.body) : body.body);
   }
   if (stream) init.duplex = "half";
   if (resolved.redirect !== undefined) init.redirect = resolved.redirect;
@@ -99,7 +104,21 @@ export function encodeRequest(
     accept: acceptOf(mediaType, resolved),
     encoded: body.encoded,
     jsonApi: resolved.format === "json-api",
+    untyped: isUntyped(body.body),
   };
+}
+
+/**
+ * Bytes as a `Blob` for Node's own `fetch`, or `undefined`: its undici
+ * cannot send an `ArrayBuffer` or a typed array again to the target of a
+ * 307 or 308 redirect ("detached ArrayBuffer"), and sends a blob, with its
+ * length, as it was. The blob holds a copy, as {@linkcode held} would.
+ */
+function resendable(body: BodyInit, fetch: Fetch): Blob | undefined {
+  if (!isArrayBuffer(body) && !ArrayBuffer.isView(body)) return undefined;
+  return isPlatform(fetch) && isNode()
+    ? new Blob([body as ArrayBuffer])
+    : undefined;
 }
 
 /**
@@ -174,7 +193,7 @@ export function completeHeaders(
   }
   if (headers["content-type"] !== undefined) return;
   const { body } = request.init;
-  if (request.encoded || (request.jsonApi && isUntyped(body))) {
+  if (request.encoded || (request.jsonApi && request.untyped)) {
     // The format's type; none when `jsonApi.headers` is false.
     if (mediaType !== undefined) headers["content-type"] = mediaType;
   } else if (typeof body === "string" && !request.jsonApi) {

@@ -51,3 +51,14 @@ export function processVersions(): ProcessVersions | undefined {
     return undefined;
   }
 }
+
+let node: boolean | undefined;
+
+/**
+ * True on Node itself: a `process` that names a Node version, in neither
+ * Deno nor Bun, which give one too. Told once, by the globals.
+ */
+export function isNode(): boolean {
+  return node ??= typeof processVersions()?.node === "string" &&
+    globalOf("Deno") === undefined && globalOf("Bun") === undefined;
+}

@@ -219,6 +219,11 @@ function route(request, response, body, { forever, received }) {
   if (path === "/moved") {
     return send(response, 302, "", { location: "/users/1" });
   }
+  const again = /^\/moved\/(307|308)$/.exec(path);
+  if (again) {
+    // Asks for the request again, body and all, at /upload.
+    return send(response, Number(again[1]), "", { location: "/upload" });
+  }
   if (path === "/quote-url") {
     // An error body quoting the request's URL, query and all.
     const quoted = `http://${request.headers.host}${request.url}`;

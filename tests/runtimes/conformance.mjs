@@ -579,6 +579,26 @@ export const CASES = [
     }
     same(Object.prototype.toString.call({}), "[object Object]", "prototype");
   }],
+  ["redirect: a byte body goes again to a 307 or 308 target", async (c) => {
+    // Node's fetch cannot send bytes twice ("detached ArrayBuffer").
+    const hello = () => new TextEncoder().encode("hello");
+    const bodies = { bytes: hello, buffer: () => hello().buffer };
+    for (const format of ["json", "json-api"]) {
+      const grab = c.mod.createGrab(c.api, { format, retry: 0 });
+      const type = format === "json" ? null : "application/vnd.api+json";
+      for (const [name, body] of Object.entries(bodies)) {
+        for (const code of [307, 308]) {
+          const [text, error] = await grab(`POST /moved/${code}`, {
+            body: body(),
+            responseType: "text",
+          });
+          const label = `${format}, ${name}, ${code}`;
+          same(error?.message ?? null, null, `${label}: error`);
+          same(JSON.parse(text), { size: 5, type }, label);
+        }
+      }
+    }
+  }],
   ["headers: a string body goes typed text/plain", async (c) => {
     // Bun's fetch, Request and Response type a string body with nothing.
     const grab = c.mod.createGrab(c.api, { retry: 0 });
