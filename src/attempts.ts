@@ -21,12 +21,8 @@ import {
   networkErrorCause,
   statusOf,
 } from "./fetch.ts";
-import {
-  callHook,
-  type Hooks,
-  refuseLockedBody,
-  runAfterResponse,
-} from "./hooks.ts";
+import { callHook, type Hooks, refuseLockedBody } from "./hooks.ts";
+import { runAfterResponse } from "./after_response.ts";
 import type { ReadSettings } from "./outcome.ts";
 import type { Progress } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";

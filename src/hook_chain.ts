@@ -13,9 +13,9 @@ import {
   isRequest,
   markChain,
   notA,
-  release,
   releaseRequest,
 } from "./hooks.ts";
+import { release } from "./after_response.ts";
 import { holdReplaced } from "./replaced.ts";
 
 type BeforeRequest = NonNullable<Hooks["beforeRequest"]>;

@@ -4,10 +4,8 @@
  * @module
  */
 
-import { type BodySource, cancelBody, discardBody } from "./body.ts";
 import type { Deadline } from "./deadline.ts";
 import type { GrabTransportError } from "./errors.ts";
-import { isPlatformResponse, isResponse } from "./fetch.ts";
 
 /** The members of {@linkcode Hooks}. */
 export const HOOK_NAMES = [
@@ -158,83 +156,6 @@ export function callHook<A extends unknown[], R>(
 }
 
 /**
- * Runs an `afterResponse` hook within the deadline of `source`; the response
- * to use from here on. The response it replaced is cancelled, and so is one
- * that arrives after the deadline passed.
- */
-export async function runAfterResponse(
-  hook: NonNullable<Hooks["afterResponse"]>,
-  request: Request,
-  response: Response,
-  source: BodySource,
-): Promise<Response> {
-  // A `clone()` puts a new stream in the body's place, and the original's
-  // cancel then settles only once the clone is read or cancelled too.
-  const body = streamOf(response);
-  let replaced: Response | void;
-  try {
-    const running = callHook(hook, source.deadline, request, response);
-    replaced = source.deadline === undefined
-      ? await running
-      : await source.deadline.race<Response | void>(
-        running,
-        (late) => late && cancelBody(late),
-      );
-  } catch (error) {
-    // A hook that threw or outlasted the deadline leaves this body unread.
-    source.cloned = streamOf(response) !== body;
-    await discardBody(response, source);
-    throw error;
-  }
-  if (!replaced || replaced === response) {
-    source.cloned = streamOf(response) !== body;
-    if (unreadable(response)) throw usedBody();
-    return response;
-  }
-  if (!isResponse(replaced)) {
-    // The hook's bug: no response to read, and nothing the network did.
-    source.cloned = streamOf(response) !== body;
-    await discardBody(response, source);
-    throw notA("Response", "afterResponse");
-  }
-  // A replacement is new to grab: the hook may have cloned it too, and it
-  // is the platform's only if the platform's fetch made it.
-  source.cloned = true;
-  source.platform = isPlatformResponse(replaced);
-  source.direct = false;
-  release(response, replaced);
-  if (unreadable(replaced)) throw usedBody();
-  return replaced;
-}
-
-/**
- * Cancels the body of a response a hook replaced, unless the replacement
- * carries that very stream on (`new Response(response.body, response)`).
- * The cancel is asked, not waited for: when the replacement is a clone, the
- * original's cancel settles only once the clone is read or cancelled too.
- */
-export function release(
-  replaced: Response,
-  by: Response | undefined,
-): void {
-  const body = replaced.body;
-  if (body === null || body === by?.body) return;
-  void cancelBody(replaced);
-}
-
-/**
- * The body stream of a response, `null` for one a custom `fetch` made up
- * with a getter that throws: it is then told from a clone by nothing.
- */
-function streamOf(response: Response): ReadableStream | null {
-  try {
-    return response.body;
-  } catch {
-    return null;
-  }
-}
-
-/**
  * Request-like, also from another realm: what `fetch` takes for a request
  * (a plain object with a `url` it would take for a URL to parse).
  */
@@ -278,20 +199,5 @@ export function refuseLockedBody(request: Request): void {
 export function notA(what: string, hook: string): TypeError {
   return new TypeError(
     `Cannot use what the ${hook} hook returned: it is not a ${what}`,
-  );
-}
-
-/**
- * True for a body a hook read, or holds a reader of: reading it would fail
- * as if the network had, and be retried.
- */
-function unreadable(response: Response): boolean {
-  return response.bodyUsed || streamOf(response)?.locked === true;
-}
-
-function usedBody(): TypeError {
-  // The hook's bug, not the network's: reading it again cannot work.
-  return new TypeError(
-    "Cannot read the response: an afterResponse hook used or locked its body; return a new Response or read a clone",
   );
 }

@@ -18,7 +18,7 @@ import { closedPort, json, startServer } from "./_server.ts";
 import { settle, until, watch } from "./_time.ts";
 import { assertTransport, settles } from "./_bounds.ts";
 import { NUMBERS } from "./_streams.ts";
-import { runAfterResponse } from "../src/hooks.ts";
+import { runAfterResponse } from "../src/after_response.ts";
 import type { BodySource } from "../src/body.ts";
 import * as moduleHooks from "./_hook_module.ts";
 import * as moduleRetry from "./_retry_module.ts";
