@@ -8,6 +8,7 @@
 import { type BodySource, cancelBody, discardBody } from "./body.ts";
 import { isPlatformResponse, isResponse } from "./fetch.ts";
 import { callHook, type Hooks, notA } from "./hooks.ts";
+import { urlOf } from "./platform_response.ts";
 
 /**
  * Runs an `afterResponse` hook within the deadline of `source`; the response
@@ -54,9 +55,34 @@ export async function runAfterResponse(
   source.cloned = true;
   source.platform = isPlatformResponse(replaced);
   source.direct = false;
+  inheritUrl(replaced, response);
   release(response, replaced);
   if (unreadable(replaced)) throw usedBody();
   return replaced;
+}
+
+/**
+ * Gives a response a hook returned in place of `replaced` the URL and
+ * `redirected` of the one it replaced, when it has no URL of its own (one
+ * made with `new Response(body, response)` has the URL `""`): it answers
+ * the same request, so a `GrabError`, `Call.send`'s outcome, a relative
+ * `next` link and a later hook all read where that request was answered,
+ * after its redirects. A response fetched again keeps its own URL.
+ */
+export function inheritUrl(by: Response, replaced: Response): void {
+  const url = urlOf(replaced, false);
+  if (url === "" || urlOf(by, false) !== "") return;
+  try {
+    Object.defineProperty(by, "url", { value: url, configurable: true });
+    if (replaced.redirected === true && by.redirected !== true) {
+      Object.defineProperty(by, "redirected", {
+        value: true,
+        configurable: true,
+      });
+    }
+  } catch {
+    // A frozen response-like, or one whose getters throw: left as it is.
+  }
 }
 
 /**

@@ -15,7 +15,7 @@ import {
   notA,
   releaseRequest,
 } from "./hooks.ts";
-import { release } from "./after_response.ts";
+import { inheritUrl, release } from "./after_response.ts";
 import { holdReplaced } from "./replaced.ts";
 
 type BeforeRequest = NonNullable<Hooks["beforeRequest"]>;
@@ -90,6 +90,7 @@ function chainAfterResponse(hooks: AfterResponse[]): AfterResponse {
             current;
           // Not a response: what it holds is the hook's, not grab's.
           if (!isResponse(next)) throw notA("Response", "afterResponse");
+          if (next !== current) inheritUrl(next, current);
           if (next !== current && current !== response) {
             release(current, next);
           }

@@ -78,6 +78,10 @@ export interface Hooks {
    * A hook that reads the body must return a replacement (or read a
    * `clone()`): leaving a body used or locked by a reader, or returning
    * one, rejects the grab with a `TypeError`.
+   * A replacement without a URL of its own (`new Response(...)` has `""`)
+   * is given the `url` and `redirected` of the response it replaced, as it
+   * answers the same request: a `GrabError` and a relative `next` link read
+   * where that was answered, after its redirects.
    * The request is unsent, its body there to send again, unless the body
    * was a stream: grab keeps no copy of a stream upload, so that request's
    * body is used.

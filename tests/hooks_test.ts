@@ -12,6 +12,7 @@ import createGrab, {
   GrabTransportError,
   type Hooks,
   isGrabHttpError,
+  paginate,
 } from "../mod.ts";
 import { silent, startFaultServer } from "./_faults.ts";
 import { closedPort, json, startServer } from "./_server.ts";
@@ -456,6 +457,86 @@ Deno.test("Hooks.afterResponse", async (t) => {
     });
     assertEquals(data?.path, "/echo");
     assertEquals(JSON.parse(text).path, "/echo");
+  });
+});
+
+/** A response made of another's body with one more header: it has no URL. */
+function rewrapped(_request: Request, response: Response): Response {
+  const replacement = new Response(response.body, response);
+  replacement.headers.set("x-seen", "1");
+  return replacement;
+}
+
+Deno.test("Hooks.afterResponse: a replacement without a URL answers where the response it replaced did", async (t) => {
+  await using server = startServer({
+    "/old/:name": (_request, { url }) =>
+      new Response(null, {
+        status: 301,
+        headers: { location: url.pathname.replace("/old/", "/new/") },
+      }),
+    "/new/items": (_request, { url }) => {
+      const n = Number(url.searchParams.get("page") ?? "1");
+      const link = n < 3 ? `<items?page=${n + 1}>; rel="next"` : "";
+      return json([n], { headers: link ? { link } : {} });
+    },
+    "/new/gone": () => json({ gone: true }, { status: 404 }),
+  });
+  const grab = createGrab(server.url, { hooks: { afterResponse: rewrapped } });
+
+  await t.step("a GrabError names the URL redirected to", async () => {
+    const [, error] = await grab("GET /old/gone");
+    assert(isGrabHttpError(error));
+    assertStrictEquals(error.url, `${server.url}/new/gone`);
+  });
+
+  await t.step("Call.send's outcome has that URL", async () => {
+    const call = new Call("GET /old/gone", server.url);
+    const outcome = await call.send({ hooks: { afterResponse: rewrapped } });
+    assert(outcome.ok);
+    assertStrictEquals(outcome.url, `${server.url}/new/gone`);
+    assertEquals(outcome.headers.get("x-seen"), "1");
+  });
+
+  await t.step(
+    "paginate resolves a relative next link against it",
+    async () => {
+      const pages: unknown[] = [];
+      for await (
+        const [page] of paginate(grab, "GET /old/items", { limit: 5 })
+      ) {
+        pages.push(page);
+      }
+      assertEquals(pages, [[1], [2], [3]]);
+    },
+  );
+
+  await t.step(
+    "a later hook sees the URL and that it was redirected",
+    async () => {
+      const seen: [string, boolean][] = [];
+      const [, error] = await grab("GET /old/gone", {
+        hooks: {
+          afterResponse(_request, response) {
+            seen.push([response.url, response.redirected]);
+          },
+        },
+      });
+      assert(isGrabHttpError(error));
+      assertEquals(seen, [[`${server.url}/new/gone`, true]]);
+    },
+  );
+
+  await t.step("a response fetched again keeps its own URL", async () => {
+    const [, error] = await grab("GET /old/items", {
+      hooks: {
+        async afterResponse(_request, response) {
+          await response.body?.cancel();
+          return await fetch(`${server.url}/new/gone`);
+        },
+      },
+    });
+    assert(isGrabHttpError(error));
+    assertStrictEquals(error.url, `${server.url}/new/gone`);
   });
 });
 
