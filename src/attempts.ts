@@ -122,7 +122,7 @@ function attemptOnce(
 ): Promise<SendOutcome | Retry> {
   const limit = attemptLimit(exchange);
   return limit === undefined
-    ? attemptWithin(exchange, exchange.deadline, retry, upload)
+    ? attemptWithin(exchange, exchange.deadline, { retry }, upload)
     : attemptTimed(exchange, limit, retry, upload);
 }
 
@@ -135,23 +135,34 @@ async function attemptTimed(
 ): Promise<SendOutcome | Retry> {
   const whole = exchange.deadline;
   const attempt = new Deadline(limit, whole.signal);
+  const plan: Plan = { retry };
   try {
-    return await attemptWithin(exchange, attempt, retry, upload);
+    return await attemptWithin(exchange, attempt, plan, upload);
   } catch (error) {
     if (error !== PASSED || whole.reason !== undefined) throw error;
     const cause = attempt.signal?.reason;
-    return networkFailure(exchange, attempt, retry, undefined, cause);
+    return networkFailure(exchange, attempt, plan.retry, plan.sent, cause);
   } finally {
     // A live body keeps it until the body is done with.
     attempt.dispose();
   }
 }
 
+/**
+ * What an attempt that passes its `attemptTimeout` fails as: the retry that
+ * may follow (none for a method a hook sent that the policy does not
+ * retry), and the request sent, which names the failure.
+ */
+interface Plan {
+  retry: number;
+  sent?: Request | undefined;
+}
+
 /** One attempt: send, run the response hook, read the body. */
 async function attemptWithin(
   exchange: Exchange,
   attempt: Deadline,
-  retry: number,
+  plan: Plan,
   upload: Upload | undefined,
 ): Promise<SendOutcome | Retry> {
   const { hooks } = exchange;
@@ -160,14 +171,15 @@ async function attemptWithin(
     ? streamRequest(exchange, init, upload)
     : await buildHookedRequest(exchange, init, attempt);
   // A hook may send another method: one the policy does not retry is not.
-  const next = request === undefined ||
-      exchange.policy.methods.has(request.method)
-    ? retry
-    : 0;
+  if (request !== undefined && !exchange.policy.methods.has(request.method)) {
+    plan.retry = 0;
+  }
+  const next = plan.retry;
   let sent = request;
   if (request !== undefined && hooks?.afterResponse) {
     [sent, request] = pairForHooks(exchange, attempt, request);
   }
+  plan.sent = request;
   let response: Response;
   try {
     response = await send(exchange, attempt, init, sent, upload);

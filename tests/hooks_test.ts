@@ -215,6 +215,60 @@ Deno.test("Hooks.beforeRequest", async (t) => {
   });
 });
 
+const never = new Promise<void>(() => {});
+
+/** A `beforeRequest` hook that sends the request with another method. */
+function as(method: string, body: string | null = null): Hooks {
+  return { beforeRequest: (request) => new Request(request, { method, body }) };
+}
+
+Deno.test("Hooks.beforeRequest: the method it sends is the one read and retried", async (t) => {
+  await using server = startServer({
+    "/big": () => new Response("x".repeat(64 * 1024)),
+    "/ok": () => json({ ok: true }),
+    "/busy": () => json({ busy: true }, { status: 503 }),
+    // The head, then nothing until the client lets go.
+    "/hang": () => new Response(new ReadableStream({ pull: () => never })),
+  });
+  const grab = createGrab(server.url, { retry: NO_WAIT });
+  const sent = (path: string) =>
+    server.requests.filter((seen) => seen.url.pathname === path)
+      .map((seen) => seen.method);
+
+  await t.step("a GET made a HEAD has no body to cap", async () => {
+    const [data, error, meta] = await grab("GET /big", {
+      maxBodyBytes: 1024,
+      hooks: as("HEAD"),
+    });
+    assertStrictEquals(error, null);
+    assertStrictEquals(data, null);
+    assertStrictEquals(meta.statusCode, 200);
+  });
+
+  await t.step(
+    "a GET made a POST is not retried when its body outlasts attemptTimeout",
+    async () => {
+      const result = await grab("GET /hang", {
+        attemptTimeout: 20,
+        timeout: 5_000,
+        hooks: as("POST", "x"),
+      });
+      assertEquals(assertTransport(result, "timeout").method, "POST");
+      assertEquals(sent("/hang"), ["POST"]);
+    },
+  );
+
+  await t.step("unless the policy retries that method", async () => {
+    const before = sent("/busy").length;
+    const [, error] = await grab("GET /busy", {
+      retry: { ...NO_WAIT, limit: 1, methods: ["GET", "POST"] },
+      hooks: as("POST", "x"),
+    });
+    assert(isGrabHttpError(error));
+    assertEquals(sent("/busy").slice(before), ["POST", "POST"]);
+  });
+});
+
 Deno.test("Hooks.afterResponse", async (t) => {
   await using server = apiServer();
 
