@@ -123,6 +123,6 @@ function unreadable(response: Response): boolean {
 function usedBody(): TypeError {
   // The hook's bug, not the network's: reading it again cannot work.
   return new TypeError(
-    "Cannot read the response: an afterResponse hook used or locked its body; return a new Response or read a clone",
+    "Cannot read the response: the Response an afterResponse hook left has its body used or locked (the hook read it, or returned it for an earlier attempt too); read a clone(), and return a new Response for each attempt",
   );
 }

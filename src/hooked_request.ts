@@ -52,10 +52,13 @@ export async function buildHookedRequest(
   return sent;
 }
 
-/** A request whose body a `beforeRequest` hook read: it cannot be sent. */
+/**
+ * A request whose body a `beforeRequest` hook read, or that it returned for
+ * an earlier attempt too, which sent it: it cannot be sent.
+ */
 function usedBody(): TypeError {
   return new TypeError(
-    "Cannot send the request: a beforeRequest hook used its body; read a clone() or return a new Request",
+    "Cannot send the request: the Request a beforeRequest hook left has its body used (the hook read it, or an earlier attempt sent it); read a clone(), and return a new Request for each attempt",
   );
 }
 

@@ -186,7 +186,7 @@ Deno.test("a beforeRequest hook that leaves the body used: the grab rejects, not
             },
           }),
         TypeError,
-        "beforeRequest hook used its body",
+        "the Request a beforeRequest hook left has its body used",
       );
       assertEquals([calls, fetched, server.requests.length], [1, 0, 0]);
     });
@@ -256,7 +256,7 @@ Deno.test("an afterResponse hook that leaves the body locked: the grab rejects, 
             },
           }),
         TypeError,
-        "afterResponse hook used or locked its body",
+        "the Response an afterResponse hook left has its body used or locked",
       );
       // Not taken for a body the network broke off, and retried.
       assertEquals([calls, server.requests.length - before], [1, 1]);
@@ -264,4 +264,39 @@ Deno.test("an afterResponse hook that leaves the body locked: the grab rejects, 
       await Promise.all(readers.splice(0).map((reader) => reader.cancel()));
     });
   }
+});
+
+Deno.test("a hook that returns one Request or Response for every attempt: the retry rejects, saying so", async (t) => {
+  let calls = 0;
+  await using server = startServer(() =>
+    ++calls === 1 ? json({ busy: true }, { status: 503 }) : json({ ok: true })
+  );
+  const grab = createGrab(server.url, {
+    retry: { limit: 2, backoff: () => 0 },
+  });
+
+  await t.step("beforeRequest: the first attempt sent its body", async () => {
+    calls = 0;
+    const once = new Request(`${server.url}/`, { method: "PUT", body: "abc" });
+    await assertRejects(
+      () =>
+        grab("PUT /", { body: "abc", hooks: { beforeRequest: () => once } }),
+      TypeError,
+      "an earlier attempt sent it",
+    );
+    assertEquals(server.requests.at(-1)?.body, "abc");
+  });
+
+  await t.step(
+    "afterResponse: the first attempt's retry let it go",
+    async () => {
+      calls = 0;
+      const once = new Response("{}", { status: 503 });
+      await assertRejects(
+        () => grab("GET /", { hooks: { afterResponse: () => once } }),
+        TypeError,
+        "returned it for an earlier attempt too",
+      );
+    },
+  );
 });
