@@ -95,8 +95,10 @@ export function release(
   replaced: Response,
   by: Response | undefined,
 ): void {
-  const body = replaced.body;
-  if (body === null || body === by?.body) return;
+  // Read as `streamOf` reads them: a response-like's getter that throws
+  // must not keep the original open.
+  const body = streamOf(replaced);
+  if (body === null || (by !== undefined && body === streamOf(by))) return;
   void cancelBody(replaced);
 }
 

@@ -138,8 +138,17 @@ export function networkErrorCause(): TypeError {
   return new TypeError("The response is a network error");
 }
 
-/** Response-like, also from another realm or a `fetch` polyfill. */
+/**
+ * Response-like, also from another realm or a `fetch` polyfill. One whose
+ * `status` or `headers` getter throws is not: a hook's or a `fetch`'s bug,
+ * told as any other value that is no response is, never thrown past the
+ * release of the response it was to replace.
+ */
 export function isResponse(value: unknown): value is Response {
-  return Number.isInteger((value as Response | null)?.status) &&
-    typeof (value as Response).headers?.get === "function";
+  try {
+    return Number.isInteger((value as Response | null)?.status) &&
+      typeof (value as Response).headers?.get === "function";
+  } catch {
+    return false;
+  }
 }

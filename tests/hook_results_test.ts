@@ -38,6 +38,18 @@ const NOT_RESPONSES: [string, unknown][] = [
     headers: new Headers(),
     body: null,
   }],
+  // Read unguarded, their error skipped the release of the response.
+  ["an object whose status getter throws", {
+    get status(): number {
+      throw new Error("no status");
+    },
+  }],
+  ["an object whose headers getter throws", {
+    status: 200,
+    get headers(): Headers {
+      throw new Error("no headers");
+    },
+  }],
 ];
 
 Deno.test("a beforeRequest hook that returns something else than a Request", async (t) => {
@@ -76,6 +88,24 @@ Deno.test("an afterResponse hook that returns something else than a Response", a
       assertEquals(server.requests.length - before, 1);
     });
   }
+  await t.step(
+    "an object whose body getter throws: the response it replaces is released",
+    async () => {
+      const [, error] = await grab("GET /", {
+        hooks: {
+          afterResponse: () =>
+            ({
+              status: 200,
+              headers: new Headers(),
+              get body(): null {
+                throw new Error("no body");
+              },
+            }) as unknown as Response,
+        },
+      });
+      assertEquals(error?.name, "GrabTransportError");
+    },
+  );
   await t.step("a factory hook's result is checked too", async () => {
     const hooked = createGrab(server.url, {
       retry: { limit: 2, backoff: () => 0 },
