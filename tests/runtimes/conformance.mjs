@@ -711,6 +711,33 @@ export const CASES = [
     }
     same(pages, [[1], [2], [3]], "pages");
   }],
+  ["hooks: a response made of another answers where it did", async (c) => {
+    // `new Response(body, response)` has no URL: it takes the replaced one's.
+    const rewrap = (_request, response) =>
+      new Response(response.body, response);
+    const seen = [];
+    const outcome = await new c.mod.Call("GET /moved", c.api).send({
+      hooks: { afterResponse: rewrap },
+    });
+    same(outcome.url, `${c.api}/users/1`, "url");
+    const grab = c.mod.createGrab(c.api, {
+      retry: 0,
+      hooks: { afterResponse: rewrap },
+    });
+    const [, error] = await grab("GET /moved", {
+      hooks: {
+        afterResponse: (_request, response) =>
+          void seen.push(response.url, response.redirected),
+      },
+    });
+    same(error, null, "error");
+    same(seen, [`${c.api}/users/1`, true], "seen by a later hook");
+    const pages = [];
+    for await (const [data] of c.mod.paginate(grab, "GET /round/1")) {
+      pages.push(data);
+    }
+    same(pages, [[1], [2], [3]], "pages");
+  }],
   ["Call: send() performs one exchange", async ({ mod, api }) => {
     const call = new mod.Call("GET /users/:id", api);
     same(call.method, "GET", "method");
