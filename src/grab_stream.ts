@@ -26,8 +26,8 @@ export type ItemStep<T> =
  */
 export interface ItemSource<T> {
   next(): Promise<ItemStep<T>>;
-  /** Releases the body; the items not yet read are dropped. */
-  cancel(): Promise<void>;
+  /** Releases the body, handing `reason` on to its cancel; the items not yet read are dropped. */
+  cancel(reason?: unknown): Promise<void>;
   /** The last event id seen, for Server-Sent Events. */
   readonly lastEventId: string;
 }
@@ -87,10 +87,13 @@ export class GrabStream<T> implements AsyncIterable<T> {
     return this.#source.lastEventId;
   }
 
-  /** Stops reading and releases the body; the loop then ends. */
-  cancel(): Promise<void> {
+  /**
+   * Stops reading and releases the body; the loop then ends. `reason` is
+   * handed on to the body's cancel, as `ReadableStream.cancel` does.
+   */
+  cancel(reason?: unknown): Promise<void> {
     this.#ended = true;
-    return this.#source.cancel();
+    return this.#source.cancel(reason);
   }
 
   /**

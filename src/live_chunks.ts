@@ -43,7 +43,7 @@ export class Chunks {
       // Let go at once, even of a body nobody reads; the next read says why.
       this.#passed = true;
       this.#close();
-      this.#reader?.cancel().catch(ignore);
+      this.#reader?.cancel(live.deadline.signal?.reason).catch(ignore);
     });
   }
 
@@ -77,7 +77,7 @@ export class Chunks {
     if (
       deadline.reason !== undefined || (!this.#live.platform && deadline.due())
     ) {
-      await this.cancel();
+      await this.cancel(deadline.signal?.reason);
       throw fail(deadline.reason!, { cause: deadline.signal?.reason });
     }
     if (result.done) {
@@ -107,11 +107,14 @@ export class Chunks {
     return chunk;
   }
 
-  /** Releases the body; waits for a cancel that settles soon. */
-  async cancel(): Promise<void> {
+  /**
+   * Releases the body, handing `reason` on to its cancel; waits for a
+   * cancel that settles soon.
+   */
+  async cancel(reason?: unknown): Promise<void> {
     if (this.#closed) return this.release();
     this.#close();
-    const cancelling = this.#reader?.cancel().catch(ignore);
+    const cancelling = this.#reader?.cancel(reason).catch(ignore);
     if (this.#live.waitForCancel) await cancelling;
   }
 

@@ -62,7 +62,7 @@ function byteStream(chunks: Chunks): ReadableStream<Uint8Array> {
         controller.error(error instanceof CallbackError ? error.error : error);
       }
     },
-    cancel: () => chunks.cancel(),
+    cancel: (reason) => chunks.cancel(reason),
   }, { highWaterMark: 0 });
 }
 
@@ -185,11 +185,11 @@ class Items<Raw extends ServerSentEvent | string> {
     this.#failure = this.#live.fail("too-large", { message });
   }
 
-  cancel(): Promise<void> {
+  cancel(reason?: unknown): Promise<void> {
     this.#queue.length = 0;
     this.#at = 0;
     this.#cancelled = true;
     this.#stopCheck?.();
-    return this.#chunks.cancel();
+    return this.#chunks.cancel(reason);
   }
 }

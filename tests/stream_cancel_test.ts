@@ -1,7 +1,8 @@
 /**
  * A live stream cancelled while a read of it is pending: the pending step
  * ends the loop, with no error, and what the body held then (a line not yet
- * ended, cut off by the cancel) is never served as an item.
+ * ended, cut off by the cancel) is never served as an item. The reason a
+ * live body is cancelled with reaches the body's own cancel.
  *
  * @module
  */
@@ -181,6 +182,81 @@ Deno.test("a live stream cancelled while its schema never settles ends its loop"
         value: undefined,
       });
       await server.taps.at(-1)!.cancelled;
+    });
+  }
+});
+
+/**
+ * A custom `fetch` that hands the body on through a stream of its own (as
+ * one that logs or decodes would), and the reasons its cancel was given.
+ */
+function wrappingFetch(): { fetch: typeof fetch; reasons: unknown[] } {
+  const reasons: unknown[] = [];
+  const wrap: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    const body = response.body!.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        cancel: (reason) => void reasons.push(reason),
+      }),
+    );
+    return new Response(body, response);
+  };
+  return { fetch: wrap, reasons };
+}
+
+Deno.test("the reason a live body is cancelled with reaches the body", async (t) => {
+  const reason = new Error("the caller's reason");
+  const ways: [
+    string,
+    "stream" | "sse" | "ndjson",
+    (data: unknown, abort: AbortController) => Promise<unknown>,
+  ][] = [
+    [
+      "stream: cancel(reason)",
+      "stream",
+      (data) => (data as ReadableStream).cancel(reason),
+    ],
+    [
+      "stream: a reader's cancel(reason)",
+      "stream",
+      (data) => (data as ReadableStream).getReader().cancel(reason),
+    ],
+    ["stream: pipeTo whose signal aborts", "stream", (data, abort) => {
+      const piping = (data as ReadableStream).pipeTo(new WritableStream(), {
+        signal: abort.signal,
+      }).catch(() => {});
+      abort.abort(reason);
+      return piping;
+    }],
+    [
+      "sse: cancel(reason)",
+      "sse",
+      (data) => (data as GrabStream<unknown>).cancel(reason),
+    ],
+    [
+      "ndjson: cancel(reason)",
+      "ndjson",
+      (data) => (data as GrabStream<unknown>).cancel(reason),
+    ],
+    ["ndjson: the caller's signal aborting", "ndjson", (_data, abort) => {
+      abort.abort(reason);
+      return Promise.resolve();
+    }],
+  ];
+  for (const [name, responseType, end] of ways) {
+    await t.step(name, async () => {
+      await using server = tapServer("text/plain");
+      const wrapped = wrappingFetch();
+      const grab = createGrab(server.url, { fetch: wrapped.fetch });
+      const abort = new AbortController();
+      const [data, error] = await grab("GET /", {
+        responseType,
+        signal: abort.signal,
+      });
+      assertEquals(error, null);
+      await settles(end(data, abort));
+      await server.taps[0]!.cancelled;
+      assertEquals(wrapped.reasons, [reason]);
     });
   }
 });
