@@ -111,6 +111,12 @@ export class GrabStream<T> implements AsyncIterable<T> {
         await this.cancel();
         return DONE;
       },
+      // Thrown into a loop that delegates (`yield*`): the body is released
+      // and the error goes on as it is, as a generator's would.
+      throw: async (error?: unknown) => {
+        await this.cancel();
+        throw error;
+      },
     };
   }
 

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { assertEquals } from "@std/assert";
+import { assertEquals, assertStrictEquals } from "@std/assert";
 import createGrab, { type GrabStream } from "../mod.ts";
 import { settles } from "./_bounds.ts";
 import { startServer } from "./_server.ts";
@@ -258,5 +258,30 @@ Deno.test("the reason a live body is cancelled with reaches the body", async (t)
       await server.taps[0]!.cancelled;
       assertEquals(wrapped.reasons, [reason]);
     });
+  }
+});
+
+Deno.test("a GrabStream ended by an error thrown into a loop that delegates to it", async (t) => {
+  for (const responseType of ["sse", "ndjson"] as const) {
+    const first = responseType === "sse" ? "data: 1\n\n" : "1\n";
+    await t.step(
+      `${responseType}: an error thrown through yield* is the caller's, the body released`,
+      async () => {
+        await using server = tapServer("text/plain");
+        const grab = createGrab(server.url);
+        const [stream] = await grab("GET /", { responseType });
+        async function* relay() {
+          yield* stream!;
+        }
+        const loop = relay();
+        server.taps[0]!.write(first);
+        assertEquals((await loop.next()).done, false);
+        const mine = new Error("the caller's own");
+        const thrown = await settles(loop.throw(mine).catch((error) => error));
+        assertStrictEquals(thrown, mine);
+        assertEquals(stream!.error, null);
+        await settles(server.taps[0]!.cancelled);
+      },
+    );
   }
 });
