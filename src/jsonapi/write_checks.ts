@@ -49,7 +49,8 @@ export function checkJson(
 
 /**
  * Checks a `meta`, `links` or `jsonapi` member, which JSON:API 1.1 says
- * must be an object, and its values, which JSON must carry.
+ * must be an object, and its values, which JSON must carry. One left
+ * `undefined` is no member: JSON leaves it out.
  */
 export function checkObjectMember(
   check: Check,
@@ -58,6 +59,7 @@ export function checkObjectMember(
   at: string,
   within: object[],
 ): void {
+  if (value === undefined) return;
   if (typeof value === "object" && value !== null && !Array.isArray(value)) {
     checkJson(check, value, at, within);
   } else {

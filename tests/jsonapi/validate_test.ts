@@ -763,4 +763,23 @@ Deno.test("a meta, links or jsonapi member that is not an object is refused wher
   });
   assertEquals(error, null);
   assertEquals(JSON.parse(server.requests[0]!.body).data.meta, { by: "x" });
+  // A `meta` left undefined is no member: JSON leaves it out, in linkage too.
+  const author = { type: "people", id: "2", meta: undefined };
+  const [, unset] = await grab("PATCH /articles/1", {
+    body: {
+      ...resource,
+      meta: undefined,
+      relationships: { author: { data: author, meta: undefined } },
+    },
+  });
+  assertEquals(unset, null);
+  const [, listed] = await grab("POST /articles/1/relationships/tags", {
+    body: { data: [{ type: "tags", id: "1", meta: undefined }] },
+  });
+  assertEquals(listed, null);
+  const sent = server.requests.slice(1).map(({ body }) => JSON.parse(body));
+  assertEquals(sent[0].data.relationships.author, {
+    data: { type: "people", id: "2" },
+  });
+  assertEquals(sent[1], { data: [{ type: "tags", id: "1" }] });
 });
