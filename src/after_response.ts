@@ -61,19 +61,30 @@ export async function runAfterResponse(
   return replaced;
 }
 
+/** The responses {@linkcode inheritUrl} gave a URL, which is not their own. */
+const given = new WeakSet<Response>();
+
 /**
  * Gives a response a hook returned in place of `replaced` the URL and
  * `redirected` of the one it replaced, when it has no URL of its own (one
  * made with `new Response(body, response)` has the URL `""`): it answers
  * the same request, so a `GrabError`, `Call.send`'s outcome, a relative
  * `next` link and a later hook all read where that request was answered,
- * after its redirects. A response fetched again keeps its own URL.
+ * after its redirects. A response fetched again keeps its own URL; one
+ * given a URL before (a bodyless response a hook returns for every grab)
+ * gets the URL of the one it replaces now.
  */
 export function inheritUrl(by: Response, replaced: Response): void {
+  if (given.has(by)) {
+    Reflect.deleteProperty(by, "url");
+    Reflect.deleteProperty(by, "redirected");
+    given.delete(by);
+  }
   const url = urlOf(replaced, false);
   if (url === "" || urlOf(by, false) !== "") return;
   try {
     Object.defineProperty(by, "url", { value: url, configurable: true });
+    given.add(by);
     if (replaced.redirected === true && by.redirected !== true) {
       Object.defineProperty(by, "redirected", {
         value: true,

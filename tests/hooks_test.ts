@@ -580,6 +580,35 @@ Deno.test("Hooks.afterResponse: a replacement without a URL answers where the re
     },
   );
 
+  await t.step(
+    "one bodyless response returned for every grab answers where each was",
+    async () => {
+      const gone = new Response(null, { status: 410 });
+      const replace = async (_request: Request, response: Response) => {
+        await response.body?.cancel();
+        return gone;
+      };
+      const urls: [string, boolean][] = [];
+      const endpoints = [
+        "GET /old/items",
+        "GET /new/items",
+        "GET /new/gone",
+      ] as const;
+      for (const endpoint of endpoints) {
+        const [, error] = await grab(endpoint, {
+          hooks: { afterResponse: replace },
+        });
+        assert(isGrabHttpError(error));
+        urls.push([error.url, gone.redirected]);
+      }
+      assertEquals(urls, [
+        [`${server.url}/new/items`, true],
+        [`${server.url}/new/items`, false],
+        [`${server.url}/new/gone`, false],
+      ]);
+    },
+  );
+
   await t.step("a response fetched again keeps its own URL", async () => {
     const [, error] = await grab("GET /old/items", {
       hooks: {
