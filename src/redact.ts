@@ -112,7 +112,8 @@ export function redactCause(cause: unknown): unknown {
  * and structured cloning (posting `error.toJSON()` to a Worker) refuses
  * them. For JSON (`json`), an error becomes a plain object of its name,
  * message, fields and cause, as JSON shows none of an error's own (`{}`),
- * and structured cloning keeps only its message.
+ * and structured cloning keeps only its message; a BigInt, which JSON
+ * refuses to write, becomes the string of its digits.
  */
 export function loggedValue(value: unknown, json = false): unknown {
   try {
@@ -140,7 +141,7 @@ class Redaction {
 
   /**
    * @param mode `"cause"` keeps functions and symbols; `"logged"` leaves
-   * them out; `"json"` also makes errors plain objects.
+   * them out; `"json"` also makes errors plain objects and BigInts text.
    */
   constructor(mode: "cause" | "logged" | "json") {
     this.#dataOnly = mode !== "cause";
@@ -156,6 +157,9 @@ class Redaction {
     ) {
       return undefined;
     }
+    // JSON throws on a BigInt (zod's `maximum: 10n`, valibot's `input`):
+    // its digits are what a log can show of it.
+    if (this.#json && typeof value === "bigint") return String(value);
     if (typeof value !== "object" || value === null) return value;
     if (this.#seen.has(value)) return this.#seen.get(value);
     // A chain too deep or too wide is cut here rather than kept whole;

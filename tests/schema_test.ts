@@ -3,6 +3,7 @@ import {
   assertEquals,
   assertRejects,
   assertStrictEquals,
+  assertStringIncludes,
 } from "@std/assert";
 import { assertSpyCalls, spy } from "@std/testing/mock";
 import { v, z } from "./_npm.ts";
@@ -187,6 +188,42 @@ Deno.test("grab() with a schema", async (t) => {
     assertStrictEquals(data, null);
     assertEquals((stringy as GrabTransportError).kind, "schema");
   });
+
+  await t.step(
+    "issues holding a BigInt (zod's maximum, valibot's input) still log as JSON",
+    async () => {
+      const schemas: StandardSchema[] = [
+        z.object({
+          count: z.string().transform((text) => BigInt(text)).pipe(
+            z.bigint().max(2n),
+          ),
+        }),
+        v.object({
+          count: v.pipe(
+            v.string(),
+            v.transform((text: string) => BigInt(text)),
+            v.maxValue(2n),
+          ),
+        }),
+      ];
+      for (const schema of schemas) {
+        const [, error] = await grab("GET /stats", { schema });
+        assert(error instanceof GrabTransportError);
+        assertEquals(error.kind, "schema");
+        const logged = JSON.parse(JSON.stringify(error));
+        assertEquals(logged.kind, "schema");
+        const text = JSON.stringify(logged.issues);
+        assertStringIncludes(text, '"2"');
+        // The issues themselves keep what the schema gave.
+        assert(
+          JSON.stringify(
+            error.issues,
+            (_, x) => typeof x === "bigint" ? "big" : x,
+          ).includes('"big"'),
+        );
+      }
+    },
+  );
 
   await t.step("an HTTP error is returned without validating", async () => {
     const validate = spy((value: unknown) => ({ value }));
