@@ -35,7 +35,11 @@ export function adoptLinks(input: unknown, output: unknown): void {
       if (done.has(to)) continue;
       done.add(to);
       if (Array.isArray(from)) {
-        if (Array.isArray(to)) pairs.push(...listPairs(from, to));
+        // One by one: spread as arguments, a list of some 150,000
+        // resources overflowed the stack and no item got its links.
+        if (Array.isArray(to)) {
+          for (const listed of listPairs(from, to)) pairs.push(listed);
+        }
       } else if (WireLink.has(from) && isSameResource(from, to, listed)) {
         WireLink.copy(from as WireLink, to);
         const resource = from as Record<string, unknown>;

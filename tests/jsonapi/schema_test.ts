@@ -172,6 +172,36 @@ Deno.test("a schema in JSON:API mode", async (t) => {
     },
   );
 
+  await t.step(
+    "each item of a list of 200,000 resources keeps its links",
+    async () => {
+      const count = 200_000;
+      const data = Array.from({ length: count }, (_, at) => ({
+        type: "a",
+        id: String(at),
+        links: { self: `/a/${at}` },
+      }));
+      await using many = startServer({ "/many": () => document({ data }) });
+      // As zod and valibot do: a new object for each item.
+      const schema = {
+        "~standard": {
+          version: 1 as const,
+          vendor: "copying",
+          validate: (value: unknown) => ({
+            value: (value as { id: string }[]).map(({ id }) => ({ id })),
+          }),
+        },
+      };
+      const [list, error] = await grab(`GET ${many.url}/many`, { schema });
+      assertStrictEquals(error, null);
+      assertEquals(list?.length, count);
+      assertEquals(jsonApiOf(list![0]!)?.links, { self: "/a/0" });
+      assertEquals(jsonApiOf(list![count - 1]!)?.links, {
+        self: `/a/${count - 1}`,
+      });
+    },
+  );
+
   await t.step("a frozen output is left as it is", async () => {
     const schema = Article.transform((value) => Object.freeze({ ...value }));
     const [data, error] = await grab("GET /articles/1", { schema });
