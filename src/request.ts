@@ -61,9 +61,11 @@ export function encodeRequest(
   ).toString();
   const href = fillUrl(template, resolved.params, search);
   const body = codec.encodeBody(resolved.body, method, resolved);
-  const issues: ValidationIssue[] = [];
-  if (typeof href !== "string") issues.push(...href);
-  if (Array.isArray(body)) issues.push(...body);
+  // Joined, never spread into push: as arguments, some 120,000 issues (a
+  // list of objects that each hold two keys the casing makes one)
+  // overflowed the stack, and every issue was lost.
+  let issues: ValidationIssue[] = typeof href === "string" ? [] : href;
+  if (Array.isArray(body)) issues = issues.concat(body);
   else if (body.body !== undefined && (method === "GET" || method === "HEAD")) {
     issues.push({
       path: "",

@@ -549,6 +549,33 @@ Deno.test("casing: a query with two keys that become one is refused, nothing sen
   );
 });
 
+Deno.test("casing: a body with 200,000 clashes lists every one, nothing sent", async (t) => {
+  await using server = startServer(() => json({}));
+  const count = 200_000;
+  const list = Array.from({ length: count }, () => ({ aB: 1, a_b: 2 }));
+  const bodies = {
+    json: { list },
+    "json-api": { type: "a", list },
+  } as const;
+  for (const format of ["json", "json-api"] as const) {
+    await t.step(format, async () => {
+      const api = createGrab(server.url, { casing: "camelCase", format });
+      const error = await assertRejects(
+        () => api("POST /items", { body: bodies[format] }),
+        GrabValidationError,
+      );
+      assertStrictEquals(error.issues.length, count);
+      assertEquals(error.issues[count - 1], {
+        path: `/list/${count - 1}/a_b`,
+        message: `Cannot send keys "aB" and "a_b" of /list/${
+          count - 1
+        }: both become "a_b" in snake_case`,
+      });
+    });
+  }
+  assertStrictEquals(server.requests.length, 0);
+});
+
 /** Asserts that reading `path` fails as a clash of keys, kind `"parse"`. */
 async function assertClash(
   api: ReturnType<typeof createGrab>,

@@ -37,14 +37,14 @@ export function add(check: Check, path: string, message: string): void {
   check.issues.push({ path, message });
 }
 
-/** Adds an issue for each value in `value` that JSON cannot carry. */
+/** Adds (one by one, never spread) an issue per value JSON cannot carry. */
 export function checkJson(
   check: Check,
   value: unknown,
   at: string,
   within: object[],
 ): void {
-  check.issues.push(...findNonJsonValues(value, at, { within }));
+  findNonJsonValues(value, at, { within }).forEach((x) => check.issues.push(x));
 }
 
 /**
@@ -256,11 +256,11 @@ export function checkAttribute(
   at: string,
   within: object[],
 ): void {
-  check.issues.push(...findNonJsonValues(value, at, {
+  findNonJsonValues(value, at, {
     within,
     check: (key) => nameProblem(check.to, key, isNestedReserved),
     casing: check.clashes ? check.to : "none",
-  }));
+  }).forEach((issue) => check.issues.push(issue));
 }
 
 /**
