@@ -21,7 +21,7 @@ import { combineHooks } from "./hook_chain.ts";
 import { HOOK_NAMES, type Hooks } from "./hooks.ts";
 import { nextLink, samePage, unfollowable } from "./next_link.ts";
 import { Trail } from "./page_trail.ts";
-import { readMembers } from "./resolve.ts";
+import { readMembers } from "./read_options.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import type { OrThrowResult } from "./or_throw.ts";
 import type {

@@ -1,0 +1,76 @@
+/**
+ * Options read once into a copy, so that what is checked is what is used:
+ * the top-level options and the members of `retry`, `jsonApi` and `hooks`.
+ *
+ * @module
+ */
+
+import { isRecord } from "./check_options.ts";
+import { MEMBERS } from "./option_names.ts";
+
+/** Options with nothing in them, shared. */
+export const NO_OPTIONS: Readonly<Record<string, never>> = Object.freeze({});
+
+/**
+ * True for options with no enumerable key, which need no copy. Options
+ * that `for…in` cannot walk (a Proxy whose `getPrototypeOf` throws, or one
+ * in the chain) are left to the copy, which reads only their own keys and
+ * decides as it did before this shortcut: a revoked Proxy is still refused
+ * there.
+ */
+export function isEmpty(options: object): boolean {
+  try {
+    for (const _ in options) return false;
+  } catch {
+    return false;
+  }
+  return true;
+}
+
+/**
+ * A copy of the options, read once: `retry`, `jsonApi` and `hooks` and their
+ * lists too, so that what is checked is what is used, even when a getter
+ * answers differently the second time or the object is changed after
+ * `createGrab`.
+ */
+export function readOnce<T extends object>(given: T): T {
+  const options = { ...given } as Record<string, unknown>;
+  for (const [option, keys] of MEMBERS) {
+    const value = options[option];
+    // An array, a Set, a Promise not awaited: left for the checks to refuse.
+    if (!isRecord(value)) continue;
+    options[option] = readMembers(value, keys);
+  }
+  return options as T;
+}
+
+/**
+ * The members `keys` of an option object, each read once into a copy. A
+ * member that is `null` means none, as an option does, and is left out; a
+ * list is copied; a function is bound to `value`, so a hook keeps its
+ * object as `this` (a class instance's fields), also when it runs in a chain
+ * with other hooks. A plain object's other keys are copied as they are, for
+ * the checks to refuse (a misspelt hook would never run); a class
+ * instance's are its own state.
+ */
+export function readMembers(
+  value: Record<string, unknown>,
+  keys: readonly string[],
+): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const key of keys) {
+    const item = value[key];
+    if (item === undefined || item === null) continue;
+    copy[key] = typeof item === "function"
+      ? item.bind(value)
+      : Array.isArray(item)
+      ? [...item]
+      : item;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return copy;
+  for (const key of Object.keys(value)) {
+    if (!keys.includes(key)) copy[key] = value[key];
+  }
+  return copy;
+}
