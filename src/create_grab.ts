@@ -13,6 +13,7 @@ import { type Codec, codecFor, decodeOutcome } from "./format.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import type { GrabOptions } from "./options.ts";
 import { type Resolved, resolveFactory, resolveOptions } from "./resolve.ts";
+import { NO_OPTIONS } from "./read_options.ts";
 import { trustedOriginSet } from "./trusted_origins.ts";
 import { baseText } from "./url.ts";
 import type { FactoryType, Grab } from "./grab_types.ts";
@@ -79,7 +80,7 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
     // Not an async function: the work before the request is done here, at
     // once, and only the exchange is waited for.
     try {
-      const options = given ?? {};
+      const options = given ?? NO_OPTIONS;
       const { call, trusted } = calls(endpoint);
       const foreign = isForeign(options);
       const resolved = resolveOptions(factory, options, trusted && !foreign);

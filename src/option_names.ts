@@ -50,6 +50,13 @@ const NAMES: Readonly<Record<Scope, ReadonlySet<string>>> = {
   ),
 };
 
+/** Every option's name, whoever takes it. */
+export const ALL_OPTIONS: readonly string[] = [
+  ...SHARED,
+  ...FACTORY_ONLY,
+  ...CALL_ONLY,
+];
+
 /** The members each option object may have. */
 export const MEMBERS: ReadonlyMap<string, readonly string[]> = new Map<
   string,

@@ -21,7 +21,7 @@ import { combineHooks } from "./hook_chain.ts";
 import { HOOK_NAMES, type Hooks } from "./hooks.ts";
 import { nextLink, samePage, unfollowable } from "./next_link.ts";
 import { Trail } from "./page_trail.ts";
-import { readMembers } from "./read_options.ts";
+import { ownCopy, readMembers } from "./read_options.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import type { OrThrowResult } from "./or_throw.ts";
 import type {
@@ -209,7 +209,9 @@ function readOptions(
 ): GrabCallOptions & { limit?: number | null } {
   try {
     // Each grab checks the options it is given.
-    return { ...options } as GrabCallOptions & { limit?: number | null };
+    return ownCopy(options ?? {}, "limit") as GrabCallOptions & {
+      limit?: number | null;
+    };
   } catch (error) {
     throw validationError([unreadable("the options", error)]);
   }

@@ -6,15 +6,16 @@
  */
 
 import { isRecord } from "./check_options.ts";
-import { MEMBERS } from "./option_names.ts";
+import { ALL_OPTIONS, MEMBERS } from "./option_names.ts";
 
 /** Options with nothing in them, shared. */
 export const NO_OPTIONS: Readonly<Record<string, never>> = Object.freeze({});
 
 /**
- * True for options with no enumerable key, which need no copy. Options
- * that `for…in` cannot walk (a Proxy whose `getPrototypeOf` throws, or one
- * in the chain) are left to the copy, which reads only their own keys and
+ * True for options with no enumerable key, which need no copy; options
+ * with a prototype of their own may still inherit some. Options that
+ * `for…in` cannot walk (a Proxy whose `getPrototypeOf` throws, or one in
+ * the chain) are left to the copy, which reads only their own keys and
  * decides as it did before this shortcut: a revoked Proxy is still refused
  * there.
  */
@@ -24,7 +25,48 @@ export function isEmpty(options: object): boolean {
   } catch {
     return false;
   }
-  return true;
+  return isPlain(options);
+}
+
+/**
+ * True for a plain object (or one with no prototype), whose options are its
+ * own keys; also for a Proxy whose prototype cannot be read, whose own keys
+ * are used.
+ */
+function isPlain(value: object): boolean {
+  try {
+    const prototype = Object.getPrototypeOf(value);
+    return prototype === Object.prototype || prototype === null;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The options of `given`, read once into a plain object: its own keys and,
+ * when it has a prototype of its own (`Object.create(defaults)`, a class
+ * whose getters give the options), the keys it inherits, each option (and
+ * `extra`, such as `paginate`'s `limit`) read where it is found, so that
+ * none is lost without a word and a misspelt one is still refused.
+ */
+export function ownCopy(
+  given: object,
+  extra?: string,
+): Record<string, unknown> {
+  const options: Record<string, unknown> = { ...given };
+  if (isPlain(given)) return options;
+  const from = given as Record<string, unknown>;
+  for (const key in from) {
+    if (!Object.hasOwn(options, key)) options[key] = from[key];
+  }
+  for (
+    const name of extra === undefined ? ALL_OPTIONS : [...ALL_OPTIONS, extra]
+  ) {
+    if (!Object.hasOwn(options, name) && name in from) {
+      options[name] = from[name];
+    }
+  }
+  return options;
 }
 
 /**
@@ -34,7 +76,7 @@ export function isEmpty(options: object): boolean {
  * `createGrab`.
  */
 export function readOnce<T extends object>(given: T): T {
-  const options = { ...given } as Record<string, unknown>;
+  const options = ownCopy(given);
   for (const [option, keys] of MEMBERS) {
     const value = options[option];
     // An array, a Set, a Promise not awaited: left for the checks to refuse.

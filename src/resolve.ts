@@ -131,7 +131,7 @@ export function resolveOptions(
   let issues: ValidationIssue[];
   try {
     // Options with nothing in them (the common grab) have nothing to check.
-    if (isEmpty(given)) {
+    if (given === NO_OPTIONS || isEmpty(given)) {
       // Not `given` itself: a Proxy may answer for keys it does not list.
       call = NO_OPTIONS;
       issues = [];

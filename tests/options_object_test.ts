@@ -1,0 +1,80 @@
+/**
+ * The options object itself, whatever its shape: options it inherits are
+ * read as its own ones.
+ *
+ * @module
+ */
+
+import { assertEquals } from "@std/assert";
+import createGrab, { Call, paginate } from "../mod.ts";
+import { json, startServer } from "./_server.ts";
+import { assertOk, assertValidation, settles } from "./_bounds.ts";
+
+Deno.test("options a caller's object inherits are read as its own, in createGrab, a grab, Call.send and paginate", async (t) => {
+  await using server = startServer(() => json({ ok: true }));
+  const sent = () => server.requests.at(-1)!.headers.get("x-given");
+  const defaults = { headers: { "x-given": "inherited" }, retry: 0 };
+  class Options {
+    get headers() {
+      return { "x-given": "getter" };
+    }
+  }
+
+  await t.step("Object.create(defaults) in a grab", async () => {
+    const grab = createGrab(server.url);
+    assertOk(await settles(grab("GET /x", Object.create(defaults))));
+    assertEquals(sent(), "inherited");
+  });
+
+  await t.step("a class whose getter gives an option", async () => {
+    const grab = createGrab(server.url);
+    assertOk(await settles(grab("GET /x", new Options())));
+    assertEquals(sent(), "getter");
+  });
+
+  await t.step("Object.create(defaults) in createGrab", async () => {
+    const grab = createGrab(server.url, Object.create(defaults));
+    assertOk(await settles(grab("GET /x")));
+    assertEquals(sent(), "inherited");
+  });
+
+  await t.step("Object.create(defaults) in Call.send", async () => {
+    const outcome = await settles(
+      new Call("GET /x", server.url).send(Object.create(defaults)),
+    );
+    assertEquals(outcome.ok, true);
+    assertEquals(sent(), "inherited");
+  });
+
+  await t.step("paginate's limit and options, inherited", async () => {
+    const grab = createGrab(server.url);
+    const options = Object.create({ ...defaults, limit: 1 });
+    const pages = [];
+    for await (const page of paginate(grab, "GET /x", options)) {
+      pages.push(page);
+    }
+    assertEquals(pages.length, 1);
+    assertEquals(sent(), "inherited");
+  });
+
+  await t.step(
+    "an inherited value is checked, a misspelt name refused",
+    async () => {
+      const before = server.requests.length;
+      const grab = createGrab(server.url);
+      await assertValidation(
+        () => grab("GET /x", Object.create({ timeout: -1 })),
+        "timeout",
+      );
+      await assertValidation(
+        () => grab("GET /x", Object.create({ timout: 500 })),
+        "timout",
+      );
+      await assertValidation(
+        () => createGrab(server.url, Object.create({ retry: -1 })),
+        "retry",
+      );
+      assertEquals(server.requests.length, before);
+    },
+  );
+});
