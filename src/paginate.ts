@@ -21,7 +21,7 @@ import { combineHooks } from "./hook_chain.ts";
 import { HOOK_NAMES, type Hooks } from "./hooks.ts";
 import { nextLink, samePage, unfollowable } from "./next_link.ts";
 import { Trail } from "./page_trail.ts";
-import { ownCopy, readMembers } from "./read_options.ts";
+import { notOptions, ownCopy, readMembers } from "./read_options.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import type { OrThrowResult } from "./or_throw.ts";
 import type {
@@ -207,6 +207,8 @@ function cannotFollow(
 function readOptions(
   options: object | null,
 ): GrabCallOptions & { limit?: number | null } {
+  const not = notOptions(options ?? {});
+  if (not !== undefined) throw validationError([not]);
   try {
     // Each grab checks the options it is given.
     return ownCopy(options ?? {}, "limit") as GrabCallOptions & {

@@ -6,6 +6,7 @@
  */
 
 import { isRecord } from "./check_options.ts";
+import type { ValidationIssue } from "./errors.ts";
 import { ALL_OPTIONS, MEMBERS } from "./option_names.ts";
 
 /** Options with nothing in them, shared. */
@@ -39,6 +40,48 @@ function isPlain(value: object): boolean {
     return prototype === Object.prototype || prototype === null;
   } catch {
     return true;
+  }
+}
+
+/**
+ * The issue of options that are not an object of options: a number, a
+ * string, a function, or an object that keeps nothing in its keys (an
+ * array, a Promise not awaited, a `Map`, a `Request`), all of which would
+ * be read as no options, or a string as one option per character. Never
+ * throws: options that cannot be read are left to the copy, which refuses
+ * them.
+ */
+export function notOptions(
+  given: unknown,
+  factory = false,
+): ValidationIssue | undefined {
+  let what: string;
+  if (typeof given !== "object" || given === null) {
+    what = typeof given === "function" ? "a function" : `a ${typeof given}`;
+  } else {
+    const kind = isPlain(given) ? "Object" : kindOf(given);
+    if (kind === "Object" || kind === "Module") return undefined;
+    what = kind === "Array" ? "an array" : `an object of type ${kind}`;
+  }
+  const hint = what === "an array" && !factory
+    ? "; a body goes in { body }"
+    : what.endsWith("Promise")
+    ? "; await it first"
+    : "";
+  return {
+    path: "",
+    message: `Cannot use the options: they must be an object such as ` +
+      `${factory ? "{ timeout: 10_000 }" : "{ query: { page: 2 } }"}, ` +
+      `not ${what}${hint}`,
+  };
+}
+
+/** The kind `Object.prototype.toString` names, `Object` when it throws. */
+function kindOf(value: object): string {
+  try {
+    return Object.prototype.toString.call(value).slice(8, -1);
+  } catch {
+    return "Object";
   }
 }
 

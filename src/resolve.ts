@@ -9,7 +9,7 @@
 import type { Fetch } from "./fetch.ts";
 import type { Casing } from "./casing.ts";
 import { checkOptions } from "./check_options.ts";
-import { isEmpty, NO_OPTIONS, readOnce } from "./read_options.ts";
+import { isEmpty, NO_OPTIONS, notOptions, readOnce } from "./read_options.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { CREATING, validationError } from "./validation_error.ts";
 import { unreadable } from "./thrown.ts";
@@ -79,6 +79,8 @@ export function resolveFactory(given: GrabOptions): Factory {
   // its answer cannot get past the checks.
   let options: GrabOptions;
   let issues: ValidationIssue[];
+  const not = notOptions(given, true);
+  if (not !== undefined) throw validationError([not], CREATING);
   try {
     options = readOnce(given);
     // A value the checks look into may be a revoked Proxy too.
@@ -130,6 +132,8 @@ export function resolveOptions(
   let call: CallOptions;
   let issues: ValidationIssue[];
   try {
+    const not = given === NO_OPTIONS ? undefined : notOptions(given);
+    if (not !== undefined) return [not];
     // Options with nothing in them (the common grab) have nothing to check.
     if (given === NO_OPTIONS || isEmpty(given)) {
       // Not `given` itself: a Proxy may answer for keys it does not list.

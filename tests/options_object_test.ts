@@ -1,6 +1,7 @@
 /**
  * The options object itself, whatever its shape: options it inherits are
- * read as its own ones.
+ * read as its own ones, and options that are no object of options are
+ * refused.
  *
  * @module
  */
@@ -77,4 +78,38 @@ Deno.test("options a caller's object inherits are read as its own, in createGrab
       assertEquals(server.requests.length, before);
     },
   );
+});
+
+Deno.test("options that are not an object of options are a validation error naming what they are, before any request", async () => {
+  await using server = startServer(() => json({ ok: true }));
+  const grab = createGrab(server.url);
+  const call = new Call("GET /x", server.url);
+  // A value each would have been read as no options, or a string as one
+  // option per character.
+  const wrong: [unknown, string][] = [
+    [7, "a number"],
+    [true, "a boolean"],
+    ["token", "a string"],
+    [() => ({ retry: 0 }), "a function"],
+    [[], "an array"],
+    [Promise.resolve({ retry: 0 }), "Promise"],
+    [new Map([["timeout", 5]]), "Map"],
+    [new Headers({ "x-given": "1" }), "Headers"],
+  ];
+  for (const [options, what] of wrong) {
+    const sends: (() => unknown)[] = [
+      () => grab("GET /x", options as never),
+      () => call.send(options as never),
+      () => createGrab(server.url, options as never),
+      () => paginate(grab, "GET /x", options as never).next(),
+    ];
+    for (const send of sends) {
+      const error = await assertValidation(send, what);
+      assertEquals(error.issues.length, 1, error.message);
+      if (typeof options === "string") {
+        assertEquals(error.message.includes(options), false);
+      }
+    }
+  }
+  assertEquals(server.requests.length, 0);
 });
