@@ -149,8 +149,15 @@ function endpointIssue(text: unknown): ParsedEndpoint | string {
   if (typeof text !== "string") {
     return `Cannot parse the endpoint: expected a string such as "GET /users", got ${typeof text}`;
   }
-  const match = SHAPE.exec(text.trim());
+  const trimmed = text.trim();
+  const match = SHAPE.exec(trimmed);
   if (match === null) {
+    // A method, then a target with white space in it (`?q=hello world`),
+    // which the `Endpoint` type lets through.
+    const words = trimmed.split(/\s+/);
+    if (words.length > 2 && HTTP_METHODS.has(words[0]!.toUpperCase())) {
+      return 'Cannot use the target: it holds white space, which ends a target; percent-encode it (%20) or give the value in "params" or "query"';
+    }
     return 'Cannot parse the endpoint: expected "<METHOD> <target>" such as "GET /users"';
   }
   const method = match[1]!;

@@ -33,7 +33,7 @@ Deno.test("parseEndpoint()", async (t) => {
     ],
     [
       "GET /a /b",
-      'Cannot parse the endpoint: expected "<METHOD> <target>" such as "GET /users"',
+      'Cannot use the target: it holds white space, which ends a target; percent-encode it (%20) or give the value in "params" or "query"',
     ],
     [
       "get /a",
@@ -66,6 +66,18 @@ Deno.test("parseEndpoint()", async (t) => {
     [
       "GET https://api.test/?q=a\x1f",
       'Cannot use the target: it holds the control character U+001F; percent-encode it (%1F) or give it in "params" or "query"',
+    ],
+    [
+      "GET /search?q=hello world",
+      'Cannot use the target: it holds white space, which ends a target; percent-encode it (%20) or give the value in "params" or "query"',
+    ],
+    [
+      "post\t/notes/a b\u00a0c ",
+      'Cannot use the target: it holds white space, which ends a target; percent-encode it (%20) or give the value in "params" or "query"',
+    ],
+    [
+      "fetch the users now",
+      'Cannot parse the endpoint: expected "<METHOD> <target>" such as "GET /users"',
     ],
     [
       42,
