@@ -55,7 +55,8 @@ export class Call {
    * Parses and resolves an endpoint.
    *
    * @param endpoint `"<METHOD> <target>"`.
-   * @param baseURL The base address for a relative target (path, query kept).
+   * @param baseURL The base address for a relative target (path, query kept);
+   * a path (`"/api"`) is resolved against the page's (or worker's) location.
    * @throws {GrabValidationError} when the endpoint is malformed, the method
    * unknown or forbidden by fetch (CONNECT, TRACE), the target relative with
    * no base address, or the URL invalid or holding credentials.

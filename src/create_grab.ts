@@ -38,7 +38,8 @@ const CALL_CACHE_BYTES = 1024 * 1024;
  * @typeParam O The factory's options; a literal `responseType` among them
  * types `data` when a call does not give its own.
  * @param baseURL The base address for relative targets; its path (a `:name`
- * in it included: only the endpoint's are parameters) and query are kept.
+ * in it included: only the endpoint's are parameters) and query are kept. A
+ * path (`"/api"`) is resolved against the page's (or worker's) location.
  * @param options Defaults for every grab; each call may override them.
  * @returns The grab callable.
  * @throws {GrabValidationError} when the base address is not an http(s) URL,

@@ -60,7 +60,7 @@ export function joinUrl(
         `Cannot use the base address: it is empty; write it in full, such as "${EXAMPLE_BASE}"`,
       )];
     }
-    const base = parse(baseURL);
+    const base = parse(baseURL) ?? onPage(baseURL);
     if (base === undefined) return [issue(unparsedBase(baseURL))];
     const problem = checkUrl(base, "base address");
     if (problem !== undefined) return [problem];
@@ -193,10 +193,30 @@ function parse(value: string | URL): URL | undefined {
   }
 }
 
+/**
+ * A base address that is a path (`"/api"`), resolved against the page (or
+ * worker, or Deno's `--location`) grab runs in, as `fetch` there resolves
+ * one; `undefined` where there is no such location or the base is no path.
+ */
+function onPage(baseURL: unknown): URL | undefined {
+  if (typeof baseURL !== "string" || !baseURL.startsWith("/")) return undefined;
+  try {
+    const page = (globalThis as { location?: { href?: unknown } }).location
+      ?.href;
+    return typeof page === "string" ? new URL(baseURL, page) : undefined;
+  } catch {
+    // Deno without `--location` throws on the read.
+    return undefined;
+  }
+}
+
 /** Why a base address that is not a URL cannot be used, and what to give. */
 function unparsedBase(baseURL: unknown): string {
   if (typeof baseURL === "string") {
-    return `Cannot use the base address: it is not a valid URL; write it in full, such as "${EXAMPLE_BASE}"`;
+    const why = baseURL.startsWith("/")
+      ? "it is a path, which only a page's (or worker's) location resolves, and there is none here"
+      : "it is not a valid URL";
+    return `Cannot use the base address: ${why}; write it in full, such as "${EXAMPLE_BASE}"`;
   }
   // Options given first (`createGrab({ baseURL })`); not looked into, as a
   // revoked Proxy cannot be.

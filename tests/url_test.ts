@@ -56,6 +56,12 @@ Deno.test("joinUrl()", async (t) => {
       'Cannot use the base address: it is not a valid URL; write it in full, such as "https://api.example.com"',
     ],
     [
+      // A path, with no page (Deno without --location) to resolve it.
+      "/api",
+      "/users",
+      "Cannot use the base address: it is a path, which only a page's (or worker's) location resolves, and there is none here; write it in full, such as \"https://api.example.com\"",
+    ],
+    [
       // In full already: only the scheme is wrong.
       "ftp://files.test",
       "/x",
