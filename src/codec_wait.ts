@@ -7,12 +7,13 @@
 
 import { Deadline, PASSED } from "./deadline.ts";
 import type { HttpMethod } from "./endpoint.ts";
-import type { Codec } from "./format.ts";
-import { releaseUnsent } from "./request.ts";
+import { type Codec, isPassThrough } from "./format.ts";
+import { formNow } from "./json_form.ts";
+import { held, releaseUnsent, searchOf } from "./request.ts";
 import type { Resolved } from "./resolve.ts";
 import type { SendOutcome } from "./result.ts";
 import { failedOutcome, unloadedOutcome } from "./transport_error.ts";
-import { fillUrl, type UrlTemplate } from "./url.ts";
+import { fillUrl, paramsNow, type UrlTemplate } from "./url.ts";
 import { asValidationError, validationError } from "./validation_error.ts";
 
 /** A codec loaded, with the options that give the time left; or why not. */
@@ -44,13 +45,19 @@ export async function withCodec(
   if (typeof href !== "string") {
     throw validationError(href, { method, url, where: "the request" });
   }
+  let now: Resolved;
+  try {
+    now = readNow(template, resolved);
+  } catch (error) {
+    throw asValidationError(error, method, url);
+  }
   const deadline = new Deadline(resolved.timeout, resolved.signal);
   try {
     const codec = await deadline.race(loading);
     const left = deadline.left();
-    if (left === Infinity) return { resolved, codec };
+    if (left === Infinity) return { resolved: now, codec };
     const timeout = Math.max(1, Math.ceil(left));
-    return { resolved: { ...resolved, timeout }, codec };
+    return { resolved: { ...now, timeout }, codec };
   } catch (error) {
     // The body was never sent: a stream of it is released.
     releaseUnsent(resolved.body);
@@ -64,4 +71,22 @@ export async function withCodec(
   } finally {
     deadline.dispose();
   }
+}
+
+/**
+ * The caller's values read now, as an exchange that does not wait reads
+ * them at once: the query serialised, the path parameters' values, the
+ * body's JSON form (or a copy of its bytes, form or search parameters).
+ * What the caller changes while the codec loads is not what is sent.
+ */
+function readNow(template: UrlTemplate, resolved: Resolved): Resolved {
+  const { query, body } = resolved;
+  return {
+    ...resolved,
+    query: query === undefined
+      ? undefined
+      : new URLSearchParams(searchOf(resolved)),
+    params: paramsNow(template, resolved.params),
+    body: isPassThrough(body) ? held(body) : formNow(body),
+  };
 }

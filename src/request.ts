@@ -48,18 +48,7 @@ export function encodeRequest(
   resolved: Resolved,
   codec: Codec,
 ): EncodedRequest | ValidationIssue[] {
-  const { query, casing } = resolved;
-  const search = query === undefined ? "" : serialiseQuery(
-    query,
-    new URLSearchParams(),
-    {
-      format: resolved.format,
-      casing: casing === "none" || query instanceof URLSearchParams
-        ? "none"
-        : resolved.wireCasing,
-    },
-  ).toString();
-  const href = fillUrl(template, resolved.params, search);
+  const href = fillUrl(template, resolved.params, searchOf(resolved));
   const body = codec.encodeBody(resolved.body, method, resolved);
   // Joined, never spread into push: as arguments, some 120,000 issues (a
   // list of objects that each hold two keys the casing makes one)
@@ -111,6 +100,22 @@ export function encodeRequest(
 }
 
 /**
+ * The query serialised, keys in the wire casing (a `URLSearchParams` is
+ * taken as it is); `""` without one. Throws a `GrabValidationError` for a
+ * query that refers to itself or nests too deep.
+ */
+export function searchOf(resolved: Resolved): string {
+  const { query, casing } = resolved;
+  if (query === undefined) return "";
+  return serialiseQuery(query, new URLSearchParams(), {
+    format: resolved.format,
+    casing: casing === "none" || query instanceof URLSearchParams
+      ? "none"
+      : resolved.wireCasing,
+  }).toString();
+}
+
+/**
  * Bytes as a `Blob` for Node's own `fetch`, or `undefined`: its undici
  * cannot send an `ArrayBuffer` or a typed array again to the target of a
  * 307 or 308 redirect ("detached ArrayBuffer"), and sends a blob, with its
@@ -130,7 +135,7 @@ function resendable(body: BodyInit, fetch: Fetch): Blob | undefined {
  * attempt sends what the grab was given, even when the caller reuses or
  * transfers its buffer once the grab has begun.
  */
-function held(body: BodyInit): BodyInit {
+export function held(body: BodyInit): BodyInit {
   if (isArrayBuffer(body)) return body.slice(0);
   if (ArrayBuffer.isView(body)) {
     const { buffer, byteOffset, byteLength } = body;

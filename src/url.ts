@@ -151,6 +151,20 @@ export function fillUrl(
 }
 
 /**
+ * The values of the template's parameters in `values`, read now into an
+ * object of their own, for a URL filled later.
+ */
+export function paramsNow(
+  template: UrlTemplate,
+  values: Readonly<Record<string, unknown>> | undefined,
+): Readonly<Record<string, unknown>> | undefined {
+  if (values === undefined) return undefined;
+  return Object.fromEntries(
+    template.params.map(([name]) => [name, paramValue(values, name)]),
+  );
+}
+
+/**
  * The value given for `name`. A name that every object has (`:constructor`,
  * `:toString`) is taken only from the caller's own keys: not given, it is
  * missing, not the function `Object.prototype` holds.

@@ -9,7 +9,7 @@
 import { assertEquals } from "@std/assert";
 import createGrab, { Call, paginate } from "../mod.ts";
 import { json, startServer } from "./_server.ts";
-import { assertOk, assertValidation, settles } from "./_bounds.ts";
+import { assertOk, assertValidation, runChild, settles } from "./_bounds.ts";
 
 Deno.test("options a caller's object inherits are read as its own, in createGrab, a grab, Call.send and paginate", async (t) => {
   await using server = startServer(() => json({ ok: true }));
@@ -112,4 +112,21 @@ Deno.test("options that are not an object of options are a validation error nami
     }
   }
   assertEquals(server.requests.length, 0);
+});
+
+Deno.test("the first JSON:API grabs, made while the codec loads, send the caller's values as they were at the call", async () => {
+  const { seen } = await runChild<{ seen: string[] }>(
+    "./_codec_wait_child.ts",
+    ["--allow-net=127.0.0.1", "--allow-read=."],
+  );
+  const note = (n: number) =>
+    `POST /notes/${n}?page%5Bnumber%5D=${n} ` +
+    `{"data":{"type":"notes","attributes":{"n":${n}}}}`;
+  assertEquals(seen.sort(), [
+    note(1),
+    note(2),
+    note(3),
+    'POST /sent {"data":{"type":"notes","attributes":{"n":4}}}',
+    "PUT /raw \u0001\u0002\u0003",
+  ]);
 });

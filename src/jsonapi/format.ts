@@ -13,7 +13,7 @@ import { toJson } from "../json_text.ts";
 import { adoptLinks } from "./adopt_links.ts";
 import { denormalise } from "./denormalise.ts";
 import { mediaType } from "./media_type.ts";
-import { jsonForm, TOO_LARGE, UNREADABLE } from "./json_form.ts";
+import { isForm, jsonForm, TOO_LARGE, UNREADABLE } from "../json_form.ts";
 import { serialise } from "./serialise.ts";
 import { validateWrite } from "./validate.ts";
 
@@ -36,7 +36,7 @@ export const JSON_API_CODEC: Codec = {
     if (isPassThrough(body)) return { body, encoded: false };
     let json: string | ValidationIssue[];
     // What is checked is what is sent: each getter and toJSON read once.
-    const form = jsonForm(body);
+    const form = isForm(body) ? body : jsonForm(body);
     if (form === TOO_LARGE) return [TOO_DEEP];
     const written = form === UNREADABLE ? body : form;
     try {

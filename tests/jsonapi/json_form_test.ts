@@ -5,11 +5,7 @@ import {
   assertStrictEquals,
 } from "@std/assert";
 import createGrab, { GrabValidationError } from "../../mod.ts";
-import {
-  jsonForm,
-  TOO_LARGE,
-  UNREADABLE,
-} from "../../src/jsonapi/json_form.ts";
+import { jsonForm, TOO_LARGE, UNREADABLE } from "../../src/json_form.ts";
 import { startServer } from "../_server.ts";
 
 const JSON_API = { "content-type": "application/vnd.api+json" };

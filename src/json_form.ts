@@ -5,8 +5,8 @@
  * @module
  */
 
-import { emptyFormOf, isCollection, isInvalidDate } from "../json_loss.ts";
-import { isPlainObject, setOwn } from "../object.ts";
+import { emptyFormOf, isCollection, isInvalidDate } from "./json_loss.ts";
+import { isPlainObject, setOwn } from "./object.ts";
 
 /** What {@linkcode jsonForm} gives for a body a getter or `toJSON` of throws. */
 export const UNREADABLE: unique symbol = Symbol("unreadable");
@@ -75,6 +75,28 @@ export function jsonForm(value: unknown): unknown {
   } catch {
     return UNREADABLE;
   }
+}
+
+/** The forms {@linkcode formNow} made. */
+const FORMS = new WeakSet<object>();
+
+/**
+ * The body's JSON form, read now for a request written later (the JSON:API
+ * codec still loading), so that what the caller changes meanwhile is not
+ * what is sent; the body as it is when it has no form of its own (not an
+ * object, or one a getter or `toJSON` of throws, which is read again then
+ * to say where).
+ */
+export function formNow(body: unknown): unknown {
+  const form = jsonForm(body);
+  if (typeof form !== "object" || form === null || form === body) return body;
+  FORMS.add(form);
+  return form;
+}
+
+/** True for a form {@linkcode formNow} made, which needs no reading again. */
+export function isForm(value: unknown): boolean {
+  return typeof value === "object" && value !== null && FORMS.has(value);
 }
 
 /** The copies made so far, what is left to copy, and how deep it is. */
