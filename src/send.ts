@@ -8,6 +8,7 @@
 
 import type { Exchange } from "./attempts.ts";
 import { type BodySource, discardBody } from "./body.ts";
+import { isBrowser } from "./browser.ts";
 import { tellProgress } from "./progress.ts";
 import { asValidationError } from "./validation_error.ts";
 import type { Deadline } from "./deadline.ts";
@@ -52,7 +53,9 @@ export function uploadOf(
     module.Upload.of(
       body,
       (progress) => tellProgress(report, progress),
-      exchange.hooks?.beforeRequest === undefined,
+      // Told here, not by the upload module, which then shares no code
+      // with the rest but what the whole program loads.
+      exchange.hooks?.beforeRequest === undefined && !isBrowser(),
     ).catch((error: unknown) => {
       // A body the platform cannot read is the caller's to fix.
       throw asValidationError(error, exchange.method, exchange.href);

@@ -6,7 +6,6 @@
  * @module
  */
 
-import { isBrowser } from "./browser.ts";
 import type { HeaderRecord } from "./headers.ts";
 import { parseHttpUrl, redirectInit, REDIRECTS } from "./redirect_hop.ts";
 import type { Progress } from "./response_type.ts";
@@ -58,15 +57,17 @@ export class Upload {
 
   /**
    * Prepares `body` (replayable, or a stream sent once) for its attempts.
-   * With `stream` false it goes out whole: a `beforeRequest` hook may
-   * replace the request, and a redirect then follows what the hook made.
+   * With `stream` false it goes out whole: where a `beforeRequest` hook may
+   * replace the request (a redirect then follows what the hook made), and
+   * in a browser, which streams a request body only over HTTP/2 or later
+   * and refuses it otherwise, so it is told the start and the end only.
    */
   static async of(
     body: Blob | ReadableStream<Uint8Array> | Response,
     report: Report,
     stream: boolean,
   ): Promise<Upload> {
-    const upload = new Upload(report, stream && streamsRequests());
+    const upload = new Upload(report, stream);
     if (body instanceof Blob) {
       upload.#body = body;
       upload.#type = body.type === "" ? null : body.type;
@@ -284,13 +285,4 @@ function over(): TypeError {
 /** The reason a counted body fails with when its callback threw. */
 function callback(): TypeError {
   return new TypeError("The upload progress callback threw");
-}
-
-/**
- * True where `fetch` can stream a request body over any connection. A
- * browser streams one only over HTTP/2 or later, and refuses it otherwise,
- * so browsers are told the start and the end only.
- */
-function streamsRequests(): boolean {
-  return !isBrowser();
 }
