@@ -48,14 +48,15 @@ export function mergeHeaders(
   unset?: string[],
 ): ValidationIssue[] {
   if (init === undefined || init === null) return NONE;
-  let issues = NONE;
+  // Pushed one by one: a copy per issue made 100,000 bad pairs take minutes.
+  let issues: ValidationIssue[] | undefined;
   // The names a list of pairs has given so far, whose values it joins.
   let given: Set<string> | undefined;
   const add = (value: unknown, name: string, join = false) => {
     const text = typeof value === "string" ? value : textOf(value);
     const problem = headerProblem(name, text);
     if (problem !== undefined) {
-      issues = issues.concat({ path: "", message: problem });
+      (issues ??= []).push({ path: "", message: problem });
       return;
     }
     const key = name.toLowerCase();
@@ -75,7 +76,7 @@ export function mergeHeaders(
     // A list of pairs, or any iterable of them (a Map), as fetch takes it.
     for (const pair of init as Iterable<string[]>) {
       if (!Array.isArray(pair) || pair.length !== 2) {
-        issues = issues.concat({
+        (issues ??= []).push({
           path: "",
           message: "Cannot send a header: each pair needs a name and a value",
         });
@@ -94,7 +95,7 @@ export function mergeHeaders(
       }
     }
   }
-  return issues;
+  return issues ?? NONE;
 }
 
 /** Why a header cannot be sent as given, or `undefined` when it can. */

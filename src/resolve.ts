@@ -94,7 +94,8 @@ export function resolveFactory(given: GrabOptions): Factory {
   if (typeof source === "object") {
     headers = {};
     try {
-      issues.push(...mergeHeaders(headers, source));
+      // One by one: spread as arguments, 200,000 issues overflowed the stack.
+      for (const issue of mergeHeaders(headers, source)) issues.push(issue);
     } catch (error) {
       issues.push(unreadable(OPTIONS, error));
     }
@@ -157,7 +158,9 @@ export function resolveOptions(
   try {
     const callHeaders = call.headers;
     if (typeof callHeaders === "object" && callHeaders !== null) {
-      issues.push(...mergeHeaders(headers, callHeaders, unset));
+      for (const issue of mergeHeaders(headers, callHeaders, unset)) {
+        issues.push(issue);
+      }
     }
     if (issues.length > 0) return issues;
     const result = resolved(f, call, headers, trusted ? factory : undefined);

@@ -210,3 +210,43 @@ Deno.test("a string body goes typed text/plain, whatever fetch types it", async 
     }
   });
 });
+
+Deno.test("200,000 headers that cannot be sent are each listed, from the factory, the call and the header function, nothing sent", async (t) => {
+  await using server = startServer(() => json({}));
+  const count = 200_000;
+  const headers = Array.from({ length: count }, () => ["x-a", "b\n"]);
+  const message = 'Cannot send header "x-a": its value contains CR, LF or NUL';
+  const listsEach = (error: GrabValidationError) => {
+    assertStrictEquals(error.issues.length, count);
+    assertEquals(error.issues[count - 1], { path: "", message });
+  };
+
+  await t.step("createGrab's", () => {
+    let thrown: unknown;
+    try {
+      createGrab(server.url, { headers: headers as [string, string][] });
+    } catch (error) {
+      thrown = error;
+    }
+    if (!(thrown instanceof GrabValidationError)) throw thrown;
+    listsEach(thrown);
+  });
+
+  await t.step("a call's", async () => {
+    const grab = createGrab(server.url);
+    listsEach(
+      await assertRejects(
+        () => grab("GET /x", { headers: headers as [string, string][] }),
+        GrabValidationError,
+      ),
+    );
+  });
+
+  await t.step("a header function's", async () => {
+    const grab = createGrab(server.url, {
+      headers: () => headers as [string, string][],
+    });
+    listsEach(await assertRejects(() => grab("GET /x"), GrabValidationError));
+  });
+  assertStrictEquals(server.requests.length, 0);
+});
