@@ -9,7 +9,7 @@ import { Deadline, PASSED } from "./deadline.ts";
 import type { HttpMethod } from "./endpoint.ts";
 import { type Codec, isPassThrough } from "./format.ts";
 import { formNow } from "./json_form.ts";
-import { held, releaseUnsent, searchOf } from "./request.ts";
+import { checkSendable, held, releaseUnsent, searchOf } from "./request.ts";
 import type { Resolved } from "./resolve.ts";
 import type { SendOutcome } from "./result.ts";
 import { failedOutcome, unloadedOutcome } from "./transport_error.ts";
@@ -77,7 +77,10 @@ export async function withCodec(
  * The caller's values read now, as an exchange that does not wait reads
  * them at once: the query serialised, the path parameters' values, the
  * body's JSON form (or a copy of its bytes, form or search parameters).
- * What the caller changes while the codec loads is not what is sent.
+ * What the caller changes while the codec loads is not what is sent. Bytes
+ * `fetch` would refuse (in a `SharedArrayBuffer`, transferred away) are
+ * left as they are, for the request's checks to refuse as they would
+ * without the wait: a copy would send the one and throw on the other.
  */
 function readNow(template: UrlTemplate, resolved: Resolved): Resolved {
   const { query, body } = resolved;
@@ -87,6 +90,10 @@ function readNow(template: UrlTemplate, resolved: Resolved): Resolved {
       ? undefined
       : new URLSearchParams(searchOf(resolved)),
     params: paramsNow(template, resolved.params),
-    body: isPassThrough(body) ? held(body) : formNow(body),
+    body: !isPassThrough(body)
+      ? formNow(body)
+      : checkSendable(body) === undefined
+      ? held(body)
+      : body,
   };
 }

@@ -155,7 +155,9 @@ export function held(body: BodyInit): BodyInit {
  * `ArrayBuffer` that was transferred away. Each would otherwise fail at
  * every attempt as if the network had.
  */
-function checkSendable(body: BodyInit | undefined): string | undefined {
+export function checkSendable(
+  body: BodyInit | undefined,
+): string | undefined {
   if (body instanceof ReadableStream) {
     return body.locked ? "the stream is locked by a reader" : undefined;
   }

@@ -43,7 +43,19 @@ pending.push(new Call("POST /sent", url).send({
   body: sendBody,
 }));
 sendBody.n = 5;
+// Bytes fetch would refuse are refused as after the load, never copied.
+const shared = new Uint8Array(new SharedArrayBuffer(3));
+const moved = new ArrayBuffer(3);
+structuredClone(moved, { transfer: [moved] });
+const refused: string[] = [];
+for (const body of [shared, moved]) {
+  pending.push(
+    grab("PUT /refused", { body }).catch((error: Error) => {
+      refused.push(error.message);
+    }),
+  );
+}
 await Promise.all(pending);
 await server.shutdown();
-await report({ seen });
+await report({ seen, refused });
 Deno.exit(0);

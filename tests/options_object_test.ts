@@ -115,7 +115,9 @@ Deno.test("options that are not an object of options are a validation error nami
 });
 
 Deno.test("the first JSON:API grabs, made while the codec loads, send the caller's values as they were at the call", async () => {
-  const { seen } = await runChild<{ seen: string[] }>(
+  const { seen, refused } = await runChild<
+    { seen: string[]; refused: string[] }
+  >(
     "./_codec_wait_child.ts",
     ["--allow-net=127.0.0.1", "--allow-read=."],
   );
@@ -128,5 +130,15 @@ Deno.test("the first JSON:API grabs, made while the codec loads, send the caller
     note(3),
     'POST /sent {"data":{"type":"notes","attributes":{"n":4}}}',
     "PUT /raw \u0001\u0002\u0003",
+  ]);
+  // Refused as without the wait: neither copied (and sent) nor thrown on.
+  const problem = (why: string) =>
+    `1 problem in the request (Cannot send the body: ${why})`;
+  const told = refused.map((message) =>
+    message.split(": ").slice(1).join(": ")
+  );
+  assertEquals(told.sort(), [
+    problem("its ArrayBuffer was transferred away (detached)"),
+    problem("its bytes are in a SharedArrayBuffer, which fetch does not send"),
   ]);
 });
