@@ -121,6 +121,8 @@ export interface ParsedEndpoint {
 }
 
 const SHAPE = /^(\S+)\s+(\S+)$/;
+// A method, a target, and the white space inside the target.
+const INSIDE = /^(\S+)\s+\S+(\s)\s*\S/;
 const WORD = /^[A-Za-z_-]+$/;
 // C0 controls; tab, LF and CR are white space, which ends the target.
 // deno-lint-ignore no-control-regex -- control characters are what it finds
@@ -154,9 +156,9 @@ function endpointIssue(text: unknown): ParsedEndpoint | string {
   if (match === null) {
     // A method, then a target with white space in it (`?q=hello world`),
     // which the `Endpoint` type lets through.
-    const words = trimmed.split(/\s+/);
-    if (words.length > 2 && HTTP_METHODS.has(words[0]!.toUpperCase())) {
-      return 'Cannot use the target: it holds white space, which ends a target; percent-encode it (%20) or give the value in "params" or "query"';
+    const inside = INSIDE.exec(trimmed);
+    if (inside !== null && HTTP_METHODS.has(inside[1]!.toUpperCase())) {
+      return spaceIssue(inside[2]!);
     }
     return 'Cannot parse the endpoint: expected "<METHOD> <target>" such as "GET /users"';
   }
@@ -180,6 +182,20 @@ function endpointIssue(text: unknown): ParsedEndpoint | string {
     return 'Cannot use the target: expected an absolute "http://" or "https://" URL or a path starting with "/"';
   }
   return { method: method as HttpMethod, target, absolute };
+}
+
+/**
+ * Why a target with white space cannot be used, and how that character is
+ * written percent-encoded: a tab is not a space (`%09`, not `%20`).
+ */
+function spaceIssue(space: string): string {
+  const code = space.charCodeAt(0);
+  const named = code === 32
+    ? ""
+    : ` (U+${code.toString(16).toUpperCase().padStart(4, "0")})`;
+  return `Cannot use the target: it holds white space${named}, which ends a target; percent-encode it (${
+    encodeURIComponent(space)
+  }) or give the value in "params" or "query"`;
 }
 
 /**

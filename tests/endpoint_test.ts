@@ -76,6 +76,15 @@ Deno.test("parseEndpoint()", async (t) => {
       'Cannot use the target: it holds white space, which ends a target; percent-encode it (%20) or give the value in "params" or "query"',
     ],
     [
+      // A tab or a no-break space is not a space: each is encoded as it is.
+      "GET /search?q=a\tb",
+      'Cannot use the target: it holds white space (U+0009), which ends a target; percent-encode it (%09) or give the value in "params" or "query"',
+    ],
+    [
+      "GET /notes/a\u00a0b",
+      'Cannot use the target: it holds white space (U+00A0), which ends a target; percent-encode it (%C2%A0) or give the value in "params" or "query"',
+    ],
+    [
       "fetch the users now",
       'Cannot parse the endpoint: expected "<METHOD> <target>" such as "GET /users"',
     ],
