@@ -283,6 +283,44 @@ Deno.test("toJSON() of an error whose cause or issues hold functions can be post
   assertEquals(typeof (network.cause as { retry: unknown }).retry, "function");
 });
 
+Deno.test("JSON.stringify of an error whose cause holds a BigInt writes its digits", async () => {
+  await using server = startServer({ "/ok": () => json({ ok: true }) });
+  const { default: createGrab } = await import("../mod.ts");
+  // A custom fetch's rejection, and an exception of the caller's code that
+  // a validation error quotes, may hold a BigInt, which JSON refuses.
+  const refusing = createGrab(server.url, {
+    retry: 0,
+    fetch: () =>
+      Promise.reject(Object.assign(new Error("down"), { code: 10n, n: [1n] })),
+  });
+  const [, network] = await refusing("GET /ok");
+  assert(isGrabTransportError(network));
+  assertEquals(JSON.parse(JSON.stringify(network)).cause, {
+    name: "Error",
+    message: "down",
+    code: "10",
+    n: ["1"],
+  });
+  const grab = createGrab(server.url, { retry: 0 });
+  const body = {
+    toJSON() {
+      throw Object.assign(new Error("no"), { limit: 3n });
+    },
+  };
+  const invalid = await assertRejects(
+    () => grab("POST /ok", { body }),
+    GrabValidationError,
+  );
+  assertEquals(JSON.parse(JSON.stringify(invalid)).cause, {
+    name: "Error",
+    message: "no",
+    limit: "3",
+  });
+  // The causes themselves keep what was thrown.
+  assertStrictEquals((network.cause as { code: unknown }).code, 10n);
+  assertEquals(server.requests.length, 0);
+});
+
 Deno.test("orThrow()", async (t) => {
   await using server = startServer({
     "/ok": () => json({ a: 1 }),
