@@ -11,6 +11,10 @@ import { deserialise } from "npm:kitsu-core@11.1.0";
 import { denormalise } from "../src/jsonapi/denormalise.ts";
 import { compoundDocument } from "./_documents.ts";
 import { median, rotate, settle, slope } from "./_stats.ts";
+import { codecFor } from "../src/format.ts";
+
+// The JSON:API modules take the core's helpers as the codec loads.
+await codecFor("json-api");
 
 /** One contender: `run` works on a fresh pre-parsed copy of the document. */
 interface Contender {

@@ -11,6 +11,10 @@ import { denormalise } from "../src/jsonapi/denormalise.ts";
 import { serialiseQuery } from "../src/query.ts";
 import { fillUrl, joinUrl } from "../src/url.ts";
 import { compoundDocument } from "./_documents.ts";
+import { codecFor } from "../src/format.ts";
+
+// The JSON:API modules take the core's helpers as the codec loads.
+await codecFor("json-api");
 
 const template = joinUrl(
   "https://api.test/v1",

@@ -30,6 +30,7 @@ import {
   TRANSPORT_META,
 } from "./result.ts";
 import { lazy } from "./lazy.ts";
+import { jsonApiKit } from "./codec_kit.ts";
 import { type StandardSchema, validateWithin } from "./schema.ts";
 
 /** A request body ready for `fetch`. */
@@ -123,7 +124,9 @@ export const JSON_CODEC: Codec = {
 
 let jsonApiCodec: Codec | undefined;
 const jsonApi = lazy(() =>
-  import("./jsonapi/format.ts").then((m) => jsonApiCodec = m.JSON_API_CODEC)
+  import("./jsonapi/format.ts").then((m) =>
+    jsonApiCodec = m.jsonApiCodec(jsonApiKit(isPassThrough, NO_BODY))
+  )
 );
 
 /**

@@ -22,6 +22,10 @@ import {
 } from "../src/convert_keys.ts";
 import { denormalise } from "../src/jsonapi/denormalise.ts";
 import { json, startServer } from "./_server.ts";
+import { codecFor } from "../src/format.ts";
+
+// The JSON:API modules take the core's helpers as the codec loads.
+await codecFor("json-api");
 
 const NDJSON = { "content-type": "application/x-ndjson" };
 const JSON_API = { "content-type": "application/vnd.api+json" };

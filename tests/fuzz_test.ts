@@ -28,6 +28,10 @@ import { serialise } from "../src/jsonapi/serialise.ts";
 import { validateWrite } from "../src/jsonapi/validate.ts";
 import { serialiseQuery } from "../src/query.ts";
 import { startServer } from "./_server.ts";
+import { codecFor } from "../src/format.ts";
+
+// The JSON:API modules take the core's helpers as the codec loads.
+await codecFor("json-api");
 
 const RUNS = positiveInteger(Deno.env.get("GRAB_FUZZ_RUNS"), 200);
 const SEED = integer(Deno.env.get("GRAB_FUZZ_SEED"), 20_260_501);

@@ -6,9 +6,8 @@
  * @module
  */
 
+import { isPlainObject, KeyClash } from "./kit.ts";
 import type { Casing } from "../casing.ts";
-import { KeyClash } from "../convert_keys.ts";
-import { isPlainObject } from "../object.ts";
 import { FIELDS_CLASHED, locateClash } from "./field_clash.ts";
 import {
   indexResources,
@@ -19,8 +18,6 @@ import {
   wireAt,
 } from "./passes.ts";
 import type { Wire } from "./resource_index.ts";
-
-export { type JsonApiInfo, jsonApiOf } from "./source.ts";
 
 /** Options for {@linkcode denormalise}. */
 export interface DenormaliseOptions {

@@ -8,10 +8,18 @@
  * @module
  */
 
-import { convertKey } from "../casing.ts";
-import { clashIn, findClash, findKeyClash, KeyClash } from "../convert_keys.ts";
-import { escapeToken, isIdentityKey, isPlainObject } from "../object.ts";
+import {
+  clashIn,
+  convertKey,
+  escapeToken,
+  findClash,
+  findKeyClash,
+  isIdentityKey,
+  isPlainObject,
+  KeyClash,
+} from "./kit.ts";
 import type { Pass } from "./passes.ts";
+import type { Check } from "./write_checks.ts";
 import type { Flat, Wire } from "./resource_index.ts";
 
 /**
@@ -117,4 +125,21 @@ export function fieldNames(
     }
   }
   return names;
+}
+
+/**
+ * Adds an issue for two fields of the resource at `at` that the casing
+ * makes one (attributes and relationships share one namespace): `fields`
+ * are the names sent, those with values, each with its path.
+ */
+export function checkFieldClash(
+  check: Check,
+  at: string,
+  fields: readonly (readonly [name: string, path: string])[],
+): void {
+  if (!check.clashes || check.to === "none" || fields.length < 2) return;
+  const pair = findClash(fields.map(([name]) => name), check.to);
+  if (pair === undefined) return;
+  const [[first], [second, path]] = [fields[pair[0]]!, fields[pair[1]]!];
+  check.issues.push(new KeyClash(at, [first, second], check.to).issue(path));
 }

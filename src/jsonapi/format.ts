@@ -6,29 +6,47 @@
  * @module
  */
 
+import {
+  findNonJsonValues,
+  install,
+  isForm,
+  isPassThrough,
+  type JsonApiKit,
+  jsonForm,
+  mediaType,
+  NO_BODY,
+  toJson,
+  TOO_LARGE,
+  TOO_LARGE_TO_WRITE,
+  UNREADABLE,
+} from "./kit.ts";
 import type { ValidationIssue } from "../errors.ts";
-import { type Codec, isPassThrough, NO_BODY } from "../format.ts";
-import { findNonJsonValues, TOO_LARGE_TO_WRITE } from "../json_value.ts";
-import { toJson } from "../json_text.ts";
+import type { Codec } from "../format.ts";
 import { adoptLinks } from "./adopt_links.ts";
 import { denormalise } from "./denormalise.ts";
-import { mediaType } from "./media_type.ts";
-import { isForm, jsonForm, TOO_LARGE, UNREADABLE } from "../json_form.ts";
 import { serialise } from "./serialise.ts";
 import { validateWrite } from "./validate.ts";
+import { readLinks } from "./wire_link.ts";
 
 /** What JSON cannot carry in the body as the caller wrote it, with paths. */
 function callerIssues(body: unknown): ValidationIssue[] {
   return findNonJsonValues(body, "", { callToJSON: true });
 }
 
-const TOO_DEEP: ValidationIssue = Object.freeze({
-  path: "",
-  message: TOO_LARGE_TO_WRITE,
-});
+let TOO_DEEP: ValidationIssue;
 
-/** The JSON:API codec. */
-export const JSON_API_CODEC: Codec = {
+/**
+ * The JSON:API codec, given the core's helpers that it uses (see
+ * `kit.ts`); called once, when the core has loaded this module.
+ */
+export function jsonApiCodec(kit: JsonApiKit): Codec {
+  install(kit);
+  readLinks();
+  TOO_DEEP = Object.freeze({ path: "", message: TOO_LARGE_TO_WRITE });
+  return JSON_API_CODEC;
+}
+
+const JSON_API_CODEC: Codec = {
   mediaType: ({ jsonApi }) =>
     jsonApi.headers === false ? undefined : mediaType(jsonApi),
   encodeBody(body, method, { casing, wireCasing }) {

@@ -6,19 +6,17 @@
  */
 
 import {
-  type Casing,
   clashMark,
   convertKey,
-  mayHaveClashed,
-} from "../casing.ts";
-import { convertKeys } from "../convert_keys.ts";
-import {
+  convertKeys,
   escapeToken,
   hasEnumerableInheritedKeys,
   isIdentityKey,
   isPlainObject,
+  mayHaveClashed,
   setOwn,
-} from "../object.ts";
+} from "./kit.ts";
+import type { Casing } from "../casing.ts";
 import {
   addLid,
   createIndex,

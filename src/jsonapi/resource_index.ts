@@ -5,8 +5,8 @@
  * @module
  */
 
+import { isPlainObject } from "./kit.ts";
 import type { Casing } from "../casing.ts";
-import { isPlainObject } from "../object.ts";
 import { WireLink } from "./wire_link.ts";
 
 /** A resource or resource identifier object as the document holds it. */

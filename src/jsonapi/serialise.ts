@@ -4,9 +4,14 @@
  * @module
  */
 
-import { type Casing, convertKey } from "../casing.ts";
-import { convertKeys } from "../convert_keys.ts";
-import { isIdentityKey, isPlainObject, setOwn } from "../object.ts";
+import {
+  convertKey,
+  convertKeys,
+  isIdentityKey,
+  isPlainObject,
+  setOwn,
+} from "./kit.ts";
+import type { Casing } from "../casing.ts";
 
 type Item = Record<string, unknown>;
 

@@ -4,24 +4,30 @@
  * @module
  */
 
-import { type Casing, clashMark, mayHaveClashed } from "../casing.ts";
+import {
+  clashMark,
+  describeValue,
+  isIdentityKey,
+  isPlainObject,
+  joinPointer,
+  mayHaveClashed,
+} from "./kit.ts";
+import type { Casing } from "../casing.ts";
 import type { HttpMethod } from "../endpoint.ts";
 import type { ValidationIssue } from "../errors.ts";
-import { describeValue } from "../json_value.ts";
-import { isIdentityKey, isPlainObject, joinPointer } from "../object.ts";
 import { isExtraMember, shapeOf } from "./serialise.ts";
 import { checkResourceHead, checkWireResource } from "./validate_resource.ts";
 import {
   add,
   type Check,
   checkExtraMember,
-  checkFieldClash,
   checkFlatField,
   checkIdentifier,
   checkJson,
   checkMemberName,
   checkObjectMember,
 } from "./write_checks.ts";
+import { checkFieldClash } from "./field_clash.ts";
 
 type Item = Record<string, unknown>;
 

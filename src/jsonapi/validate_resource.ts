@@ -6,8 +6,12 @@
  * @module
  */
 
-import { describeValue } from "../json_value.ts";
-import { isIdentityKey, isPlainObject, joinPointer } from "../object.ts";
+import {
+  describeValue,
+  isIdentityKey,
+  isPlainObject,
+  joinPointer,
+} from "./kit.ts";
 import { isExtraMember, isRelationshipObject } from "./serialise.ts";
 import {
   add,
@@ -15,13 +19,13 @@ import {
   checkAttribute,
   checkExtraMember,
   checkField,
-  checkFieldClash,
   checkJson,
   checkLinkage,
   checkMemberName,
   checkObjectMember,
   checkTypeAndId,
 } from "./write_checks.ts";
+import { checkFieldClash } from "./field_clash.ts";
 
 type Item = Record<string, unknown>;
 

@@ -6,9 +6,15 @@
  * @module
  */
 
-import { type Casing, convertKey } from "../casing.ts";
-import { isIdentityKey, isPlainObject, setOwn } from "../object.ts";
-import { type JsonApiInfo, setInfoReader } from "./source.ts";
+import {
+  convertKey,
+  isIdentityKey,
+  isPlainObject,
+  setInfoReader,
+  setOwn,
+} from "./kit.ts";
+import type { Casing } from "../casing.ts";
+import type { JsonApiInfo } from "./source.ts";
 
 type Wire = Record<string, unknown>;
 
@@ -77,7 +83,13 @@ export class WireLink extends Base {
   }
 }
 
-setInfoReader((target) => WireLink.info(target));
+/**
+ * Lets `jsonApiOf` read the links that `WireLink` adds; called once, as the
+ * codec is loaded.
+ */
+export function readLinks(): void {
+  setInfoReader((target) => WireLink.info(target));
+}
 
 function infoOf(wire: Wire, casing: Casing): JsonApiInfo {
   const info: JsonApiInfo = { relationships: {} };

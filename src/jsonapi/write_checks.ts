@@ -5,12 +5,17 @@
  * @module
  */
 
-import { type Casing, convertKey } from "../casing.ts";
-import { findClash, KeyClash } from "../convert_keys.ts";
+import {
+  convertKey,
+  describeValue,
+  findNonJsonValues,
+  isIdentityKey,
+  isPlainObject,
+  joinPointer,
+} from "./kit.ts";
+import type { Casing } from "../casing.ts";
 import type { HttpMethod } from "../endpoint.ts";
 import type { ValidationIssue } from "../errors.ts";
-import { describeValue, findNonJsonValues } from "../json_value.ts";
-import { isIdentityKey, isPlainObject, joinPointer } from "../object.ts";
 import { isExtraMember, isFlatRelationship } from "./serialise.ts";
 
 type Item = Record<string, unknown>;
@@ -261,23 +266,6 @@ export function checkAttribute(
     check: (key) => nameProblem(check.to, key, isNestedReserved),
     casing: check.clashes ? check.to : "none",
   }).forEach((issue) => check.issues.push(issue));
-}
-
-/**
- * Adds an issue for two fields of the resource at `at` that the casing
- * makes one (attributes and relationships share one namespace): `fields`
- * are the names sent, those with values, each with its path.
- */
-export function checkFieldClash(
-  check: Check,
-  at: string,
-  fields: readonly (readonly [name: string, path: string])[],
-): void {
-  if (!check.clashes || check.to === "none" || fields.length < 2) return;
-  const pair = findClash(fields.map(([name]) => name), check.to);
-  if (pair === undefined) return;
-  const [[first], [second, path]] = [fields[pair[0]]!, fields[pair[1]]!];
-  check.issues.push(new KeyClash(at, [first, second], check.to).issue(path));
 }
 
 function isNestedReserved(wire: string): boolean {

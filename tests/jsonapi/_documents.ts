@@ -7,6 +7,10 @@
 
 import { assert, fail } from "@std/assert";
 import { denormalise } from "../../src/jsonapi/denormalise.ts";
+import { codecFor } from "../../src/format.ts";
+
+// The JSON:API modules take the core's helpers as the codec loads.
+await codecFor("json-api");
 
 /** A denormalised resource. */
 export type Flat = Record<string, unknown>;

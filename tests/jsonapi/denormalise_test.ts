@@ -4,8 +4,13 @@ import {
   assertNotStrictEquals,
   assertStrictEquals,
 } from "@std/assert";
-import { denormalise, jsonApiOf } from "../../src/jsonapi/denormalise.ts";
+import { denormalise } from "../../src/jsonapi/denormalise.ts";
+import { jsonApiOf } from "../../src/jsonapi/source.ts";
 import { dataOf, type Flat, flat, PAIRS, readFixture } from "./_documents.ts";
+import { codecFor } from "../../src/format.ts";
+
+// The JSON:API modules take the core's helpers as the codec loads.
+await codecFor("json-api");
 
 Deno.test("denormalise()", async (t) => {
   await t.step("replays every wire fixture to its flat fixture", async () => {

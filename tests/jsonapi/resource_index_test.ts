@@ -7,6 +7,10 @@ import {
   newResource,
   resolveLinkage,
 } from "../../src/jsonapi/resource_index.ts";
+import { codecFor } from "../../src/format.ts";
+
+// The JSON:API modules take the core's helpers as the codec loads.
+await codecFor("json-api");
 
 Deno.test("idsOf() gives each type its one map, whatever came between", () => {
   const index = createIndex("none");

@@ -2,6 +2,10 @@ import { assert, assertEquals, assertStrictEquals } from "@std/assert";
 import type { Casing } from "../../src/casing.ts";
 import { serialise, shapeOf } from "../../src/jsonapi/serialise.ts";
 import { readFixture } from "./_documents.ts";
+import { codecFor } from "../../src/format.ts";
+
+// The JSON:API modules take the core's helpers as the codec loads.
+await codecFor("json-api");
 
 const NONE = { casing: "none", wireCasing: "snake_case" } as const;
 const ATTRIBUTES = {

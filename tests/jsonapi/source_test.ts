@@ -5,6 +5,10 @@ import { dataOf, type Flat, flat, readFixture } from "./_documents.ts";
 import * as grab from "../../mod.ts";
 import { anotherCopy } from "../_another_copy.ts";
 import { json, startServer } from "../_server.ts";
+import { codecFor } from "../../src/format.ts";
+
+// The JSON:API modules take the core's helpers as the codec loads.
+await codecFor("json-api");
 
 Deno.test("jsonApiOf()", async (t) => {
   await t.step("gives a resource's links and meta as sent", async () => {

@@ -11,6 +11,10 @@ import { type Casing, convertKey } from "../../src/casing.ts";
 import type { HttpMethod } from "../../src/endpoint.ts";
 import { validateWrite } from "../../src/jsonapi/validate.ts";
 import { serialise } from "../../src/jsonapi/serialise.ts";
+import { codecFor } from "../../src/format.ts";
+
+// The JSON:API modules take the core's helpers as the codec loads.
+await codecFor("json-api");
 
 const POST = {
   method: "POST",
