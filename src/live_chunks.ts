@@ -5,9 +5,15 @@
  * @module
  */
 
-import { CallbackError, overTotal, tellProgress, totalOf } from "./progress.ts";
-import { bodyOf } from "./platform_response.ts";
-import { Pacer, toPlainBytes } from "./chunk.ts";
+import {
+  bodyOf,
+  CallbackError,
+  overTotal,
+  Pacer,
+  tellProgress,
+  toPlainBytes,
+  totalOf,
+} from "./live_kit.ts";
 import type { LiveBody } from "./streams.ts";
 
 /**

@@ -6,10 +6,9 @@
  * @module
  */
 
-import { convertKeys, KeyClash } from "./convert_keys.ts";
 import type { ItemStep } from "./grab_stream.ts";
+import { convertKeys, KeyClash, validateWithin } from "./live_kit.ts";
 import type { ServerSentEvent } from "./response_type.ts";
-import { validateWithin } from "./schema.ts";
 import type { LiveBody } from "./streams.ts";
 
 /** What decoding an item needs of its live body. */

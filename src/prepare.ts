@@ -19,8 +19,31 @@ import {
 } from "./outcome.ts";
 import { unreadable } from "./thrown.ts";
 import type { Resolved } from "./resolve.ts";
+import { CallbackError, overTotal, tellProgress, totalOf } from "./progress.ts";
+import { bodyOf } from "./platform_response.ts";
+import { Pacer, toPlainBytes } from "./chunk.ts";
+import { convertKeys, KeyClash } from "./convert_keys.ts";
+import { validateWithin } from "./schema.ts";
+import { tooLargeMessage } from "./transport_error.ts";
 
-const streams = lazy<Streams>(() => import("./streams.ts"));
+const streams = lazy<Streams>(() =>
+  import("./streams.ts").then((module) => {
+    module.install([
+      CallbackError,
+      overTotal,
+      tellProgress,
+      totalOf,
+      bodyOf,
+      Pacer,
+      toPlainBytes,
+      convertKeys,
+      KeyClash,
+      validateWithin,
+      tooLargeMessage,
+    ]);
+    return module;
+  })
+);
 
 /**
  * How the exchange reads a 2xx body; the module that opens live bodies is

@@ -8,18 +8,18 @@
  * @module
  */
 
-import { CallbackError } from "./progress.ts";
 import type { Casing } from "./casing.ts";
 import type { Deadline } from "./deadline.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
 import { grabStream, type ItemStep } from "./grab_stream.ts";
 import { Chunks } from "./live_chunks.ts";
+import { CallbackError, tooLargeMessage } from "./live_kit.ts";
 import { decodeItem } from "./live_item.ts";
 import { LineSplitter } from "./ndjson.ts";
 import type { Progress, ServerSentEvent, StreamType } from "./response_type.ts";
 import type { StandardSchema } from "./schema.ts";
 import { EventStreamParser } from "./sse.ts";
-import { tooLargeMessage, type TransportExtra } from "./transport_error.ts";
+import type { TransportExtra } from "./transport_error.ts";
 
 /** Everything a live body needs, decided when its head arrived. */
 export interface LiveBody {
@@ -42,6 +42,8 @@ export interface LiveBody {
     extra?: TransportExtra,
   ) => GrabTransportError;
 }
+
+export { install } from "./live_kit.ts";
 
 /** The data of a live body of `type`. */
 export function openStream(type: StreamType, live: LiveBody): unknown {
