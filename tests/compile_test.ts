@@ -123,3 +123,41 @@ Deno.test("a program without --allow-read loads the modules grab loads on first 
     });
   }
 });
+
+Deno.test("the modules grab loads on first use import no module the core imports", async () => {
+  // A bundle split into chunks puts a module both import in a chunk of its
+  // own, which a JSON-only program then loads as well: what they need of
+  // the core is handed to them as they load (type imports aside).
+  const info = await deno(["info", "--json", "mod.ts"]);
+  assert(info.success, info.stderr);
+  const graph = JSON.parse(info.stdout) as {
+    roots: string[];
+    modules: {
+      specifier: string;
+      dependencies?: {
+        isDynamic?: boolean;
+        code?: { specifier?: string };
+      }[];
+    }[];
+  };
+  const modules = new Map(graph.modules.map((m) => [m.specifier, m]));
+  const lazy: string[] = [];
+  const reach = (root: string): Set<string> => {
+    const seen = new Set([root]);
+    for (const specifier of seen) {
+      for (const dependency of modules.get(specifier)?.dependencies ?? []) {
+        const target = dependency.code?.specifier;
+        if (target === undefined) continue;
+        if (dependency.isDynamic) lazy.push(target);
+        else seen.add(target);
+      }
+    }
+    return seen;
+  };
+  const core = reach(graph.roots[0]!);
+  assertEquals(lazy.length, 3, "mod.ts loads three modules on first use");
+  for (const root of lazy) {
+    const shared = [...reach(root)].filter((specifier) => core.has(specifier));
+    assertEquals(shared, [], `${root} imports modules of the core`);
+  }
+});
