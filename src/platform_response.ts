@@ -8,6 +8,8 @@
  * @module
  */
 
+import { iterableBody } from "./iterable_body.ts";
+
 const PROTOTYPE = Response.prototype;
 
 /**
@@ -146,12 +148,23 @@ function textOf(
   }
 }
 
-/** The response's body: the platform's own for a platform response. */
+/**
+ * The response's body: the platform's own for a platform response. Another
+ * response's body that is no `ReadableStream` (a `node-fetch` response's
+ * Node.js stream) is read as one; one that is no async iterable either
+ * throws a `TypeError` that says so.
+ */
 export function bodyOf(
   response: Response,
   platform: boolean,
 ): ReadableStream<Uint8Array> | null {
-  return platform ? BODY.call(response) : response.body;
+  if (platform) return BODY.call(response);
+  const body: unknown = response.body;
+  return body === null ||
+      typeof (body as Partial<ReadableStream> | undefined)?.getReader ===
+        "function"
+    ? body as ReadableStream<Uint8Array> | null
+    : iterableBody(response, body);
 }
 
 /** True when the body was read or is held by a reader already. */
