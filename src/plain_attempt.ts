@@ -1,10 +1,11 @@
 /**
  * The attempts of an exchange, the plain one's first taken short: no hook,
- * no counted upload, no `attemptTimeout`, the platform's own `fetch`. Its
- * answer is read in the promise chain of `fetch` itself, with none of the
- * attempt loop's frames around it; whatever is not a plain answer (a
- * failure, a status to retry, a head that cannot be read) goes on as the
- * loop would take it.
+ * no counted upload or stream body, no `attemptTimeout`. Its answer is read
+ * in the promise chain of `fetch` itself (raced against the deadline and
+ * checked, for a `fetch` not the platform's), with none of the attempt
+ * loop's frames around it; whatever is not a plain answer (a failure, a
+ * status to retry, a head that cannot be read) goes on as the loop would
+ * take it.
  *
  * @module
  */
@@ -19,7 +20,7 @@ import {
   type Retry,
 } from "./attempt_failure.ts";
 import { PASSED } from "./deadline.ts";
-import { isPlatform, statusOf } from "./fetch.ts";
+import { isPlatform, sendRequest, statusOf } from "./fetch.ts";
 import { readOutcome } from "./outcome.ts";
 import type { SendOutcome } from "./result.ts";
 import { sourceOf } from "./send.ts";
@@ -37,15 +38,17 @@ export function attemptAll(exchange: Exchange): Promise<SendOutcome> {
   try {
     // Called as a plain function: see `sendRequest`. A wrapper installed
     // before grab may give its answer without a promise, as `await` takes.
-    sending = Promise.resolve(fetch(href, init));
+    sending = isPlatform(fetch)
+      ? Promise.resolve(fetch(href, init))
+      : sendRequest(fetch, href, init, undefined, exchange.deadline);
   } catch (cause) {
-    // Not the platform's, which rejects: a wrapper installed before grab.
+    // Not the platform's, which rejects: a wrapper or a custom `fetch`.
     sending = Promise.reject(cause);
   }
   return sending.then(
     (response) => plainAnswer(exchange, retry, response),
     (cause) =>
-      goOn(
+      cause === PASSED ? passed(exchange) : goOn(
         exchange,
         networkFailure(
           exchange,
@@ -70,7 +73,6 @@ function isPlain(exchange: Exchange): boolean {
     exchange.onUploadProgress === undefined &&
     attemptLimit(exchange) === undefined &&
     !(init.body instanceof ReadableStream) &&
-    isPlatform(exchange.fetch) &&
     exchange.deadline.reason === undefined;
 }
 
