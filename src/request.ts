@@ -7,7 +7,7 @@
  */
 
 import type { HttpMethod } from "./endpoint.ts";
-import type { ValidationIssue } from "./errors.ts";
+import { GrabValidationError, type ValidationIssue } from "./errors.ts";
 import type { Codec } from "./format.ts";
 import { formTypeIssue, type HeaderRecord } from "./headers.ts";
 import { isArrayBuffer, isSharedBuffer } from "./buffers.ts";
@@ -254,6 +254,8 @@ export function releaseUnsent(body: unknown): void {
  * The outcome of an exchange; with a stream body, one that releases that
  * body when the exchange fails or rejects without having sent it: the
  * caller's source (a file, a socket) is not left open by a settled grab.
+ * A `GrabValidationError` leaves it to the caller, as `fetch` leaves a
+ * stream it refused: the grab never began.
  */
 export function releasingOnFailure(
   outcome: Promise<SendOutcome>,
@@ -265,7 +267,7 @@ export function releasingOnFailure(
     if (!settled.ok) releaseUnsent(init.body);
     return settled;
   }, (error: unknown) => {
-    releaseUnsent(init.body);
+    if (!(error instanceof GrabValidationError)) releaseUnsent(init.body);
     throw error;
   });
 }

@@ -6,8 +6,12 @@
  * @module
  */
 
-import { assert, assertEquals } from "@std/assert";
-import createGrab, { Call, type GrabCallOptions } from "../mod.ts";
+import { assert, assertEquals, assertInstanceOf } from "@std/assert";
+import createGrab, {
+  Call,
+  type GrabCallOptions,
+  GrabValidationError,
+} from "../mod.ts";
 import { assertTransport, settles } from "./_bounds.ts";
 import { startServer } from "./_server.ts";
 import { watchedSource as source } from "./_streams.ts";
@@ -182,4 +186,45 @@ Deno.test("a stream body a failed grab never sent is cancelled", async (t) => {
       await reader.cancel();
     },
   );
+});
+
+Deno.test("a stream body of a grab refused with a GrabValidationError is left to the caller", async () => {
+  await using server = startServer(() => new Response("ok"));
+  const badHeader = { headers: () => ({ "x-note": "a\nb" }) };
+  const cases: [string, GrabCallOptions, object?][] = [
+    ["read from already", {}],
+    ["read from already, with upload progress", { onUploadProgress: () => {} }],
+    ["read from already, with a beforeRequest hook", {
+      hooks: { beforeRequest: () => {} },
+    }],
+    ["a header function's header refused", {}, badHeader],
+    [
+      "the same, with upload progress",
+      { onUploadProgress: () => {} },
+      badHeader,
+    ],
+  ];
+  for (const [what, options, factory] of cases) {
+    const before = server.requests.length;
+    const body = source();
+    if (factory === undefined) {
+      const reader = body.body.getReader();
+      await reader.read();
+      reader.releaseLock();
+    }
+    const grab = createGrab(server.url, factory);
+    const error = await settles(
+      grab("POST /", { ...options, body: body.body }).then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+    );
+    assertInstanceOf(error, GrabValidationError, what);
+    assertEquals(server.requests.length, before, what);
+    // As `fetch` leaves a stream it refused with a TypeError: the
+    // caller's, to read on or to cancel, not cancelled by the grab.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert(!body.isCancelled, `${what}: the stream was cancelled`);
+    await body.body.cancel();
+  }
 });
