@@ -9,6 +9,7 @@ import {
 } from "@std/assert";
 import createGrab, {
   GrabTransportError,
+  GrabValidationError,
   isGrabHttpError,
   type Progress,
 } from "../mod.ts";
@@ -616,4 +617,26 @@ Deno.test("a counted stream body whose response came ends then, its source idle"
     idle.resolve();
     await server.shutdown();
   }
+});
+
+Deno.test("a stream body given to two counted grabs at once goes out with one, the other refused with a GrabValidationError", async () => {
+  await using fixture = server();
+  const grab = createGrab(fixture.url, { retry: 0 });
+  const body = new Blob(["ab", "cd"]).stream();
+  const both = await settles(
+    Promise.allSettled([
+      grab("POST /echo", { body, onUploadProgress: () => {} }),
+      grab("POST /echo", { body, onUploadProgress: () => {} }),
+    ]),
+  );
+  const sent = both.filter((settled) => settled.status === "fulfilled");
+  const refused = both.flatMap((settled) =>
+    settled.status === "rejected" ? [settled.reason] : []
+  );
+  assertEquals(sent.length, 1);
+  assertEquals(refused.length, 1);
+  // Refused as a stream that another is reading, not a raw TypeError.
+  assertInstanceOf(refused[0], GrabValidationError);
+  assertMatch(refused[0].message, /locked/);
+  assertEquals(fixture.requests.map((seen) => seen.body), ["abcd"]);
 });
