@@ -47,6 +47,8 @@ export class Upload {
   #manual = false;
   #whole = false;
   #movedTo: string | undefined;
+  // The end of this attempt's body was told: a redirect's resend is not.
+  #ended = false;
   // The counted stream of this attempt's first hop, until it is left.
   #hop: Hop | undefined;
 
@@ -94,6 +96,7 @@ export class Upload {
     this.#manual = false;
     this.#whole = false;
     this.#movedTo = undefined;
+    this.#ended = false;
     const whole = this.#body;
     if (whole === undefined) {
       const body = init.body as ReadableStream<Uint8Array>;
@@ -106,6 +109,7 @@ export class Upload {
     }
     if (!this.#streams) {
       this.#report({ loaded: 0, total: this.#total });
+      this.#ended = this.#total === 0;
       this.#whole = true;
       // The bytes as the grab began, not as the caller has left them.
       return whole instanceof Blob ? init : { ...init, body: whole, headers };
@@ -167,10 +171,15 @@ export class Upload {
     return this.#movedTo;
   }
 
-  /** The response head arrived: the end, where the body was sent whole. */
+  /**
+   * The response head arrived: the end, where the body was sent whole and
+   * its end not told yet (a redirect that sent it again after it was
+   * counted to its end is not told twice).
+   */
   sent(): void {
     const total = this.#total;
-    if (this.#whole && total !== undefined) {
+    if (this.#whole && total !== undefined && !this.#ended) {
+      this.#ended = true;
       this.#report({ loaded: total, total });
     }
   }
@@ -209,6 +218,7 @@ export class Upload {
   #tell(progress: Progress): boolean {
     try {
       this.#report(progress);
+      this.#ended = progress.loaded === progress.total;
       return true;
     } catch (error) {
       this.#thrown ??= { error };

@@ -3,6 +3,7 @@ import createGrab, {
   Call,
   type GrabOptions,
   GrabTransportError,
+  type Progress,
 } from "../mod.ts";
 import { json, startServer } from "./_server.ts";
 
@@ -265,3 +266,43 @@ async function readToEnd(stream: ReadableStream<Uint8Array>): Promise<unknown> {
     return error;
   }
 }
+
+Deno.test("a counted upload that a redirect sends again reports its end once", async () => {
+  await using fixture = startServer({
+    "/old": () =>
+      new Response(null, { status: 307, headers: { location: "/new" } }),
+    "/older": () =>
+      new Response(null, { status: 308, headers: { location: "/old" } }),
+    "/new": (_request, seen) => json({ size: seen.body.length }),
+  });
+  const grab = createGrab(fixture.url, { retry: 0 });
+  const bytes = new Uint8Array(150_000).fill(65);
+  const bodies: [string, BodyInit, number][] = [
+    ["bytes", bytes, bytes.byteLength],
+    ["a blob", new Blob([bytes]), bytes.byteLength],
+    ["a string", "moved", 5],
+    ["an empty string", "", 0],
+  ];
+  const hooked = { beforeRequest: () => {} };
+  for (const [name, body, total] of bodies) {
+    for (const endpoint of ["PUT /old", "PUT /older"] as const) {
+      for (const hooks of [undefined, hooked]) {
+        const what = `${name}, ${endpoint}${hooks ? ", with a hook" : ""}`;
+        const seen: Progress[] = [];
+        const [data, error] = await grab(endpoint, {
+          body,
+          hooks,
+          onUploadProgress: (progress) => void seen.push({ ...progress }),
+        });
+        assertEquals([data, error], [{ size: total }, null], what);
+        assertEquals(seen[0], { loaded: 0, total }, what);
+        const ends = seen.filter((progress) => progress.loaded === total);
+        assertEquals(ends, [{ loaded: total, total }], what);
+        assertEquals(seen.at(-1), { loaded: total, total }, what);
+        for (let i = 1; i < seen.length; i++) {
+          assert(seen[i]!.loaded >= seen[i - 1]!.loaded, what);
+        }
+      }
+    }
+  }
+});
