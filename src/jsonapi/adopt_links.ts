@@ -59,11 +59,15 @@ export function adoptLinks(input: unknown, output: unknown): void {
 /**
  * The pairs of a list and the schema's list made of it: each item with the
  * resource at its place or, when the schema filtered or sorted the list, the
- * one resource of the list whose `id` (or `lid`) it keeps.
+ * one resource of the list that has the identity members the item keeps
+ * (its `id` or `lid` among them). The resources are indexed once for each
+ * set of members that items keep, so a list costs the same whatever its
+ * items share: many resources of one id (of other types) or many repeats
+ * of one resource are one look-up per item, not a walk of the list.
  */
 function listPairs(from: unknown[], to: unknown[]): [unknown, unknown, true][] {
   const pairs: [unknown, unknown, true][] = [];
-  let moved: Map<string, object[]> | undefined;
+  const indexes = new Map<string, Map<string, object | null>>();
   for (let at = 0; at < to.length; at++) {
     const item = to[at];
     if (typeof item !== "object" || item === null) continue;
@@ -72,38 +76,71 @@ function listPairs(from: unknown[], to: unknown[]): [unknown, unknown, true][] {
       pairs.push([there, item, true]);
       continue;
     }
-    moved ??= byIdentity(from);
-    const found = [keyOf(item, "id"), keyOf(item, "lid")].flatMap((key) =>
-      key === undefined ? [] : moved!.get(key) ?? []
-    ).filter((resource) => isSameResource(resource, item, true));
-    if (new Set(found).size === 1) pairs.push([found[0], item, true]);
+    const kept = keptIdentity(item);
+    if (kept === undefined) continue;
+    let index = indexes.get(kept.members);
+    if (index === undefined) {
+      index = byIdentity(from, kept.members.split(","));
+      indexes.set(kept.members, index);
+    }
+    const found = index.get(kept.key);
+    if (found !== undefined && found !== null) pairs.push([found, item, true]);
   }
   return pairs;
 }
 
-/** The resources of a list by their `id` and by their `lid`. */
-function byIdentity(list: unknown[]): Map<string, object[]> {
-  const index = new Map<string, object[]>();
-  for (const resource of list) {
-    if (!WireLink.has(resource)) continue;
-    for (const member of ["id", "lid"] as const) {
-      const key = keyOf(resource as object, member);
-      if (key === undefined) continue;
-      const same = index.get(key);
-      if (same === undefined) index.set(key, [resource as object]);
-      else same.push(resource as object);
-    }
+/**
+ * The identity members an item of a list keeps (`"type,id"`) and their
+ * values as a key, an id that became a number as its string; `undefined`
+ * when it keeps neither a string or number `id` nor `lid`, or keeps a
+ * member whose value no resource has (`null`, an object).
+ */
+function keptIdentity(
+  item: object,
+): { members: string; key: string } | undefined {
+  const members: string[] = [];
+  const values: (string | null)[] = [];
+  let named = false;
+  for (const member of IDENTITY) {
+    if (!Object.hasOwn(item, member)) continue;
+    const value = (item as Record<string, unknown>)[member];
+    if (typeof value === "string" || typeof value === "number") {
+      values.push(String(value));
+      named ||= member !== "type";
+    } else if (value === undefined) values.push(null);
+    else return undefined;
+    members.push(member);
   }
-  return index;
+  return named
+    ? { members: members.join(","), key: JSON.stringify(values) }
+    : undefined;
 }
 
-/** `"id 7"` for `{ id: "7" }` or `{ id: 7 }`; `undefined` without one. */
-function keyOf(value: object, member: "id" | "lid"): string | undefined {
-  if (!Object.hasOwn(value, member)) return undefined;
-  const kept = (value as Record<string, unknown>)[member];
-  return typeof kept === "string" || typeof kept === "number"
-    ? `${member} ${kept}`
-    : undefined;
+/**
+ * The resources of a list by the values of `members` (absent as `null`),
+ * each key mapped to its one resource, or to `null` when two resources
+ * have it (the item that has it says not which it is). Repeats of one
+ * resource are one object, so they are one resource here.
+ */
+function byIdentity(
+  list: unknown[],
+  members: string[],
+): Map<string, object | null> {
+  const index = new Map<string, object | null>();
+  for (const resource of list) {
+    if (!WireLink.has(resource)) continue;
+    const values = members.map((member) => {
+      const value = Object.hasOwn(resource, member)
+        ? (resource as Record<string, unknown>)[member]
+        : undefined;
+      return typeof value === "string" ? value : null;
+    });
+    const key = JSON.stringify(values);
+    const known = index.get(key);
+    if (known === undefined) index.set(key, resource);
+    else if (known !== resource) index.set(key, null);
+  }
+  return index;
 }
 
 /**

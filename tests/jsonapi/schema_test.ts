@@ -202,6 +202,61 @@ Deno.test("a schema in JSON:API mode", async (t) => {
     },
   );
 
+  await t.step(
+    "a list whose resources share an id is matched in one look-up per item",
+    async () => {
+      // 1,000 resources of as many types, all with id "1", and a repeat of
+      // one of them: a schema that drops the first item moves every other.
+      const count = 1_000;
+      const data = Array.from({ length: count }, (_, at) => ({
+        type: `t${at}`,
+        id: "1",
+        links: { self: `/t${at}/1` },
+      }));
+      data.push({ type: "t1", id: "1", links: { self: "/t1/1" } });
+      await using shared = startServer({ "/shared": () => document({ data }) });
+      // Each item of the output counts what is read of it.
+      let reads = 0;
+      const counted = (item: object): object =>
+        new Proxy(item, {
+          get(target, key, receiver) {
+            reads++;
+            return Reflect.get(target, key, receiver);
+          },
+          getOwnPropertyDescriptor(target, key) {
+            reads++;
+            return Reflect.getOwnPropertyDescriptor(target, key);
+          },
+          ownKeys(target) {
+            reads++;
+            return Reflect.ownKeys(target);
+          },
+        });
+      // As zod and valibot do, a new object for each item; the first left out.
+      const schema = {
+        "~standard": {
+          version: 1 as const,
+          vendor: "copying",
+          validate: (value: unknown) => ({
+            value: (value as { type: string; id: string }[]).slice(1).map((
+              { type, id },
+            ) => counted({ type, id })),
+          }),
+        },
+      };
+      const [list, error] = await grab(`GET ${shared.url}/shared`, { schema });
+      assertStrictEquals(error, null);
+      assertEquals(list?.length, count);
+      assertEquals(jsonApiOf(list![0]!)?.links, { self: "/t1/1" });
+      assertEquals(jsonApiOf(list![count - 2]!)?.links, {
+        self: `/t${count - 1}/1`,
+      });
+      // The repeat is the same resource as t1's first occurrence.
+      assertEquals(jsonApiOf(list![count - 1]!)?.links, { self: "/t1/1" });
+      assert(reads < 30 * count, `${reads} reads for ${count} items`);
+    },
+  );
+
   await t.step("a frozen output is left as it is", async () => {
     const schema = Article.transform((value) => Object.freeze({ ...value }));
     const [data, error] = await grab("GET /articles/1", { schema });
