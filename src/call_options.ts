@@ -47,7 +47,7 @@ export interface GrabCallOptions<Body = unknown>
    * Headers of this call, merged over the factory's (call wins). In a
    * record, a name set to `undefined` removes the factory's header of that
    * name from this request.
-   * @default {{}}
+   * @default {undefined}
    *
    * @example A header for one request
    * ```ts

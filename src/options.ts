@@ -68,7 +68,7 @@ export interface GrabOptions {
    * called once per grab, for tokens; its retries carry the same headers, so
    * an idempotency key stays the key of the one request it names. With a
    * base address they are sent only to its origin and to `trustedOrigins`.
-   * @default {{}}
+   * @default {undefined}
    *
    * @example A fresh token on every request
    * ```ts
@@ -257,7 +257,7 @@ export interface GrabOptions {
   /**
    * JSON:API media type parameters (`ext`, `profile`), and `headers: false`
    * to stop the library setting `Accept` and `Content-Type`.
-   * @default {{ headers: true }}
+   * @default { headers: true }
    *
    * @example Asking for the Atomic Operations extension
    * ```ts

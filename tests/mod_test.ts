@@ -59,3 +59,26 @@ Deno.test("src/ uses no Deno namespace and imports nothing remote", async () => 
   }
   assertEquals(offenders, []);
 });
+
+Deno.test("every @default in src/ is one {value} that deno doc reads whole", async () => {
+  // deno doc (and so JSR's pages) ends a `@default {…}` value at its first
+  // `}`: `{{}}` shows as `{`, so a value may hold no brace of its own.
+  const offenders: string[] = [];
+  const walk = async (dir: URL) => {
+    for await (const entry of Deno.readDir(dir)) {
+      const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), dir);
+      if (entry.isDirectory) await walk(url);
+      else if (entry.name.endsWith(".ts")) {
+        const lines = (await Deno.readTextFile(url)).split("\n");
+        lines.forEach((line, index) => {
+          const tag = /^\s*\*\s*@default\b(.*)$/.exec(line);
+          if (tag && !/^\s+\{[^{}]+\}\s*$/.test(tag[1]!)) {
+            offenders.push(`${url.pathname}:${index + 1}: ${line.trim()}`);
+          }
+        });
+      }
+    }
+  };
+  await walk(new URL("../src/", import.meta.url));
+  assertEquals(offenders, []);
+});
