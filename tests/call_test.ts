@@ -128,6 +128,35 @@ Deno.test("Call.send()", async (t) => {
   });
 
   await t.step(
+    "serialises a json-api write and gives the document as sent",
+    async () => {
+      const outcome = await new Call("POST /json", server.url).send({
+        format: "json-api",
+        body: {
+          type: "notes",
+          text: "hi",
+          author: { type: "people", id: "9" },
+        },
+      });
+      assert(outcome.ok);
+      // The server's answer is no JSON:API document: a grab would make it
+      // kind "parse"; send gives it as it came, not denormalised.
+      assertEquals(outcome.body, {
+        got: JSON.stringify({
+          data: {
+            type: "notes",
+            attributes: { text: "hi" },
+            relationships: {
+              author: { data: { type: "people", id: "9" } },
+            },
+          },
+        }),
+        q: "",
+      });
+    },
+  );
+
+  await t.step(
     "returns a transport failure, never rejects, for network errors",
     async () => {
       const outcome = await new Call("GET http://127.0.0.1:9/x").send({
