@@ -28,7 +28,9 @@ export class Budget {
 
   spend(count: number): void {
     if ((this.#values -= count) < 0) {
-      refuse(`it has more than ${MAX_QUERY_VALUES} values`);
+      refuse(
+        `it has more than ${MAX_QUERY_VALUES} values (each nested list or object counts as one)`,
+      );
     }
   }
 
