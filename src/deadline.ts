@@ -16,9 +16,9 @@ import {
 } from "./shared_timeout.ts";
 import { listenWeakly, unlistenWeakly } from "./weak_listener.ts";
 import { stopWaiting, whenAborted } from "./abort_fanout.ts";
+import { PASSED, raceDeadline } from "./race_deadline.ts";
 
-/** What {@linkcode Deadline.race} rejects with once the deadline has passed. */
-export const PASSED: unique symbol = Symbol("deadline passed");
+export { PASSED };
 
 /** The end of a grab's (or an attempt's) time, shared by every stage of it. */
 export class Deadline {
@@ -173,23 +173,7 @@ export class Deadline {
     if (this.signal === undefined || !isThenable(value)) {
       return Promise.resolve(value);
     }
-    const settled = Promise.resolve(value);
-    return new Promise<T>((resolve, reject) => {
-      const stop = this.onPass(() => {
-        reject(PASSED);
-        release(settled, late);
-      });
-      settled.then(
-        (result) => {
-          stop();
-          resolve(result);
-        },
-        (error) => {
-          stop();
-          reject(error);
-        },
-      );
-    });
+    return raceDeadline(this, Promise.resolve(value), late);
   }
 
   /**

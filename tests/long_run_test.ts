@@ -51,6 +51,31 @@ Deno.test("a live body held unread still ends as a signal that lives on aborts",
   }
 });
 
+Deno.test("a promise of the caller's that never settles keeps nothing of the grabs that timed out waiting for it", async () => {
+  // A stuck token, hook or custom fetch kept (cached) keeps each reaction on
+  // it: a reaction of a grab's must not hold the grab's deadline, which
+  // holds the caller's signal.
+  const report = await runChild<
+    Record<string, {
+      grabs: number;
+      timeouts: number;
+      signalsLeft: number;
+      bytesPerGrab: number;
+    }>
+  >("./_stuck_child.ts", ["--v8-flags=--expose-gc"]);
+  assertEquals(Object.keys(report), ["headers", "hook", "fetch"]);
+  for (const [name, stuck] of Object.entries(report)) {
+    assertEquals(stuck.timeouts, stuck.grabs, name);
+    assertEquals(stuck.signalsLeft, 0, `${name}: signals left`);
+    // Some 4.7 KB a grab when the deadline was held; a few hundred bytes
+    // of reaction are the promise's own.
+    assert(
+      stuck.bytesPerGrab < 2048,
+      `${name}: ${stuck.bytesPerGrab} bytes retained per grab`,
+    );
+  }
+});
+
 Deno.test("paginate() over a long run of pages with long links holds a few bytes per page", async () => {
   const report = await runChild<{
     pages: number;
