@@ -11,6 +11,7 @@ import { GrabValidationError, type ValidationIssue } from "./errors.ts";
 import type { Codec } from "./format.ts";
 import { formTypeIssue, type HeaderRecord } from "./headers.ts";
 import { isArrayBuffer, isSharedBuffer } from "./buffers.ts";
+import { formBlob } from "./form_blob.ts";
 import { type Fetch, isPlatform } from "./fetch.ts";
 import { isNode } from "./runtime.ts";
 import { serialiseQuery } from "./query.ts";
@@ -116,16 +117,20 @@ export function searchOf(resolved: Resolved): string {
 }
 
 /**
- * Bytes as a `Blob` for Node's own `fetch`, or `undefined`: its undici
- * cannot send an `ArrayBuffer` or a typed array again to the target of a
- * 307 or 308 redirect ("detached ArrayBuffer"), and sends a blob, with its
- * length, as it was. The blob holds a copy, as {@linkcode held} would.
+ * Bytes or a form as a `Blob` for Node's own `fetch`, or `undefined`: its
+ * undici cannot send an `ArrayBuffer` or a typed array again to the target
+ * of a 307 or 308 redirect ("detached ArrayBuffer"), and sends a form there
+ * with a boundary its `Content-Type` does not name; a blob goes again, with
+ * its length and type, as it was. The blob holds a copy of bytes, as
+ * {@linkcode held} would, and refers to a form's files.
  */
 function resendable(body: BodyInit, fetch: Fetch): Blob | undefined {
-  if (!isArrayBuffer(body) && !ArrayBuffer.isView(body)) return undefined;
-  return isPlatform(fetch) && isNode()
-    ? new Blob([body as ArrayBuffer])
-    : undefined;
+  const form = body instanceof FormData;
+  if (!form && !isArrayBuffer(body) && !ArrayBuffer.isView(body)) {
+    return undefined;
+  }
+  if (!isPlatform(fetch) || !isNode()) return undefined;
+  return form ? formBlob(body) : new Blob([body as ArrayBuffer]);
 }
 
 /**

@@ -8,7 +8,9 @@
  * The live bodies (`/sse/*`, `/ndjson`, `/file`, `/big`) are written in
  * pieces a few milliseconds apart, so the client reads them as separate
  * chunks; `/forever/:id` never ends, and `/forever/:id/state` tells whether
- * the client has let go of it (its connection closed).
+ * the client has let go of it (its connection closed). `/echo-body` gives
+ * back the request's method, type and bytes; `/echo-body/307` (303, 308)
+ * redirects there, and `/echo-body/busy/:id` answers 503 once per id.
  *
  * @module
  */
@@ -60,6 +62,7 @@ const BLANK_NAME = {
 export async function startApiServer() {
   const sockets = new Set();
   const forever = new Map();
+  const flaky = new Set();
   const server = createServer((request, response) => {
     const chunks = [];
     request.on("data", (chunk) => chunks.push(chunk));
@@ -68,6 +71,8 @@ export async function startApiServer() {
       route(request, response, bytes.toString("utf8"), {
         forever,
         received: bytes.byteLength,
+        bytes,
+        flaky,
       });
     });
   });
@@ -189,7 +194,7 @@ function neverEnding(response, id, type, forever) {
   });
 }
 
-function route(request, response, body, { forever, received }) {
+function route(request, response, body, { forever, received, bytes, flaky }) {
   const url = new URL(request.url, "http://127.0.0.1");
   const path = url.pathname;
   const method = request.method;
@@ -294,6 +299,23 @@ function route(request, response, body, { forever, received }) {
     return sendJson(response, 200, {
       size: received,
       type: request.headers["content-type"] ?? null,
+    });
+  }
+  const echo = /^\/echo-body(?:\/(303|307|308)|\/busy\/([\w-]+))?$/.exec(path);
+  if (echo?.[1]) {
+    return send(response, Number(echo[1]), "", { location: "/echo-body" });
+  }
+  if (echo?.[2] && !flaky.has(echo[2])) {
+    // Busy the first time each id is asked for, then the echo.
+    flaky.add(echo[2]);
+    return send(response, 503, "busy", { "retry-after": "0" });
+  }
+  if (echo) {
+    // The request as read: its method, its type and every byte, in base64.
+    return sendJson(response, 200, {
+      method,
+      type: request.headers["content-type"] ?? null,
+      body: bytes.toString("base64"),
     });
   }
   if (path === "/echo-headers") {
