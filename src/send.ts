@@ -9,6 +9,7 @@
 import type { Exchange } from "./attempts.ts";
 import { type BodySource, discardBody } from "./body.ts";
 import { isBrowser } from "./browser.ts";
+import { isNode } from "./runtime.ts";
 import { tellProgress } from "./progress.ts";
 import { asValidationError } from "./validation_error.ts";
 import type { Deadline } from "./deadline.ts";
@@ -58,7 +59,11 @@ export function uploadOf(
       (progress) => tellProgress(report, progress),
       // Told here, not by the upload module, which then shares no code
       // with the rest but what the whole program loads.
-      exchange.hooks?.beforeRequest === undefined && !isBrowser(),
+      exchange.hooks?.beforeRequest === undefined && !isBrowser()
+        ? "stream"
+        : isNode()
+        ? "blob"
+        : "whole",
     ).catch((error: unknown) => {
       // A body the platform cannot read is the caller's to fix.
       throw asValidationError(error, exchange.method, exchange.href);

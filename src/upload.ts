@@ -14,6 +14,7 @@ import type { Progress } from "./response_type.ts";
 const SLICE = 64 * 1024;
 
 type Report = (progress: Progress) => void;
+type Send = "stream" | "whole" | "blob";
 
 /** Where a redirect is followed from: the URL, the plain init, the request. */
 interface FollowOptions {
@@ -39,7 +40,7 @@ interface Hop {
  */
 export class Upload {
   #report: Report;
-  #streams: boolean;
+  #send: Send;
   #body: Blob | ArrayBuffer | undefined;
   #type: string | null = null;
   #thrown: { error: unknown } | undefined;
@@ -52,24 +53,25 @@ export class Upload {
   // The counted stream of this attempt's first hop, until it is left.
   #hop: Hop | undefined;
 
-  private constructor(report: Report, streams: boolean) {
+  private constructor(report: Report, send: Send) {
     this.#report = report;
-    this.#streams = streams;
+    this.#send = send;
   }
 
   /**
    * Prepares `body` (replayable, or a stream sent once) for its attempts.
-   * With `stream` false it goes out whole: where a `beforeRequest` hook may
-   * replace the request (a redirect then follows what the hook made), and
-   * in a browser, which streams a request body only over HTTP/2 or later
-   * and refuses it otherwise, so it is told the start and the end only.
+   * Unless `send` is "stream" it goes out whole (bytes as a "blob" on Node,
+   * which cannot send an `ArrayBuffer` again to a 307's target): where a
+   * `beforeRequest` hook may replace the request (a redirect then follows
+   * what the hook made), and in a browser, which streams a request body only
+   * over HTTP/2 or later and refuses it otherwise: told the start and end.
    */
   static async of(
     body: Blob | ReadableStream<Uint8Array> | Response,
     report: Report,
-    stream: boolean,
+    send: Send,
   ): Promise<Upload> {
-    const upload = new Upload(report, stream);
+    const upload = new Upload(report, send);
     if (body instanceof Blob) {
       upload.#body = body;
       upload.#type = body.type === "" ? null : body.type;
@@ -107,12 +109,14 @@ export class Upload {
     if (this.#type !== null && headers["content-type"] === undefined) {
       headers = { ...headers, "content-type": this.#type };
     }
-    if (!this.#streams) {
+    if (this.#send !== "stream") {
       this.#report({ loaded: 0, total: this.#total });
       this.#ended = this.#total === 0;
       this.#whole = true;
       // The bytes as the grab began, not as the caller has left them.
-      return whole instanceof Blob ? init : { ...init, body: whole, headers };
+      if (whole instanceof Blob) return init;
+      const body = this.#send === "blob" ? new Blob([whole]) : whole;
+      return { ...init, body, headers };
     }
     const hop: Hop = this.#hop = { left: false };
     const body = this.#slices(whole, init.signal ?? undefined, hop);
@@ -293,6 +297,4 @@ function over(): TypeError {
 }
 
 /** The reason a counted body fails with when its callback threw. */
-function callback(): TypeError {
-  return new TypeError("The upload progress callback threw");
-}
+const callback = () => new TypeError("The upload progress callback threw");
