@@ -40,6 +40,7 @@ import {
   uploadOf,
 } from "./send.ts";
 import type { RetryPolicy } from "./retry.ts";
+import type { SourcePipe } from "./source_pipe.ts";
 
 /** Everything the attempts of one exchange need, decided before the first. */
 export interface Exchange {
@@ -48,6 +49,8 @@ export interface Exchange {
   init: RequestInit;
   /** False for a stream body, which cannot be sent twice. */
   replayable: boolean;
+  /** The pipe a stream body is sent through: it tells when its source failed. */
+  source?: SourcePipe | undefined;
   hooks: Hooks | undefined;
   fetch: Fetch;
   policy: RetryPolicy;

@@ -7,10 +7,11 @@
  */
 
 import { attemptAll } from "./plain_attempt.ts";
+import { pipeSource, type SourcePipe } from "./source_pipe.ts";
 import { withCodec } from "./codec_wait.ts";
 import { Deadline, PASSED } from "./deadline.ts";
 import { type Endpoint, type HttpMethod, parseEndpoint } from "./endpoint.ts";
-import type { GrabValidationError, ValidationIssue } from "./errors.ts";
+import { GrabValidationError, type ValidationIssue } from "./errors.ts";
 import { asValidationError, validationError } from "./validation_error.ts";
 import { failedOutcome, unloadedOutcome } from "./transport_error.ts";
 import { isPlatform } from "./fetch.ts";
@@ -248,12 +249,20 @@ function attempt(
   fromFunction: HeaderRecord | undefined,
 ): Promise<SendOutcome> {
   completeHeaders(request, fromFunction);
+  let source: SourcePipe | undefined;
+  if (!request.replayable) {
+    // A stream body goes through grab's own, which a failed grab cancels.
+    const piped = pipeSource(call.method, request.href, request.init);
+    if (piped instanceof GrabValidationError) return Promise.reject(piped);
+    source = request.source = piped;
+  }
   if (deadline.signal !== undefined) request.init.signal = deadline.signal;
   return attemptAll({
     method: call.method,
     href: request.href,
     init: request.init,
     replayable: request.replayable,
+    source,
     hooks: resolved.hooks,
     fetch: resolved.fetch,
     policy: resolved.retry,

@@ -17,6 +17,7 @@ import { isNode } from "./runtime.ts";
 import { serialiseQuery } from "./query.ts";
 import type { Resolved } from "./resolve.ts";
 import type { SendOutcome } from "./result.ts";
+import type { SourcePipe } from "./source_pipe.ts";
 import { fillUrl, type UrlTemplate } from "./url.ts";
 
 /** A request ready for its attempts, but for the factory's header function. */
@@ -25,6 +26,8 @@ export interface EncodedRequest {
   init: RequestInit & { headers: HeaderRecord; duplex?: "half" };
   /** False for a stream body, which cannot be sent twice. */
   replayable: boolean;
+  /** The pipe a stream body is sent through, once the attempts begin. */
+  source?: SourcePipe | undefined;
   /** The format's media type, for a `Content-Type` the caller left out. */
   mediaType: string | undefined;
   /** What to accept, for an `Accept` the caller left out. */
@@ -257,22 +260,28 @@ export function releaseUnsent(body: unknown): void {
 
 /**
  * The outcome of an exchange; with a stream body, one that releases that
- * body when the exchange fails or rejects without having sent it: the
- * caller's source (a file, a socket) is not left open by a settled grab.
- * A `GrabValidationError` leaves it to the caller, as `fetch` leaves a
- * stream it refused: the grab never began.
+ * body when the exchange fails or rejects: the caller's source (a file, a
+ * socket) is not left open by a settled grab, whether or not `fetch` began
+ * to send it. A `GrabValidationError` leaves it to the caller, as `fetch`
+ * leaves a stream it refused: the grab never began.
  */
 export function releasingOnFailure(
   outcome: Promise<SendOutcome>,
-  { init, replayable }: EncodedRequest,
+  request: EncodedRequest,
 ): Promise<SendOutcome> {
-  if (replayable) return outcome;
+  if (request.replayable) return outcome;
+  // Read once settled: the pipe is put in place when the attempts begin.
+  const release = (reason: unknown) => {
+    const { source } = request;
+    const refused = reason instanceof GrabValidationError;
+    if (source !== undefined) refused ? source.leave() : source.release(reason);
+    else if (!refused) releaseUnsent(request.init.body);
+  };
   return outcome.then((settled) => {
-    // Read now: an upload that is counted puts its own stream in place.
-    if (!settled.ok) releaseUnsent(init.body);
+    if (!settled.ok) release(settled.error);
     return settled;
   }, (error: unknown) => {
-    if (!(error instanceof GrabValidationError)) releaseUnsent(init.body);
+    release(error);
     throw error;
   });
 }

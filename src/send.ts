@@ -39,17 +39,12 @@ export function uploadOf(
   if (report === undefined || init.body === undefined || init.body === null) {
     return undefined;
   }
-  // A stream read from already is refused here, as when it is sent plain;
-  // the request's body is what is counted and sent from now on, taken now
-  // (locked), so a grab given the same stream meanwhile is refused it. Any
-  // other body but a blob is taken now, as `fetch` takes it when called:
-  // bytes the caller reuses once the grab has begun are sent as they were.
+  // A stream is grab's pipe of the caller's (see `SourcePipe`), counted as
+  // it passes. Any other body but a blob is taken now, as `fetch` takes it
+  // when called: bytes the caller reuses once the grab has begun are sent
+  // as they were.
   const given = init.body;
-  const body = given instanceof ReadableStream
-    ? init.body = makeRequest(exchange, init).body!.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>(),
-    )
-    : given instanceof Blob
+  const body = given instanceof ReadableStream || given instanceof Blob
     ? given
     : serialised(exchange, given);
   // Loaded on first use: a program that reports no upload never loads it.

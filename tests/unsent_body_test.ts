@@ -228,3 +228,46 @@ Deno.test("a stream body of a grab refused with a GrabValidationError is left to
     await body.body.cancel();
   }
 });
+
+/** The body a custom `fetch` is given, in a request or its init. */
+function bodyOf(
+  input: RequestInfo | URL,
+  init: RequestInit | undefined,
+): ReadableStream<Uint8Array<ArrayBuffer>> {
+  const body = input instanceof Request && init?.body === undefined
+    ? input.body
+    : init?.body;
+  return body as ReadableStream<Uint8Array<ArrayBuffer>>;
+}
+
+Deno.test("a stream body is cancelled and let go when the grab ends, whatever fetch does with it", async (t) => {
+  await using server = startServer(() => new Response("ok"));
+  // A fetch that reads a chunk, then holds the body and never settles, deaf
+  // to the signal: the caller's source is grab's to cancel all the same.
+  const holding: typeof fetch = (input, init) => {
+    void bodyOf(input, init).getReader().read();
+    return new Promise<never>(() => {});
+  };
+  const ways: [string, GrabCallOptions][] = [
+    ["plain", {}],
+    ["counted", { onUploadProgress: () => {} }],
+    ["through a hook", { hooks: { beforeRequest: () => {} } }],
+  ];
+  for (const [way, more] of ways) {
+    for (const kind of ["timeout", "abort"]) {
+      await t.step(`${way}, ${kind}`, async () => {
+        const body = source();
+        const controller = new AbortController();
+        const ends = kind === "timeout"
+          ? { timeout: 50 }
+          : { signal: controller.signal };
+        const grab = createGrab(server.url, { retry: 0, fetch: holding });
+        const pending = grab("POST /", { ...more, ...ends, body: body.body });
+        if (kind === "abort") setTimeout(() => controller.abort(), 20);
+        assertTransport(await settles(pending), kind);
+        await settles(body.cancelled, "the cancel of the body");
+        assert(!body.body.locked, "the body is still locked");
+      });
+    }
+  }
+});

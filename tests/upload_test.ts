@@ -570,8 +570,8 @@ Deno.test("onUploadProgress is not called once its grab settled", async (t) => {
     assertInstanceOf(refused, TypeError);
     assertEquals(after.late, []);
     assertEquals(await ended.promise, "cancelled");
-    // No response came: the reason the body ended says none did.
-    assertStrictEquals(cancelledWith, refused);
+    // No response came: the reasons the body ended say none did.
+    assertStrictEquals(cancelledWith, error);
     assertNotMatch(refused.message, /response/);
     assertMatch(refused.message, /^The request body is not sent on: /);
   });

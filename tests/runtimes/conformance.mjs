@@ -1009,6 +1009,41 @@ export const CASES = [
     },
   ],
   [
+    "upload: a stream body without end is cancelled and let go when the grab times out or is aborted",
+    async (c) => {
+      // Only Deno's fetch cancelled it on the abort; Node's (uncounted) and
+      // workerd's left it open and locked, Bun's cancelled it but left it
+      // locked. A browser refuses a stream body over HTTP/1.1 at once.
+      if (inBrowser()) return;
+      const grab = c.mod.createGrab(c.api, { retry: 0 });
+      for (const [way, more] of Object.entries(STREAM_WAYS)) {
+        for (const kind of ["timeout", "abort"]) {
+          const label = `${way}, ${kind}`;
+          let onCancel;
+          const cancelled = new Promise((resolve) => (onCancel = resolve));
+          const body = new ReadableStream({
+            start: (controller) => controller.enqueue(utf8("first")),
+            pull: () => {},
+            cancel: () => onCancel(),
+          });
+          const controller = new AbortController();
+          const ends = kind === "timeout"
+            ? { timeout: 50 }
+            : { signal: controller.signal };
+          if (kind === "abort") setTimeout(() => controller.abort(), 50);
+          const [, error] = await grab("POST /upload", {
+            ...more,
+            ...ends,
+            body,
+          });
+          same(error?.kind, kind, `${label}: kind`);
+          await within(2_000, cancelled, `${label}: the cancel of the stream`);
+          ok(!body.locked, `${label}: the stream is still locked`);
+        }
+      }
+    },
+  ],
+  [
     "upload: every replayable body arrives whole, redirected or retried",
     async (c) => {
       // Node's fetch sent a form to a 307's target with a boundary its
@@ -1123,6 +1158,13 @@ async function sameForm(type, sent, data, label) {
     `${label}: the file's type`,
   );
 }
+
+/** The ways a stream body is sent: plain, counted, through a hook. */
+const STREAM_WAYS = {
+  plain: {},
+  counted: { onUploadProgress: () => {} },
+  hooked: { hooks: { beforeRequest: () => {} } },
+};
 
 /** True in a browser, whose user agents all start `Mozilla/`. */
 function inBrowser() {

@@ -1,0 +1,113 @@
+/**
+ * A caller's stream body, sent through a stream of grab's own: grab then
+ * cancels the caller's source itself when the grab fails, whatever the
+ * runtime's `fetch` does with the abort (some leave a body they were given
+ * open and locked), and knows when the source failed while it was sent
+ * (some runtimes send the body cut short, and report the server's answer).
+ *
+ * @module
+ */
+
+import type { GrabValidationError } from "./errors.ts";
+import { asValidationError } from "./validation_error.ts";
+
+/** The caller's stream body and grab's stream of it, which `fetch` is given. */
+export class SourcePipe {
+  /** The stream that is sent: each chunk read from the source when asked for. */
+  readonly body: ReadableStream<Uint8Array>;
+  #reader: ReadableStreamDefaultReader<Uint8Array>;
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  #failed: { error: unknown } | undefined;
+  #over = false;
+
+  /** Takes `source` (locked from now on: a grab given it meanwhile is refused it). */
+  constructor(source: ReadableStream<Uint8Array>) {
+    const reader = this.#reader = source.getReader();
+    this.body = new ReadableStream<Uint8Array>({
+      start: (controller) => void (this.#controller = controller),
+      pull: (controller) =>
+        reader.read().then(({ done, value }) => {
+          if (this.#over) return;
+          if (!done) return controller.enqueue(value);
+          this.#end();
+          controller.close();
+        }, (error: unknown) => {
+          if (this.#over) return;
+          this.#failed = { error };
+          this.#end();
+          controller.error(error);
+        }),
+      // A hook that replaced the body, or a `fetch` done with it, lets go.
+      cancel: (reason) => this.#end(reason, true),
+    }, { highWaterMark: 0 });
+  }
+
+  /** The source's own error, when it failed while it was read. */
+  get failed(): { error: unknown } | undefined {
+    return this.#failed;
+  }
+
+  /**
+   * The grab failed: the source is cancelled and let go of, and the stream
+   * sent fails, so a `fetch` that reads on is refused the rest.
+   */
+  release(reason: unknown): void {
+    if (this.#over) return;
+    try {
+      this.#controller.error(reason);
+    } catch {
+      // Errored or closed already.
+    }
+    this.#end(reason, true);
+  }
+
+  /**
+   * The grab was refused before it began (a `GrabValidationError`): the
+   * source is the caller's again, neither read on nor cancelled.
+   */
+  leave(): void {
+    if (this.#over) return;
+    try {
+      this.#controller.error(new TypeError("The request was not sent"));
+    } catch {
+      // Errored or closed already.
+    }
+    this.#end();
+  }
+
+  /** Lets go of the source, cancelling it first when `cancel`. */
+  async #end(reason?: unknown, cancel = false): Promise<void> {
+    if (this.#over) return;
+    this.#over = true;
+    const reader = this.#reader;
+    if (cancel) await reader.cancel(reason).catch(() => {});
+    try {
+      reader.releaseLock();
+    } catch {
+      // A read still pending where the runtime refuses to release then.
+    }
+  }
+}
+
+/**
+ * The pipe of a request's stream body, put in place of it in `init`; none
+ * for any other body. A stream read from already is refused as `fetch`
+ * refuses it, and left to the caller: the returned error is a
+ * `GrabValidationError`.
+ */
+export function pipeSource(
+  method: string,
+  href: string,
+  init: RequestInit,
+): SourcePipe | GrabValidationError | undefined {
+  const source = init.body;
+  if (!(source instanceof ReadableStream)) return undefined;
+  try {
+    new Request(href, { method, body: source, duplex: "half" } as RequestInit);
+  } catch (error) {
+    return asValidationError(error, method, href);
+  }
+  const pipe = new SourcePipe(source);
+  init.body = pipe.body;
+  return pipe;
+}
