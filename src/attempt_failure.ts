@@ -100,6 +100,23 @@ export function networkFailure(
   };
 }
 
+/**
+ * The failure of an attempt whose stream body failed while it was sent,
+ * whatever came of it (some runtimes send the body cut short, and give the
+ * server's answer); `undefined` when it did not fail. Never retried: the
+ * body cannot be sent again.
+ */
+export function sourceFailure(
+  exchange: Exchange,
+  sent: Request | undefined,
+): { ok: false; error: GrabTransportError } | undefined {
+  const failed = exchange.source?.failed;
+  if (failed === undefined) return undefined;
+  const message =
+    "Cannot complete the request: the body's stream failed while it was sent, so the server got at most part of it (see the cause); it is not sent again";
+  return failure(exchange, "network", failed.error, sent, message);
+}
+
 /** The outcome once the deadline has passed: kind `"timeout"` or `"abort"`. */
 export function passed(exchange: Exchange): SendOutcome {
   const { deadline } = exchange;

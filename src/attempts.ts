@@ -14,6 +14,7 @@ import {
   passed,
   retriesOf,
   type Retry,
+  sourceFailure,
 } from "./attempt_failure.ts";
 import {
   type Fetch,
@@ -23,6 +24,7 @@ import {
 } from "./fetch.ts";
 import { callHook, type Hooks, refuseLockedBody } from "./hooks.ts";
 import { runAfterResponse } from "./after_response.ts";
+import { discardBody } from "./body.ts";
 import type { ReadSettings } from "./outcome.ts";
 import type { Progress } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
@@ -190,6 +192,8 @@ async function attemptWithin(
     upload?.rethrow();
     if (cause === PASSED) throw cause;
     if (hooks?.beforeRequest) refuseLockedBody(sent!);
+    const broken = sourceFailure(exchange, request);
+    if (broken !== undefined) return broken;
     return networkFailure(exchange, attempt, next, request, cause, true);
   } finally {
     // `fetch` has taken the request: what the hooks replaced is let go.
@@ -215,6 +219,11 @@ async function answered(
   let response = answer;
   const source = sourceOf(exchange, response, attempt, request);
   if (upload !== undefined) await uploaded(upload, response, source);
+  const broken = sourceFailure(exchange, request);
+  if (broken !== undefined) {
+    await discardBody(response, source);
+    return broken;
+  }
   if (hooks?.afterResponse) {
     response = await runAfterResponse(
       hooks.afterResponse,

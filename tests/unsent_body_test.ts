@@ -271,3 +271,58 @@ Deno.test("a stream body is cancelled and let go when the grab ends, whatever fe
     }
   }
 });
+
+Deno.test("a stream body that fails partway fails the grab, not sent again", async (t) => {
+  await using server = startServer((_request, seen) => new Response(seen.body));
+  const failing = () => {
+    let pulls = 0;
+    return new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulls++ < 2) controller.enqueue(new TextEncoder().encode("part"));
+        else controller.error(new Error("the source broke"));
+      },
+    });
+  };
+  // A fetch that sends the body cut short, as if it had ended, and gives
+  // the server's answer (as workerd does).
+  const cutting: typeof fetch = async (input, init) => {
+    const reader = bodyOf(input, init).getReader();
+    const parts: BlobPart[] = [];
+    try {
+      for (let read; !(read = await reader.read()).done;) {
+        parts.push(read.value);
+      }
+    } catch {
+      // Sent as far as it went.
+    }
+    const url = input instanceof Request ? input.url : String(input);
+    return fetch(url, { method: "PUT", body: new Blob(parts) });
+  };
+  const fetches: [string, object][] = [
+    ["the platform's fetch", {}],
+    ["a fetch that sends it cut short", { fetch: cutting }],
+  ];
+  const ways: [string, GrabCallOptions][] = [
+    ["plain", {}],
+    ["counted", { onUploadProgress: () => {} }],
+    ["through a hook", { hooks: { beforeRequest: () => {} } }],
+  ];
+  for (const [which, factory] of fetches) {
+    for (const [way, more] of ways) {
+      await t.step(`${which}, ${way}`, async () => {
+        const before = server.requests.length;
+        const grab = createGrab(server.url, { retry: 2, ...factory });
+        const result = await settles(
+          grab("PUT /", { ...more, body: failing(), responseType: "text" }),
+        );
+        const error = assertTransport(result, "network");
+        assertEquals(
+          error.message.split(": PUT ")[0],
+          "Cannot complete the request: the body's stream failed while it was sent, so the server got at most part of it (see the cause); it is not sent again",
+        );
+        assertEquals((error.cause as Error).message, "the source broke");
+        assert(server.requests.length - before <= 1, "the body was sent again");
+      });
+    }
+  }
+});

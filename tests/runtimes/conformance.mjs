@@ -1044,6 +1044,33 @@ export const CASES = [
     },
   ],
   [
+    "upload: a stream body that fails partway fails the grab alike everywhere",
+    async (c) => {
+      // workerd sent the body cut short and reported the server's answer;
+      // the others failed as the network, Bun naming the stream's error.
+      if (inBrowser()) return;
+      const grab = c.mod.createGrab(c.api, { retry: 0 });
+      for (const [way, more] of Object.entries(STREAM_WAYS)) {
+        let pulls = 0;
+        const body = new ReadableStream({
+          pull: async (controller) => {
+            await sleep(1);
+            if (pulls++ < 2) controller.enqueue(utf8("part"));
+            else controller.error(new Error("the source broke"));
+          },
+        });
+        const [data, error] = await grab("POST /echo-body", { ...more, body });
+        same(data, null, `${way}: data`);
+        same(error?.kind, "network", `${way}: kind`);
+        ok(
+          /body's stream failed/.test(error?.message),
+          `${way}: the message does not name the body: ${error?.message}`,
+        );
+        same(error?.cause?.message, "the source broke", `${way}: cause`);
+      }
+    },
+  ],
+  [
     "upload: every replayable body arrives whole, redirected or retried",
     async (c) => {
       // Node's fetch sent a form to a 307's target with a boundary its
