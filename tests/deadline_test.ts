@@ -212,6 +212,23 @@ Deno.test("Deadline.race() bounds a value by the deadline", async (t) => {
     },
   );
 
+  await t.step(
+    "a value settled in the turn the deadline passes, before its reaction ran: PASSED, and the value goes to late once",
+    async () => {
+      const controller = new AbortController();
+      const deadline = new Deadline(false, controller.signal);
+      const late = spy((_value: string) => {});
+      const racing = deadline.race(Promise.resolve("x"), late);
+      // The value is in, but no reaction to it has run yet.
+      controller.abort();
+      const reason = await racing.then(() => "resolved", (e) => e);
+      assertStrictEquals(reason, PASSED);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      assertEquals(late.calls.map((call) => call.args[0]), ["x"]);
+      deadline.dispose();
+    },
+  );
+
   await t.step("a late value that rejects escapes nowhere", async () => {
     using time = new FakeTime(0);
     const deadline = new Deadline(100, undefined);
