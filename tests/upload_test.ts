@@ -11,6 +11,7 @@ import createGrab, {
   GrabTransportError,
   GrabValidationError,
   isGrabHttpError,
+  isGrabTransportError,
   type Progress,
 } from "../mod.ts";
 import { settles } from "./_bounds.ts";
@@ -639,4 +640,53 @@ Deno.test("a stream body given to two counted grabs at once goes out with one, t
   assertInstanceOf(refused[0], GrabValidationError);
   assertMatch(refused[0].message, /locked/);
   assertEquals(fixture.requests.map((seen) => seen.body), ["abcd"]);
+});
+
+Deno.test("a counted stream body that a redirect cannot take, or whose source breaks, fails the grab and leaves no source open", async (t) => {
+  // Answers without reading the body, which may never end.
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async (request) => {
+      await request.body?.cancel();
+      return new URL(request.url).pathname === "/moved"
+        ? new Response(null, { status: 307, headers: { location: "/final" } })
+        : new Response("ok");
+    },
+  );
+  const grab = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+    retry: 0,
+  });
+  try {
+    await t.step("a 307: the source, never ending, is cancelled", async () => {
+      const cancelled = Promise.withResolvers<void>();
+      const body = new ReadableStream<Uint8Array>({
+        pull: (controller) => controller.enqueue(new Uint8Array(1024)),
+        cancel: () => cancelled.resolve(),
+      }, { highWaterMark: 0 });
+      const [, error] = await settles(
+        grab("POST /moved", { body, onUploadProgress: () => {} }),
+      );
+      assert(isGrabTransportError(error));
+      assertEquals(error.kind, "network");
+      assertMatch(error.message, /Cannot follow the redirect/);
+      await settles(cancelled.promise, "the cancel of the source");
+    });
+
+    await t.step("a source that breaks: a network failure", async () => {
+      let pulls = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull: (controller) =>
+          ++pulls === 1
+            ? controller.enqueue(new Uint8Array(8))
+            : controller.error(new Error("the source broke")),
+      }, { highWaterMark: 0 });
+      const [, error] = await settles(
+        grab("POST /final", { body, onUploadProgress: () => {} }),
+      );
+      assert(isGrabTransportError(error));
+      assertEquals(error.kind, "network");
+    });
+  } finally {
+    await server.shutdown();
+  }
 });
