@@ -3,8 +3,9 @@
  * by what the failure says: a permission the runtime refused, a port the
  * platform blocks, a stream body that met a redirect, a response a custom
  * `fetch` handed out once already, a resource of the runtime's that is
- * closed (a Deno `HttpClient` a custom `fetch` passes on). Each
- * is a `"network"` failure at once, whose message says what to do.
+ * closed (a Deno `HttpClient` a custom `fetch` passes on), and the server's
+ * side of the connection (`./peer_failure.ts`). Each is a `"network"`
+ * failure at once, whose message says what to do.
  *
  * @module
  */
@@ -19,14 +20,10 @@ export class ReusedResponse extends TypeError {
   }
 }
 
-/** What one error in a failure's chain says: its message and its stack. */
-interface Said {
-  message: string;
-  stack: string;
-}
+import { peerFailure, type Said } from "./peer_failure.ts";
 
 /**
- * The message and stack of `cause` and of the causes under it, three deep,
+ * The message, stack and code of `cause` and of the causes under it, three deep,
  * read till one cannot be (a hostile fetch's rejection: a getter that
  * throws, a revoked Proxy, for which even `instanceof` throws).
  */
@@ -35,10 +32,14 @@ function chainOf(cause: unknown): Said[] {
   let error = cause;
   try {
     for (let depth = 0; depth < 3 && error instanceof Error; depth++) {
-      const said: Said = { message: "", stack: "" };
+      const said: Said = { message: "", stack: "", code: "" };
       chain.push(said);
       said.message = String(error.message).slice(0, 500);
       said.stack = String(error.stack ?? "").slice(0, 2000);
+      said.code = String((error as { code?: unknown }).code ?? "").slice(
+        0,
+        100,
+      );
       error = error.cause;
     }
   } catch {
@@ -124,7 +125,7 @@ export function unmendable(
     return permissionRefused(chain[0]?.message ?? "");
   }
   return closedClient(name, chain) ?? blockedPort(chain) ??
-    (stream ? streamRedirect(chain) : undefined);
+    (stream ? streamRedirect(chain) : undefined) ?? peerFailure(chain);
 }
 
 /**

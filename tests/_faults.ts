@@ -67,8 +67,8 @@ export type Fault = (conn: Deno.Conn, request: number) => Promise<void>;
 
 /** A raw TCP server that answers every request with a {@linkcode Fault}. */
 export interface FaultServer extends AsyncDisposable {
-  /** `http://127.0.0.1:<port>` */
-  url: `http://127.0.0.1:${number}`;
+  /** `http://127.0.0.1:<port>`, `https://…` for a TLS server */
+  url: `${"http" | "https"}://127.0.0.1:${number}`;
   /** Connections accepted. */
   readonly connections: number;
   /** Request lines seen (`"GET /x HTTP/1.1"`), in order. */
@@ -76,13 +76,20 @@ export interface FaultServer extends AsyncDisposable {
 }
 
 /**
- * Starts a raw TCP server on 127.0.0.1 and an ephemeral port. Each
- * connection serves one request: the head is read, `fault` writes whatever
- * it likes, and the connection is closed. Disposing closes the listener and
- * every open connection and waits for every handler.
+ * Starts a raw TCP server on 127.0.0.1 and an ephemeral port, speaking TLS
+ * with `tls`'s certificate and key (PEM) when given. Each connection serves
+ * one request: the head is read, `fault` writes whatever it likes, and the
+ * connection is closed. Disposing closes the listener and every open
+ * connection and waits for every handler.
  */
-export function startFaultServer(fault: Fault): FaultServer {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+export function startFaultServer(
+  fault: Fault,
+  tls?: { cert: string; key: string },
+): FaultServer {
+  const address = { hostname: "127.0.0.1", port: 0 };
+  const listener: Deno.Listener = tls === undefined
+    ? Deno.listen(address)
+    : Deno.listenTls({ ...address, ...tls });
   const open = new Set<Deno.Conn>();
   const handlers = new Set<Promise<void>>();
   const requests: string[] = [];
@@ -123,7 +130,9 @@ export function startFaultServer(fault: Fault): FaultServer {
   })();
 
   return {
-    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}` as const,
+    url: `${tls === undefined ? "http" : "https"}://127.0.0.1:${
+      (listener.addr as Deno.NetAddr).port
+    }` as const,
     get connections() {
       return connections;
     },

@@ -1,0 +1,75 @@
+/**
+ * Failures of `fetch` that the server's side of the connection makes and no
+ * retry mends: a TLS certificate the runtime refuses, a port that does not
+ * speak TLS to an `https` URL, an answer that is not HTTP/1.1. Each is told
+ * by what the runtime says of it (Deno's rustls and hyper, Node's OpenSSL and
+ * llhttp, Bun's own codes), never by the error's class.
+ *
+ * @module
+ */
+
+/** What one error in a failure's chain says: its message, stack and code. */
+export interface Said {
+  message: string;
+  stack: string;
+  /** Node's and Bun's `code` (`"CERT_HAS_EXPIRED"`), or `""`. */
+  code: string;
+}
+
+/** The OpenSSL verification codes Node and Bun give a refused certificate. */
+const CERTIFICATE_CODE =
+  /^(?:ERR_TLS_CERT_ALTNAME_INVALID|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(?:_LOCALLY)?|CERT_[A-Z_]+)$/;
+
+/**
+ * A certificate refused: rustls (Deno) says `invalid peer certificate:
+ * UnknownIssuer`, `Expired`, `certificate not valid for name …`.
+ */
+function certificateRefused(chain: Said[]): string | undefined {
+  const refused = chain.some(({ message, code }) =>
+    message.includes("invalid peer certificate") || CERTIFICATE_CODE.test(code)
+  );
+  if (!refused) return undefined;
+  return "Cannot connect: the runtime refused the server's TLS certificate " +
+    "(expired, issued for another host name, or by an authority it does not trust; the cause says which); " +
+    "fix the server's certificate, or have the runtime trust its authority " +
+    "(in Deno with --cert, or a custom fetch whose HttpClient has caCerts; in Node with NODE_EXTRA_CA_CERTS)";
+}
+
+/**
+ * A port that answered a TLS handshake with something else, plain HTTP
+ * most likely: rustls says `received corrupt message of type
+ * InvalidContentType`, Node `ERR_SSL_WRONG_VERSION_NUMBER`, Bun `EPROTO`.
+ */
+function notTls(chain: Said[]): string | undefined {
+  const plain = chain.some(({ message, code }) =>
+    message.includes("received corrupt message") ||
+    code === "ERR_SSL_WRONG_VERSION_NUMBER" || code === "EPROTO"
+  );
+  if (!plain) return undefined;
+  return "Cannot connect: the server did not answer the TLS handshake, " +
+    "so the port does not speak https; use http:// for it, or the port that serves https";
+}
+
+/**
+ * An answer that is not HTTP/1.1: hyper (Deno) says `invalid HTTP version
+ * parsed` (as it does for the TLS of an `http` URL sent to an https port),
+ * `invalid HTTP header parsed`, `invalid HTTP status-code parsed`; Node's
+ * llhttp gives an `HPE_` code, Bun `Malformed_HTTP_Response`.
+ */
+function notHttp(chain: Said[]): string | undefined {
+  const malformed = chain.some(({ message, code }) =>
+    /invalid HTTP [\w-]{1,20} parsed|message head is too large/.test(message) ||
+    code.startsWith("HPE_") || code === "Malformed_HTTP_Response"
+  );
+  if (!malformed) return undefined;
+  return "Cannot read the response: the server's answer is not valid HTTP/1.1 (the cause says what is wrong); " +
+    "check that the URL's scheme and port are the server's (an http:// URL to an https port answers so), or fix the server";
+}
+
+/**
+ * The message for a failure of the server's side of the connection that no
+ * retry can mend, or `undefined`.
+ */
+export function peerFailure(chain: Said[]): string | undefined {
+  return certificateRefused(chain) ?? notTls(chain) ?? notHttp(chain);
+}
