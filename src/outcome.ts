@@ -16,11 +16,11 @@ import {
   TOO_LARGE,
 } from "./body.ts";
 import { CallbackError } from "./progress.ts";
+import { decodeBody } from "./decode_body.ts";
 import type { Casing } from "./casing.ts";
 import {
   answeredAt,
   bodyTaken,
-  headerOf,
   headersOrNone,
   statusTextOf,
 } from "./platform_response.ts";
@@ -180,7 +180,8 @@ function settle(
     : hasNoBody(reading.method, status);
   let body: unknown = null;
   if (!empty) {
-    const decoded = decodeBody(type, ok, result, reading);
+    const { response, source } = reading;
+    const decoded = decodeBody(type, ok, result, response, source.platform);
     if (decoded instanceof SyntaxError) {
       return failure(reading, "parse", decoded);
     }
@@ -194,32 +195,6 @@ function settle(
 /** True for the response types whose body is opened, not read. */
 export function isLive(type: ResponseType): type is StreamType {
   return type === "stream" || type === "sse" || type === "ndjson";
-}
-
-/**
- * The data of a body read as `type`: a 2xx JSON body parsed (a
- * `SyntaxError` when it is not JSON), an error body parsed when it is JSON
- * and left as text otherwise, text, bytes or a blob as they are.
- */
-function decodeBody(
-  type: ResponseType,
-  ok: boolean,
-  result: string | Uint8Array | null,
-  { response, source: { platform } }: Reading,
-): unknown {
-  if (type === "bytes") return result ?? new Uint8Array(0);
-  if (type === "blob") {
-    const parts = result === null ? [] : [result as Uint8Array<ArrayBuffer>];
-    const type = headerOf(response, platform, "content-type") ?? "";
-    return new Blob(parts, { type });
-  }
-  if (type === "text") return result ?? "";
-  const text = result as string;
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    return ok ? error : text;
-  }
 }
 
 /**
