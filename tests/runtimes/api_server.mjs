@@ -18,6 +18,7 @@
 import { Buffer } from "node:buffer";
 import { createServer } from "node:http";
 import { createServer as createNetServer } from "node:net";
+import { startRawServer } from "./raw_server.mjs";
 
 const CORS = {
   "access-control-allow-origin": "*",
@@ -63,6 +64,7 @@ export async function startApiServer() {
   const sockets = new Set();
   const forever = new Map();
   const flaky = new Set();
+  const raw = await startRawServer();
   const server = createServer((request, response) => {
     const chunks = [];
     request.on("data", (chunk) => chunks.push(chunk));
@@ -73,6 +75,7 @@ export async function startApiServer() {
         received: bytes.byteLength,
         bytes,
         flaky,
+        raw,
       });
     });
   });
@@ -84,8 +87,9 @@ export async function startApiServer() {
   const { port } = server.address();
   return {
     url: `http://127.0.0.1:${port}`,
-    close() {
+    async close() {
       for (const socket of sockets) socket.destroy();
+      await raw.close();
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
@@ -194,7 +198,8 @@ function neverEnding(response, id, type, forever) {
   });
 }
 
-function route(request, response, body, { forever, received, bytes, flaky }) {
+function route(request, response, body, context) {
+  const { forever, received, bytes, flaky, raw } = context;
   const url = new URL(request.url, "http://127.0.0.1");
   const path = url.pathname;
   const method = request.method;
@@ -207,6 +212,12 @@ function route(request, response, body, { forever, received, bytes, flaky }) {
         request.headers["access-control-request-headers"] ?? "*",
       "access-control-max-age": "600",
     });
+  }
+
+  if (path === "/raw") return sendJson(response, 200, { url: raw.url });
+  const rawState = /^\/raw\/([\w-]+)\/state$/.exec(path);
+  if (rawState) {
+    return sendJson(response, 200, raw.states.get(rawState[1]) ?? null);
   }
 
   const user = /^\/users\/([^/]+)$/.exec(path);

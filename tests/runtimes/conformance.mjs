@@ -1302,6 +1302,106 @@ CASES.push(
   }],
 );
 
+/** Waits (bounded) until the raw server saw the client let go of `name`. */
+async function rawLetGo(grab, name) {
+  let state = null;
+  for (let turn = 0; turn < 200; turn++) {
+    [state] = await grab("GET /raw/:name/state", { params: { name } });
+    if (state === "closed") return;
+    await sleep(10);
+  }
+  throw new CaseFailure(
+    `the connection of /${name} is still ${state} after 2 s`,
+  );
+}
+
+/** A grab of the raw server's answers (see `raw_server.mjs`), with `api`'s. */
+async function rawGrab(c, options) {
+  const api = c.mod.createGrab(c.api);
+  const [raw] = await api("GET /raw");
+  return { api, grab: c.mod.createGrab(raw.url, { retry: 0, ...options }) };
+}
+
+/** How a live body of `type` ends: its error, after its items. */
+async function liveEnd(data, type, label) {
+  if (type === "stream") {
+    const reader = data.getReader();
+    try {
+      for (;;) if ((await reader.read()).done) return null;
+    } catch (error) {
+      return error;
+    }
+  }
+  await collect(data, 2000, label);
+  return data.error;
+}
+
+const BUFFERED = ["json", "text", "bytes", "blob"];
+
+CASES.push(
+  [
+    "hostile framing: maxBodyBytes holds whatever the framing says",
+    async (c) => {
+      // No length (closed by the server), a length with chunks past it, a
+      // gzip bomb whose length is its compressed size: each over the cap.
+      const { api, grab } = await rawGrab(c, { maxBodyBytes: 20_000 });
+      for (
+        const name of ["close-delimited", "length-and-chunked", "gzip-bomb"]
+      ) {
+        for (const type of [...BUFFERED, "sse", "ndjson"]) {
+          const label = `${name} ${type}`;
+          const [data, error, meta] = await grab(`GET /${name}`, {
+            responseType: type,
+          });
+          const failed = data === null
+            ? error
+            : await liveEnd(data, type, label);
+          // Node's fetch refuses a head with both framing headers.
+          if (name === "length-and-chunked" && failed?.kind === "network") {
+            same(meta, { statusCode: 0 }, `${label}: refused at the head`);
+          } else {
+            same(failed?.kind, "too-large", `${label}: kind`);
+            ok(
+              String(failed?.message).includes(
+                "over maxBodyBytes (20000 bytes)",
+              ),
+              `${label}: message: ${failed?.message}`,
+            );
+          }
+          await rawLetGo(api, name);
+        }
+      }
+    },
+  ],
+  [
+    "hostile framing: an error status beats an endless or stalled body",
+    async (c) => {
+      const { api, grab } = await rawGrab(c, { maxBodyBytes: 20_000 });
+      // The stalled body is read until the timeout passes, on one type.
+      const answers = [
+        ["endless-error", 500, "too-large", ["json", "bytes", "sse"]],
+        ["stalled-error", 503, "timeout", ["sse"]],
+      ];
+      for (const [name, status, why, types] of answers) {
+        for (const type of types) {
+          const label = `${name} ${type}`;
+          const [data, error, meta] = await grab(`GET /${name}`, {
+            responseType: type,
+            timeout: 200,
+          });
+          same([data, meta], [null, {}], label);
+          same(
+            [error?.name, error?.statusCode, error?.body, error?.cause?.kind],
+            ["GrabError", status, null, why],
+            label,
+          );
+          await rawLetGo(api, name);
+        }
+      }
+    },
+  ],
+);
+
 /**
  * Runs every case and returns one result per case, the import check first.
  *

@@ -1,0 +1,126 @@
+// deno-lint-ignore-file explicit-module-boundary-types -- plain JavaScript, shared with runtimes that run no TypeScript
+/**
+ * A raw HTTP/1.1 server (`node:net`) for the answers `node:http` will not
+ * write: framing that lies, a body cut off mid-chunk, a body ended by
+ * closing the connection, a 204 with a body, an error status whose body
+ * never ends. Each answer allows any origin, as the API server's do.
+ * `/state/:name` (answered by the API server's own routes in
+ * `api_server.mjs`) is not served here: `states.get(name)` records whether
+ * the client let go of the last `:name` answer.
+ *
+ * @module
+ */
+
+import { Buffer } from "node:buffer";
+import { createServer } from "node:net";
+import { gzipSync } from "node:zlib";
+
+const CORS = "access-control-allow-origin: *\r\n";
+
+function head(status, headers) {
+  const lines = headers.map((line) => `${line}\r\n`).join("");
+  return `HTTP/1.1 ${status} Raw\r\n${CORS}${lines}\r\n`;
+}
+
+const JSON_TYPE = "content-type: application/json";
+
+// 1 MiB of "a", gzipped to about a kilobyte.
+let bomb;
+const gzipBomb = () => bomb ??= gzipSync(Buffer.alloc(1 << 20, 0x61));
+
+/** A chunk of `size` bytes of "e" in chunked framing. */
+const chunk = (size) => `${size.toString(16)}\r\n${"e".repeat(size)}\r\n`;
+
+/**
+ * The answers by name: each writes to `socket`, and ends it or leaves it
+ * open (then the client's timeout or cancel ends it).
+ */
+const ANSWERS = {
+  // Content-Length says 100, the server sends 7 bytes and closes.
+  "long": (socket) =>
+    socket.end(head(200, [JSON_TYPE, "content-length: 100"]) + '{"a":1}'),
+  // Content-Length says 100, 7 bytes come, then nothing.
+  "long-open": (socket) =>
+    socket.write(head(200, [JSON_TYPE, "content-length: 100"]) + '{"a":1}'),
+  // A chunk that promises 16 bytes, 5 sent, then the close.
+  "cut": (socket) =>
+    socket.end(
+      head(200, [JSON_TYPE, "transfer-encoding: chunked"]) + '10\r\n{"a":',
+    ),
+  // An HTTP/1.0 body ended by the close, larger than the matrix's cap.
+  "close-delimited": (socket) =>
+    socket.end(
+      `HTTP/1.0 200 OK\r\n${CORS}content-type: text/plain\r\n\r\n` +
+        "x".repeat(50_000),
+    ),
+  // Content-Length and Transfer-Encoding: chunked, the chunks over the cap.
+  "length-and-chunked": (socket) =>
+    socket.end(
+      head(200, ["content-type: text/plain", "content-length: 3"]).replace(
+        "\r\n\r\n",
+        "\r\ntransfer-encoding: chunked\r\n\r\n",
+      ) + chunk(4096).repeat(10) + "0\r\n\r\n",
+    ),
+  "gzip-bomb": (socket) => {
+    const body = gzipBomb();
+    socket.write(head(200, [
+      "content-type: text/plain",
+      "content-encoding: gzip",
+      `content-length: ${body.length}`,
+    ]));
+    socket.end(body);
+  },
+  // A 500 whose chunked body never ends.
+  "endless-error": (socket) => {
+    socket.write(
+      head(500, ["content-type: text/plain", "transfer-encoding: chunked"]),
+    );
+    const timer = setInterval(() => socket.write(chunk(1024)), 2);
+    socket.on("close", () => clearInterval(timer));
+  },
+  // A 503 whose body stops after 4 of its 100 bytes, the connection open.
+  "stalled-error": (socket) =>
+    socket.write(head(503, [JSON_TYPE, "content-length: 100"]) + '{"a"'),
+  "no-content-with-body": (socket) =>
+    socket.end(head(204, [JSON_TYPE, "content-length: 7"]) + '{"a":1}'),
+};
+
+/**
+ * Starts the raw server.
+ *
+ * @returns `{ url, states, close }`: `states.get(name)` is `"open"` while
+ * the last `name` answer's connection is open, then `"closed"`.
+ */
+export async function startRawServer() {
+  const states = new Map();
+  const sockets = new Set();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("error", () => {});
+    let seen = "";
+    const onData = (data) => {
+      seen += data;
+      if (!seen.includes("\r\n\r\n")) return;
+      socket.off("data", onData);
+      const name = /^\w+ \/([\w-]+)/.exec(seen)?.[1] ?? "";
+      const answer = ANSWERS[name];
+      if (!answer) return socket.end(head(404, ["content-length: 0"]));
+      states.set(name, "open");
+      socket.on("close", () => {
+        sockets.delete(socket);
+        states.set(name, "closed");
+      });
+      answer(socket);
+    };
+    socket.on("data", onData);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    states,
+    close() {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
