@@ -55,9 +55,10 @@ export function attemptLimit(exchange: Exchange): number | undefined {
 }
 
 /**
- * A failure before the head arrived: retried while the policy allows.
- * `refused` when `fetch` itself rejected, which a browser also does for
- * what it refuses to send or to show: the message then says so.
+ * A failure before the head arrived, or of a 2xx body after it (`message`
+ * then says so): retried while the policy allows. `refused` when `fetch`
+ * itself rejected, which a browser also does for what it refuses to send
+ * or to show: the message then says so.
  */
 export function networkFailure(
   exchange: Exchange,
@@ -66,6 +67,7 @@ export function networkFailure(
   request: Request | undefined,
   cause: unknown,
   refused = false,
+  message?: string,
 ): SendOutcome | Retry {
   const whole = exchange.deadline.reason;
   if (whole !== undefined) return failure(exchange, whole, cause, request);
@@ -78,7 +80,7 @@ export function networkFailure(
   }
   // Only the attempt's own time can have ended it: retried like the network.
   const outcome = attempt.reason === undefined
-    ? failure(exchange, "network", cause, request, undefined, refused)
+    ? failure(exchange, "network", cause, request, message, refused)
     : failure(
       exchange,
       "timeout",

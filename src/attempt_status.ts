@@ -61,7 +61,16 @@ export async function withStatus(
   if (status === 0) noteHidden(outcome, response);
   if (upload !== undefined) readWhileUploading(upload, outcome, exchange.read);
   if (!("broken" in outcome)) return outcome;
-  return networkFailure(exchange, attempt, retry, request, outcome.broken);
+  const { broken, message } = outcome;
+  return networkFailure(
+    exchange,
+    attempt,
+    retry,
+    request,
+    broken,
+    false,
+    message,
+  );
 }
 
 /**

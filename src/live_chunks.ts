@@ -7,6 +7,7 @@
 
 import {
   bodyOf,
+  brokenBodyMessage,
   CallbackError,
   overTotal,
   Pacer,
@@ -76,7 +77,9 @@ export class Chunks {
       if (pause !== undefined) await pause;
     } catch (cause) {
       this.#close();
-      throw fail(deadline.reason ?? "network", { cause });
+      if (deadline.reason !== undefined) throw fail(deadline.reason, { cause });
+      const message = brokenBodyMessage(this.#live.status, this.#loaded);
+      throw fail("network", { cause, message });
     }
     // A body that is not the platform's may hand over chunks without ever
     // yielding to the timers: the clock is read after each one.

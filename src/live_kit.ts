@@ -32,6 +32,7 @@ export type LiveKit = readonly [
   KeyClash: typeof convertKeys_.KeyClash,
   validateWithin: typeof schema.validateWithin,
   tooLargeMessage: typeof transportError.tooLargeMessage,
+  brokenBodyMessage: typeof transportError.brokenBodyMessage,
 ];
 
 /** A pacer, as a type; the class is {@linkcode Pacer}. */
@@ -48,6 +49,7 @@ export let convertKeys: typeof convertKeys_.convertKeys;
 export let KeyClash: typeof convertKeys_.KeyClash;
 export let validateWithin: typeof schema.validateWithin;
 export let tooLargeMessage: typeof transportError.tooLargeMessage;
+export let brokenBodyMessage: typeof transportError.brokenBodyMessage;
 
 /** Takes the core's helpers; called once, before a live body is opened. */
 export function install(kit: LiveKit): void {
@@ -63,5 +65,6 @@ export function install(kit: LiveKit): void {
     KeyClash,
     validateWithin,
     tooLargeMessage,
+    brokenBodyMessage,
   ] = kit;
 }

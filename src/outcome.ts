@@ -26,7 +26,12 @@ import {
 } from "./platform_response.ts";
 import { type Deadline, PASSED } from "./deadline.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
-import { liveFailure, tooLarge, transportError } from "./transport_error.ts";
+import {
+  brokenBodyMessage,
+  liveFailure,
+  tooLarge,
+  transportError,
+} from "./transport_error.ts";
 import type { Progress, ResponseType, StreamType } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
 import type { StandardSchema } from "./schema.ts";
@@ -70,6 +75,8 @@ export interface Reading {
 /** A 2xx body that broke off while it was read: a network failure. */
 export interface Broken {
   broken: unknown;
+  /** What the failure says, when the body broke off while it was read. */
+  message?: string;
 }
 
 /**
@@ -92,6 +99,7 @@ export function readOutcome(reading: Reading): Promise<
   }
   const collect = type === "bytes" || type === "blob" ? "bytes" : "text";
   let body: Promise<ReadResult>;
+  let reached = true;
   try {
     body = readBody(
       response,
@@ -103,13 +111,14 @@ export function readOutcome(reading: Reading): Promise<
     );
   } catch (cause) {
     // A response-like whose head cannot be read again: its body let go.
+    reached = false;
     const failed = () => Promise.reject(cause);
     body = discardBody(response, source).then(failed, failed);
   }
   // Not an async function: the read's own promise carries the outcome.
   return body.then(
     (result) => settle(reading, type, result),
-    (cause) => readFailed(reading, type, cause),
+    (cause) => readFailed(reading, type, cause, reached),
   );
 }
 
@@ -139,12 +148,13 @@ async function handOver(
 
 /**
  * The outcome of a body that could not be read: a non-2xx response still,
- * with why its body is `null`.
+ * with why its body is `null`. A 2xx body `reached` and broken off says so.
  */
 function readFailed(
   reading: Reading,
   type: ResponseType,
   cause: unknown,
+  reached: boolean,
 ): SendOutcome | Broken {
   if (cause instanceof CallbackError) throw cause.error;
   // The time ran out (or the caller aborted) if a deadline says so: the
@@ -158,7 +168,8 @@ function readFailed(
     return settle(reading, type, null, error);
   }
   if (cause === PASSED || passed !== undefined) throw PASSED;
-  return { broken: cause };
+  if (!reached) return { broken: cause };
+  return { broken: cause, message: brokenBodyMessage(reading.status) };
 }
 
 /** The outcome of a body read to its end (or over the cap). */
@@ -230,6 +241,7 @@ function openStream(
   const href = answeredAt(reading);
   return read.streams!.openStream(type, {
     response: reading.response,
+    status: reading.status,
     platform: source.platform,
     waitForCancel: cancelSettles(source),
     deadline: source.deadline,

@@ -116,7 +116,15 @@ function plainAnswer(
       "broken" in outcome
         ? goOn(
           exchange,
-          networkFailure(exchange, deadline, retry, undefined, outcome.broken),
+          networkFailure(
+            exchange,
+            deadline,
+            retry,
+            undefined,
+            outcome.broken,
+            false,
+            outcome.message,
+          ),
         )
         : outcome,
     (error: unknown) => rejected(exchange, error),

@@ -24,7 +24,7 @@ import { bodyOf } from "./platform_response.ts";
 import { Pacer, toPlainBytes } from "./chunk.ts";
 import { convertKeys, KeyClash } from "./convert_keys.ts";
 import { validateWithin } from "./schema.ts";
-import { tooLargeMessage } from "./transport_error.ts";
+import { brokenBodyMessage, tooLargeMessage } from "./transport_error.ts";
 
 const streams = lazy<Streams>(() =>
   import("./streams.ts").then((module) => {
@@ -40,6 +40,7 @@ const streams = lazy<Streams>(() =>
       KeyClash,
       validateWithin,
       tooLargeMessage,
+      brokenBodyMessage,
     ]);
     return module;
   })

@@ -24,6 +24,8 @@ import type { TransportExtra } from "./transport_error.ts";
 /** Everything a live body needs, decided when its head arrived. */
 export interface LiveBody {
   response: Response;
+  /** The response's status, which a body that breaks off names. */
+  status: number;
   /** True when the platform's `fetch` made it. */
   platform: boolean;
   /** True when its cancel settles soon (`cancelSettles` in `body.ts`). */

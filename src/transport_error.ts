@@ -22,6 +22,19 @@ const TRANSPORT_MESSAGES: Record<TransportErrorKind, string> = {
 };
 
 /**
+ * What a body that broke off after its head arrived says: the response of
+ * `status` had begun, so neither the connection nor the request failed
+ * before it; `loaded` bytes of it came, when they were counted.
+ */
+export function brokenBodyMessage(status: number, loaded?: number): string {
+  const where = loaded === undefined
+    ? "before its end"
+    : `after ${loaded} bytes`;
+  return `Cannot read the response: the body of the ${status} response broke off ${where} ` +
+    "(the connection closed early, or its length, chunks or encoding were bad; see the cause)";
+}
+
+/**
  * What a timeout of one attempt says: which limit passed, as `timeout`'s
  * message does not.
  */

@@ -3,6 +3,7 @@ import {
   assertEquals,
   assertMatch,
   assertStrictEquals,
+  assertStringIncludes,
 } from "@std/assert";
 import { assertSpyCalls, spy, stub } from "@std/testing/mock";
 import { FakeTime } from "@std/testing/time";
@@ -85,6 +86,16 @@ function assertTransport(
 }
 
 /** Asserts an HTTP error tuple with `status`. */
+/** A 200 body that broke off after its head: the message says so. */
+function assertBrokeOff(error: GrabTransportError, after = "before its end") {
+  assertStringIncludes(
+    error.message,
+    `Cannot read the response: the body of the 200 response broke off ${after} ` +
+      "(the connection closed early, or its length, chunks or encoding were " +
+      "bad; see the cause): GET http://127.0.0.1:",
+  );
+}
+
 function assertHttp(
   result: readonly [unknown, unknown, unknown],
   status: number,
@@ -112,13 +123,14 @@ Deno.test("grab() against broken framing", async (t) => {
       check: (result) => {
         const error = assertTransport(result, "network");
         assert(error.cause !== undefined);
+        assertBrokeOff(error);
       },
     },
     {
       name: "a Content-Length that says 100 for 10 bytes is a network failure",
       fault: shortBody(),
       attempts: 3,
-      check: (result) => assertTransport(result, "network"),
+      check: (result) => assertBrokeOff(assertTransport(result, "network")),
     },
     {
       name: "a body reset once, then a good response, gives the data",
@@ -213,6 +225,33 @@ Deno.test("grab() against broken framing", async (t) => {
       );
     });
   }
+
+  await t.step(
+    "a live body that breaks off says so, and after how many bytes",
+    async () => {
+      for (const responseType of ["stream", "ndjson"] as const) {
+        await using server = startFaultServer(shortBody());
+        const grab = createGrab(server.url, { retry: NO_WAIT });
+        const [data, error] = await grab("GET /fault", { responseType });
+        assertStrictEquals(error, null);
+        let failed: unknown;
+        if (data instanceof ReadableStream) {
+          failed = await new Response(data).arrayBuffer().then(
+            () => null,
+            (error: unknown) => error,
+          );
+        } else {
+          for await (const _ of data!) {
+            // the one line never ends
+          }
+          failed = data!.error;
+        }
+        assert(failed instanceof GrabTransportError, String(failed));
+        assertStrictEquals(failed.kind, "network");
+        assertBrokeOff(failed, "after 9 bytes");
+      }
+    },
+  );
 
   const stalls: [string, Fault][] = [
     ["a body that never ends times out, not retried", neverEnds],

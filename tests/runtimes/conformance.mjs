@@ -1337,8 +1337,47 @@ async function liveEnd(data, type, label) {
 }
 
 const BUFFERED = ["json", "text", "bytes", "blob"];
+const LIVE = ["stream", "sse", "ndjson"];
 
 CASES.push(
+  [
+    "hostile framing: a body that breaks off is kind network, and says so",
+    async (c) => {
+      // A Content-Length of 100 for 7 bytes, and a chunk cut off, each
+      // closed by the server: every runtime fails the body, not the head.
+      const { api, grab } = await rawGrab(c);
+      for (const name of ["long", "cut"]) {
+        for (const type of [...BUFFERED, ...LIVE]) {
+          const label = `${name} ${type}`;
+          const [data, error, meta] = await grab(`GET /${name}`, {
+            responseType: type,
+          });
+          let failed = error;
+          if (LIVE.includes(type)) {
+            same(
+              meta?.statusCode,
+              200,
+              `${label}: a live body settles at the head`,
+            );
+            failed = await liveEnd(data, type, label);
+          } else same([data, meta], [null, { statusCode: 0 }], label);
+          same(failed?.kind, "network", `${label}: kind`);
+          const said =
+            "Cannot read the response: the body of the 200 response broke off ";
+          ok(
+            String(failed?.message).startsWith(said) &&
+              String(failed?.message).includes("(the connection closed early"),
+            `${label}: message: ${failed?.message}`,
+          );
+          ok(
+            failed?.cause !== undefined,
+            `${label}: the runtime's error is the cause`,
+          );
+          await rawLetGo(api, name);
+        }
+      }
+    },
+  ],
   [
     "hostile framing: maxBodyBytes holds whatever the framing says",
     async (c) => {
