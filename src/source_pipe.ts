@@ -75,12 +75,16 @@ export class SourcePipe {
     this.#end();
   }
 
-  /** Lets go of the source, cancelling it first when `cancel`. */
-  async #end(reason?: unknown, cancel = false): Promise<void> {
+  /**
+   * Lets go of the source, cancelling it first when `cancel`: the lock is
+   * released at once, not when the source's own `cancel` settles (it may
+   * never), as the stream is closed as soon as the cancel begins.
+   */
+  #end(reason?: unknown, cancel = false): void {
     if (this.#over) return;
     this.#over = true;
     const reader = this.#reader;
-    if (cancel) await reader.cancel(reason).catch(() => {});
+    if (cancel) reader.cancel(reason).catch(() => {});
     try {
       reader.releaseLock();
     } catch {

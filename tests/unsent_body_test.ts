@@ -326,3 +326,47 @@ Deno.test("a stream body that fails partway fails the grab, not sent again", asy
     }
   }
 });
+
+Deno.test("a stream body whose own cancel never settles, rejects or throws is let go once the grab fails", async (t) => {
+  await using server = startServer(() => new Response("ok"));
+  const cancels: [string, () => Promise<void>][] = [
+    ["never settles", () => new Promise<void>(() => {})],
+    ["rejects", () => Promise.reject(new Error("the source's cancel broke"))],
+    ["throws", () => {
+      throw new Error("the source's cancel broke");
+    }],
+  ];
+  for (const [what, cancel] of cancels) {
+    for (
+      const [way, more] of [["plain", {}], ["counted", {
+        onUploadProgress: () => {},
+      }]] as const
+    ) {
+      await t.step(`${what}, ${way}`, async () => {
+        const reasons: unknown[] = [];
+        const body = new ReadableStream<Uint8Array>({
+          pull: () => new Promise<never>(() => {}),
+          cancel: (reason) => {
+            reasons.push(reason);
+            return cancel();
+          },
+        }, { highWaterMark: 0 });
+        const grab = createGrab(server.url, { retry: 0 });
+        const result = await settles(
+          grab("POST /", { ...more, body, timeout: 50 }),
+        );
+        assertTransport(result, "timeout");
+        await settles(
+          (async () => {
+            while (reasons.length === 0) {
+              await new Promise((resolve) => setTimeout(resolve, 1));
+            }
+          })(),
+          "the cancel of the body",
+        );
+        assertEquals(reasons.length, 1);
+        assert(!body.locked, "the body is still locked");
+      });
+    }
+  }
+});
