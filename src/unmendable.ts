@@ -10,6 +10,8 @@
  * @module
  */
 
+import { peerFailure, type Said } from "./peer_failure.ts";
+
 /**
  * Thrown when a custom `fetch` gives a response whose body is used or held
  * by a reader: one `Response` returned for every call, as a mock may do.
@@ -19,8 +21,6 @@ export class ReusedResponse extends TypeError {
     super("The response body is already used or locked");
   }
 }
-
-import { peerFailure, type Said } from "./peer_failure.ts";
 
 /**
  * The message, stack and code of `cause` and of the causes under it, three deep,
