@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertInstanceOf } from "@std/assert";
-import createGrab, { type GrabOptions, GrabTransportError } from "../mod.ts";
+import { counted } from "./_counted_retry.ts";
+import createGrab, { GrabTransportError } from "../mod.ts";
 import {
   type Fault,
   garbage,
@@ -19,21 +20,6 @@ const tlsOf = (cert: string) => ({ cert: pem(cert), key: pem("server.key") });
 const CERTIFICATE = "refused the server's TLS certificate";
 const NOT_TLS = "does not speak https";
 const NOT_HTTP = "is not valid HTTP/1.1";
-
-/** Retry options that count the retries made, each at once. */
-function counted(): { retry: GrabOptions["retry"]; made: () => number } {
-  let made = 0;
-  return {
-    retry: {
-      limit: 2,
-      backoff: () => {
-        made++;
-        return 0;
-      },
-    },
-    made: () => made,
-  };
-}
 
 /** A `fetch` through a Deno client that trusts the fixtures' CA. */
 function trustingFetch(): typeof fetch & Disposable {

@@ -1,25 +1,7 @@
 import { assert, assertEquals, assertInstanceOf } from "@std/assert";
-import createGrab, {
-  GrabError,
-  type GrabOptions,
-  GrabTransportError,
-} from "../mod.ts";
+import { counted } from "./_counted_retry.ts";
+import createGrab, { GrabError, GrabTransportError } from "../mod.ts";
 import { json, startServer } from "./_server.ts";
-
-/** Retry options that count the retries made, each at once. */
-function counted(): { retry: GrabOptions["retry"]; made: () => number } {
-  let made = 0;
-  return {
-    retry: {
-      limit: 2,
-      backoff: () => {
-        made++;
-        return 0;
-      },
-    },
-    made: () => made,
-  };
-}
 
 /** A body of `text` as a stream. */
 function streamOf(text: string): ReadableStream<Uint8Array> {
