@@ -16,6 +16,7 @@ import type { Deadline } from "./deadline.ts";
 import { isPlatform, isPlatformResponse, sendRequest } from "./fetch.ts";
 import { lazy } from "./lazy.ts";
 import { type Broken, isLive, type ReadSettings } from "./outcome.ts";
+import type { ResponseType } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
 import { unloadedOutcome } from "./transport_error.ts";
 import type { Upload } from "./upload.ts";
@@ -203,10 +204,22 @@ export function readWhileUploading(
   outcome: SendOutcome | Broken,
   read: ReadSettings | undefined,
 ): void {
-  const handedOver = "ok" in outcome && outcome.ok && !outcome.empty &&
-    outcome.status >= 200 && outcome.status < 300 &&
-    read !== undefined && isLive(read.responseType);
-  if (!handedOver) upload.end();
+  if (read === undefined || !isHandedOver(outcome, read.responseType)) {
+    upload.end();
+  }
+}
+
+/**
+ * True for an outcome whose body is live and the caller's since its head:
+ * the request's body may still be sent then (a server may answer as it
+ * reads). Any other outcome is over, its body read whole or none.
+ */
+export function isHandedOver(
+  outcome: SendOutcome | Broken,
+  type: ResponseType,
+): boolean {
+  return "ok" in outcome && outcome.ok && !outcome.empty &&
+    outcome.status >= 200 && outcome.status < 300 && isLive(type);
 }
 
 /**

@@ -62,6 +62,20 @@ export class SourcePipe {
   }
 
   /**
+   * The grab has its answer, read whole, before `fetch` sent the whole body
+   * (a server may answer without reading it all): the rest is not wanted.
+   * The stream sent fails, so a `fetch` that sends on (Deno's does, to the
+   * end of a source that may never end) is refused the rest, and the source
+   * is cancelled and let go, as a failed grab's is. A source read to its end
+   * is let go already.
+   */
+  finish(): void {
+    this.release(
+      new TypeError("The server answered before the body was sent whole"),
+    );
+  }
+
+  /**
    * The grab was refused before it began (a `GrabValidationError`): the
    * source is the caller's again, neither read on nor cancelled.
    */

@@ -370,3 +370,99 @@ Deno.test("a stream body whose own cancel never settles, rejects or throws is le
     }
   }
 });
+
+/**
+ * A server that answers without reading the request's body (but `/echo`,
+ * which sends it back as it reads it), and a 303 to `/done`.
+ */
+function answeringServer(): Deno.HttpServer<Deno.NetAddr> & { url: string } {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) => {
+      const { pathname } = new URL(request.url);
+      if (pathname === "/echo") return new Response(request.body);
+      if (pathname === "/see") {
+        return new Response(null, {
+          status: 303,
+          headers: { location: "/done" },
+        });
+      }
+      if (pathname === "/refused") {
+        return Response.json({ reason: "too much" }, { status: 413 });
+      }
+      if (pathname === "/nothing") return new Response(null, { status: 204 });
+      return new Response("ok");
+    },
+  );
+  return Object.assign(server, { url: `http://127.0.0.1:${server.addr.port}` });
+}
+
+Deno.test("a stream body answered before it was sent whole is let go once the answer is read", async (t) => {
+  await using server = answeringServer();
+  const answers: [
+    string,
+    "/answer" | "/refused" | "/see" | "/nothing",
+    GrabCallOptions,
+    number,
+  ][] = [
+    ["a 200 read as text", "/answer", { responseType: "text" }, 200],
+    ["a 200 read as bytes", "/answer", { responseType: "bytes" }, 200],
+    ["a 413, an HTTP error", "/refused", {}, 413],
+    ["a 303 to a GET", "/see", { responseType: "text" }, 200],
+    [
+      "a 204 to a live response type",
+      "/nothing",
+      { responseType: "stream" },
+      204,
+    ],
+  ];
+  const ways: [string, GrabCallOptions][] = [
+    ["plain", {}],
+    ["counted", { onUploadProgress: () => {} }],
+    ["through a hook", { hooks: { beforeRequest: () => {} } }],
+  ];
+  for (const [what, path, options, status] of answers) {
+    for (const [way, more] of ways) {
+      await t.step(`${what}, ${way}`, async () => {
+        const body = source();
+        const grab = createGrab(server.url, { retry: 0 });
+        const [, error, meta] = await settles(
+          grab(`POST ${path}`, { ...options, ...more, body: body.body }),
+        );
+        if (status === 413) {
+          assertEquals(error?.name === "GrabError" && error.statusCode, 413);
+        } else assertEquals([error, meta.statusCode], [null, status]);
+        await settles(body.cancelled, "the cancel of the body");
+        assert(!body.body.locked, "the body is still locked");
+      });
+    }
+  }
+});
+
+Deno.test("a stream body goes on being sent while a live response is read", async (t) => {
+  await using server = answeringServer();
+  const ways: [string, GrabCallOptions][] = [
+    ["plain", {}],
+    ["counted", { onUploadProgress: () => {} }],
+    ["through a hook", { hooks: { beforeRequest: () => {} } }],
+  ];
+  for (const [way, more] of ways) {
+    await t.step(way, async () => {
+      // 400 chunks of 8 bytes, far more than `fetch` reads ahead of the head.
+      const body = source(400);
+      const grab = createGrab(server.url, { retry: 0 });
+      const [stream, error] = await settles(
+        grab("POST /echo", {
+          ...more,
+          body: body.body,
+          responseType: "stream",
+        }),
+      );
+      assertEquals(error, null);
+      let echoed = 0;
+      for await (const chunk of stream!) echoed += chunk.byteLength;
+      assertEquals(echoed, 3200);
+      assert(!body.isCancelled, "the body was cancelled");
+    });
+  }
+});
