@@ -28,9 +28,12 @@ export class SourcePipe {
       pull: (controller) =>
         reader.read().then(({ done, value }) => {
           if (this.#over) return;
-          if (!done) return controller.enqueue(value);
-          this.#end();
-          controller.close();
+          if (done) {
+            this.#end();
+            return controller.close();
+          }
+          if (isBytes(value)) controller.enqueue(value);
+          else this.#refuse(value, controller);
         }, (error: unknown) => {
           if (this.#over) return;
           this.#failed = { error };
@@ -40,6 +43,25 @@ export class SourcePipe {
       // A hook that replaced the body, or a `fetch` done with it, lets go.
       cancel: (reason) => this.#end(reason, true),
     }, { highWaterMark: 0 });
+  }
+
+  /**
+   * A chunk that is not bytes is refused as `fetch` refuses it, on every
+   * runtime (Bun's sends a string), with a message that says so: the grab
+   * fails as the source failing, and the source is cancelled.
+   */
+  #refuse(
+    chunk: unknown,
+    controller: ReadableStreamDefaultController<Uint8Array>,
+  ): void {
+    const error = new TypeError(
+      `A request body's stream must give Uint8Array chunks, as fetch takes them; it gave ${
+        chunkKind(chunk)
+      }`,
+    );
+    this.#failed = { error };
+    this.#end(error, true);
+    controller.error(error);
   }
 
   /** The source's own error, when it failed while it was read. */
@@ -128,4 +150,26 @@ export function pipeSource(
   const pipe = new SourcePipe(source);
   init.body = pipe.body;
   return pipe;
+}
+
+/** True for a `Uint8Array` (a Node `Buffer` too), from any realm. */
+function isBytes(chunk: unknown): chunk is Uint8Array {
+  return chunk instanceof Uint8Array ||
+    ArrayBuffer.isView(chunk) &&
+      (chunk as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] ===
+        "Uint8Array";
+}
+
+/** What a chunk that is not bytes is, for the message: `a string`, `a DataView`. */
+function chunkKind(chunk: unknown): string {
+  if (typeof chunk === "string") return "a string";
+  if (ArrayBuffer.isView(chunk)) {
+    return `a ${Object.prototype.toString.call(chunk).slice(8, -1)}`;
+  }
+  if (chunk instanceof ArrayBuffer) return "an ArrayBuffer";
+  return chunk === null
+    ? "null"
+    : typeof chunk === "object"
+    ? "an object"
+    : `a ${typeof chunk}`;
 }

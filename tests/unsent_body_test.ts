@@ -466,3 +466,46 @@ Deno.test("a stream body goes on being sent while a live response is read", asyn
     });
   }
 });
+
+Deno.test("a stream body that gives a chunk other than bytes fails the grab, saying so", async (t) => {
+  await using server = startServer((_request, seen) => new Response(seen.body));
+  const chunks: [string, unknown][] = [
+    ["a string", "text"],
+    ["an ArrayBuffer", new ArrayBuffer(4)],
+    ["a DataView", new DataView(new ArrayBuffer(4))],
+    ["a Uint16Array", new Uint16Array(2)],
+    ["an object", { length: 4 }],
+    ["null", null],
+  ];
+  const ways: [string, GrabCallOptions][] = [
+    ["plain", {}],
+    ["counted", { onUploadProgress: () => {} }],
+    ["through a hook", { hooks: { beforeRequest: () => {} } }],
+  ];
+  for (const [what, chunk] of chunks) {
+    for (const [way, more] of ways) {
+      await t.step(`${what}, ${way}`, async () => {
+        let cancelled = false;
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode("first"));
+            controller.enqueue(chunk as Uint8Array);
+          },
+          cancel: () => void (cancelled = true),
+        });
+        const grab = createGrab(server.url, { retry: 2 });
+        const before = server.requests.length;
+        const result = await settles(grab("POST /", { ...more, body }));
+        const error = assertTransport(result, "network");
+        assert(/body's stream failed/.test(error.message), error.message);
+        assertEquals(
+          (error.cause as Error).message,
+          `A request body's stream must give Uint8Array chunks, as fetch takes them; it gave ${what}`,
+        );
+        assert(cancelled, "the body was not cancelled");
+        assert(!body.locked, "the body is still locked");
+        assert(server.requests.length - before <= 1, "the body was sent again");
+      });
+    }
+  }
+});

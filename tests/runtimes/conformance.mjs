@@ -1111,6 +1111,33 @@ export const CASES = [
     },
   ],
   [
+    "upload: a stream body that gives a string fails the grab alike everywhere",
+    async (c) => {
+      // Bun's fetch never settled; workerd's sent the bytes before the
+      // string as the whole body and reported the answer; Deno's and Node's
+      // failed as "the network failed".
+      if (inBrowser()) return;
+      const grab = c.mod.createGrab(c.api, { retry: 0 });
+      for (const [way, more] of Object.entries(STREAM_WAYS)) {
+        const body = new ReadableStream({
+          start: (controller) => {
+            controller.enqueue(utf8("bytes"));
+            controller.enqueue("then text");
+          },
+        });
+        const [data, error] = await grab("POST /echo-body", { ...more, body });
+        same(data, null, `${way}: data`);
+        same(error?.kind, "network", `${way}: kind`);
+        same(
+          error?.cause?.message,
+          "A request body's stream must give Uint8Array chunks, as fetch takes them; it gave a string",
+          `${way}: cause`,
+        );
+        ok(!body.locked, `${way}: the stream is still locked`);
+      }
+    },
+  ],
+  [
     "upload: every replayable body arrives whole, redirected or retried",
     async (c) => {
       // Node's fetch sent a form to a 307's target with a boundary its
