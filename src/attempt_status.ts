@@ -10,7 +10,7 @@ import { type BodySource, discardBody } from "./body.ts";
 import type { Deadline } from "./deadline.ts";
 import type { Exchange } from "./attempts.ts";
 import { networkFailure, type Retry, retryWait } from "./attempt_failure.ts";
-import { isNetworkError, networkErrorCause } from "./fetch.ts";
+import { isNetworkError, isPlatform, networkErrorCause } from "./fetch.ts";
 import { READ_JSON, type Reading, readOutcome } from "./outcome.ts";
 import type { SendOutcome } from "./result.ts";
 import type { Upload } from "./upload.ts";
@@ -95,5 +95,19 @@ export function readingOf(
     status,
     source,
     whole: exchange.deadline,
+    sent: exchange.source === undefined && upload === undefined
+      ? undefined
+      : () => letGoOfBody(exchange, upload),
   };
+}
+
+/**
+ * Lets go of the request's body once a live response is done with (read to
+ * its end, cancelled, failed): the rest is no longer wanted, as when any
+ * other answer is read. A custom `fetch` may read the body after it answers,
+ * and keeps the caller's stream.
+ */
+function letGoOfBody(exchange: Exchange, upload: Upload | undefined): void {
+  upload?.leave();
+  if (isPlatform(exchange.fetch)) exchange.source?.finish();
 }

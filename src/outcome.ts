@@ -70,6 +70,11 @@ export interface Reading {
   source: BodySource & { deadline: Deadline };
   /** The grab's own deadline, which a live body takes over. */
   whole: Deadline;
+  /**
+   * Lets go of the request's body, which a live response's server may read
+   * on while it answers, once that response is done with.
+   */
+  sent?: (() => void) | undefined;
 }
 
 /** A 2xx body that broke off while it was read: a network failure. */
@@ -221,6 +226,7 @@ function openLive(reading: Reading, type: StreamType): SendOutcome {
   const release = () => {
     releaseAttempt?.();
     releaseWhole();
+    reading.sent?.();
   };
   let body: unknown;
   try {

@@ -391,6 +391,22 @@ function answeringServer(): Deno.HttpServer<Deno.NetAddr> & { url: string } {
         return Response.json({ reason: "too much" }, { status: 413 });
       }
       if (pathname === "/nothing") return new Response(null, { status: 204 });
+      if (pathname === "/ticks") {
+        // Server-Sent Events without end, a tick every 20 ms.
+        let timer: ReturnType<typeof setInterval>;
+        const ticks = new ReadableStream<Uint8Array>({
+          start(controller) {
+            const tick = () =>
+              controller.enqueue(new TextEncoder().encode("data: tick\n\n"));
+            tick();
+            timer = setInterval(tick, 20);
+          },
+          cancel: () => clearInterval(timer),
+        });
+        return new Response(ticks, {
+          headers: { "content-type": "text/event-stream" },
+        });
+      }
       return new Response("ok");
     },
   );
@@ -507,5 +523,60 @@ Deno.test("a stream body that gives a chunk other than bytes fails the grab, say
         assert(server.requests.length - before <= 1, "the body was sent again");
       });
     }
+  }
+});
+
+Deno.test("a stream body is let go once the live response it was sent with is done with", async (t) => {
+  await using server = answeringServer();
+  const ways: [string, GrabCallOptions][] = [
+    ["plain", {}],
+    ["counted", { onUploadProgress: () => {} }],
+    ["through a hook", { hooks: { beforeRequest: () => {} } }],
+  ];
+  const grab = createGrab(server.url, { retry: 0 });
+  for (const [way, more] of ways) {
+    await t.step(`a "stream" response read to its end, ${way}`, async () => {
+      const body = source();
+      const [stream, error] = await settles(
+        grab("POST /answer", {
+          ...more,
+          body: body.body,
+          responseType: "stream",
+        }),
+      );
+      assertEquals(error, null);
+      assertEquals(await new Response(stream).text(), "ok");
+      await settles(body.cancelled, "the cancel of the body");
+      assert(!body.body.locked, "the body is still locked");
+    });
+    await t.step(`a "stream" response cancelled, ${way}`, async () => {
+      const body = source();
+      const [stream, error] = await settles(
+        grab("POST /echo", {
+          ...more,
+          body: body.body,
+          responseType: "stream",
+        }),
+      );
+      assertEquals(error, null);
+      const reader = stream!.getReader();
+      assert((await reader.read()).value!.byteLength > 0);
+      await reader.cancel();
+      await settles(body.cancelled, "the cancel of the body");
+      assert(!body.body.locked, "the body is still locked");
+    });
+    await t.step(`an "sse" response cancelled, ${way}`, async () => {
+      const body = source();
+      const [events, error] = await settles(
+        grab("POST /ticks", { ...more, body: body.body, responseType: "sse" }),
+      );
+      assertEquals(error, null);
+      for await (const event of events!) {
+        assertEquals(event.data, "tick");
+        break;
+      }
+      await settles(body.cancelled, "the cancel of the body");
+      assert(!body.body.locked, "the body is still locked");
+    });
   }
 });

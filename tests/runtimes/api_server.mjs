@@ -70,6 +70,14 @@ export async function startApiServer() {
       // Answers before it reads the body (it never does).
       return sendJson(response, 200, { answered: true });
     }
+    if (request.url === "/echo-stream") {
+      // Sends the body back as it reads it, from the head on.
+      response.writeHead(200, {
+        ...CORS,
+        "content-type": "application/octet-stream",
+      });
+      return request.pipe(response);
+    }
     const chunks = [];
     request.on("data", (chunk) => chunks.push(chunk));
     request.on("end", () => {

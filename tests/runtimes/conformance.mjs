@@ -1084,6 +1084,47 @@ export const CASES = [
     },
   ],
   [
+    "upload: a stream body is let go once the live response it was sent with is done with",
+    async (c) => {
+      // Deno's and Node's fetch read such a body on after the response
+      // ended. workerd's answers only once the body is sent whole (see the
+      // case of a body answered at once).
+      if (inBrowser() || inWorkerd()) return;
+      const grab = c.mod.createGrab(c.api, { retry: 0 });
+      for (const [way, more] of Object.entries(STREAM_WAYS)) {
+        for (const path of ["/answer-at-once", "/echo-stream"]) {
+          const label = `${way}, ${path}`;
+          let onCancel;
+          const cancelled = new Promise((resolve) => (onCancel = resolve));
+          const body = new ReadableStream({
+            pull: async (controller) => {
+              await sleep(1);
+              controller.enqueue(new Uint8Array(64));
+            },
+            cancel: () => onCancel(),
+          });
+          const [stream, error] = await grab(`POST ${path}`, {
+            ...more,
+            body,
+            responseType: "stream",
+          });
+          same(error?.message ?? null, null, `${label}: error`);
+          const reader = stream.getReader();
+          if (path === "/echo-stream") {
+            // An echo without end: cancelled once it has begun.
+            const first = await within(2_000, reader.read(), `${label}: read`);
+            ok(first.value?.byteLength > 0, `${label}: nothing echoed`);
+            await reader.cancel();
+          } else {
+            while (!(await within(2_000, reader.read(), label)).done);
+          }
+          await within(2_000, cancelled, `${label}: the cancel of the stream`);
+          ok(!body.locked, `${label}: the stream is still locked`);
+        }
+      }
+    },
+  ],
+  [
     "upload: a stream body that fails partway fails the grab alike everywhere",
     async (c) => {
       // workerd sent the body cut short and reported the server's answer;
