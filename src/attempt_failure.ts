@@ -14,7 +14,8 @@ import { MAX_TIMER_DELAY, retryDelay, statusRetryDelay } from "./retry.ts";
 import { type BodySource, discardBody } from "./body.ts";
 import { headerOf } from "./platform_response.ts";
 import { isLive } from "./outcome.ts";
-import { unmendable } from "./unmendable.ts";
+import { chainOf, unmendable } from "./unmendable.ts";
+import { networkSaid } from "./network_said.ts";
 import type { SendOutcome } from "./result.ts";
 
 /** An attempt that failed in a way the policy retries. */
@@ -140,13 +141,17 @@ export function failure(
 ): { ok: false; error: GrabTransportError } {
   const method = sent?.method ?? exchange.method;
   const href = sent?.url ?? exchange.href;
-  const detail = refused
+  const detail = (refused
     ? browserRefusal(
       href,
       !exchange.replayable,
       sent?.credentials ?? exchange.init.credentials,
     )
-    : undefined;
+    : undefined) ??
+    // What the runtime says the network's failure was, where it says.
+    (kind === "network" && message === undefined
+      ? networkSaid(chainOf(cause))
+      : undefined);
   return {
     ok: false,
     error: transportError(kind, method, href, { cause, message, detail }),

@@ -27,7 +27,7 @@ export class ReusedResponse extends TypeError {
  * read till one cannot be (a hostile fetch's rejection: a getter that
  * throws, a revoked Proxy, for which even `instanceof` throws).
  */
-function chainOf(cause: unknown): Said[] {
+export function chainOf(cause: unknown): Said[] {
   const chain: Said[] = [];
   let error = cause;
   try {

@@ -323,6 +323,13 @@ export const CASES = [
     same(error?.name, "GrabTransportError", "name");
     same(error?.kind, "network", "kind");
     ok(error?.cause !== undefined, "cause is kept");
+    // Said where the runtime says it; a browser says only that it failed,
+    // workerd that the "Network connection lost."
+    same(
+      /refused the connection/.test(error?.message),
+      !inBrowser() && !inWorkerd(),
+      `the message: ${error?.message}`,
+    );
     same(meta, { statusCode: 0 }, "meta");
     ok(mod.isGrabTransportError(error), "isGrabTransportError");
     ok(!String(error).includes("secret"), "message has no query");

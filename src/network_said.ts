@@ -1,0 +1,46 @@
+/**
+ * What a network failure was, where the runtime says: a host name that did
+ * not resolve, a connection refused, one closed before the answer. Told by
+ * what Deno's hyper, Node's undici and Bun say of it (their messages and
+ * codes, never the error's class); a browser says nothing, and the failure
+ * keeps its plain message there. These failures are still retried: a name
+ * server, a server restarting or a pooled connection may mend by then.
+ *
+ * @module
+ */
+
+import type { Said } from "./peer_failure.ts";
+
+/** Node's and Bun's codes, then Deno's words, for each failure told. */
+const TOLD: [RegExp, RegExp, string][] = [
+  [
+    /^(?:ENOTFOUND|EAI_AGAIN|EAI_NONAME|EAI_FAIL)$/,
+    /dns error|failed to lookup address/,
+    "the host name did not resolve: check the URL's host",
+  ],
+  [
+    /^ECONNREFUSED$/,
+    /Connection refused/,
+    "the server refused the connection: nothing listens on that host and port",
+  ],
+  [
+    /^(?:ECONNRESET|UND_ERR_SOCKET)$/,
+    /connection closed before message completed|Connection reset by peer/,
+    "the server closed the connection before it answered",
+  ],
+];
+
+/**
+ * What the network failure whose causes say `chain` was, for its message,
+ * or `undefined` when they do not tell.
+ */
+export function networkSaid(chain: Said[]): string | undefined {
+  for (const [code, words, told] of TOLD) {
+    if (
+      chain.some((said) => code.test(said.code) || words.test(said.message))
+    ) {
+      return told;
+    }
+  }
+  return undefined;
+}
