@@ -1,8 +1,10 @@
 /**
  * Child process of bounds_misc_test.ts (run with `--v8-flags=--expose-gc`):
- * grabs about 1,000 distinct endpoints of 60 KB each through one factory
- * against a local server and reports the heap retained afterwards. The pad
- * stays under 64 KiB because Deno's fetch refuses longer URLs. There are
+ * grabs about 1,000 distinct endpoints through one factory against a local
+ * server and reports the heap retained afterwards. The endpoints are 60 KB
+ * long each (the pad stays under 64 KiB, as Deno's fetch refuses longer
+ * URLs), or with `params` as argument 3 KB of 1,000 `/:a` path parameters
+ * each, whose parsed segments weigh far more than their text. There are
  * fewer than 1,000 distinct endpoints in all, so a cache bounded only at
  * 1,000 entries would still hold every one when the heap is measured.
  *
@@ -38,12 +40,18 @@ for (let i = 0; i < 20; i++) {
 collect();
 const before = Deno.memoryUsage().heapUsed;
 
+const withParams = Deno.args[0] === "params";
 const pad = "p".repeat(PAD);
+const path = "/:a".repeat(1_000);
 let endpointBytes = 0;
 for (let i = 0; i < ENDPOINTS; i++) {
-  const endpoint = `GET /x?i=${i}&pad=${pad}` as const;
+  const endpoint = withParams
+    ? `GET ${path}?i=${i}`
+    : `GET /x?i=${i}&pad=${pad}`;
   endpointBytes += endpoint.length;
-  const [, error] = await grab(endpoint);
+  const [, error] = withParams
+    ? await grab(endpoint as "GET /:a", { params: { a: "1" } })
+    : await grab(endpoint as "GET /x");
   if (error !== null) failures++;
 }
 collect();
