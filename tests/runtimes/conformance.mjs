@@ -94,8 +94,12 @@ function countingFetch() {
   return { fetch, count: () => count };
 }
 
-/** The most one case may take. */
-export const CASE_TIMEOUT_MS = 10_000;
+/**
+ * The most one case may take: a case that fails may wait out several of
+ * its bounds ({@linkcode SETTLE_MS}, {@linkcode LET_GO_MS}) before it says
+ * which.
+ */
+export const CASE_TIMEOUT_MS = 30_000;
 
 /**
  * Settles as `promise` does, or rejects with a `CaseFailure` after `ms`,
@@ -167,6 +171,13 @@ async function letGo(grab, id) {
 
 /** How long the server may take to see a cancelled body's connection closed. */
 const LET_GO_MS = 10_000;
+
+/**
+ * How long a case waits for what follows at once (a cancel, an event, a
+ * read): long enough for a browser or a Worker under load, and waited in
+ * full only by a case that fails.
+ */
+const SETTLE_MS = 5_000;
 
 /** Checks that `seen` progress only grows, with `total`, to `size`. */
 function grows(seen, size, total, label) {
@@ -868,10 +879,19 @@ export const CASES = [
     same(error?.message ?? null, null, "error");
     const iterator = events[Symbol.asyncIterator]();
     const cancel = () => events.cancel();
-    const first = await within(5_000, iterator.next(), "first event", cancel);
+    const first = await within(
+      SETTLE_MS,
+      iterator.next(),
+      "first event",
+      cancel,
+    );
     same(first.value?.data, "tick 1", "first event");
-    await within(2_000, events.cancel(), "cancel()");
-    const after = await within(2_000, iterator.next(), "next() after cancel");
+    await within(SETTLE_MS, events.cancel(), "cancel()");
+    const after = await within(
+      SETTLE_MS,
+      iterator.next(),
+      "next() after cancel",
+    );
     same(after.done, true, "done after cancel");
     same(events.error, null, "stream.error");
     await letGo(grab, "sse");
@@ -891,10 +911,19 @@ export const CASES = [
     same(error?.message ?? null, null, "error");
     const iterator = events[Symbol.asyncIterator]();
     const cancel = () => events.cancel();
-    const first = await within(5_000, iterator.next(), "first event", cancel);
+    const first = await within(
+      SETTLE_MS,
+      iterator.next(),
+      "first event",
+      cancel,
+    );
     same(first.value?.data, "tick 1", "first event");
     controller.abort();
-    const after = await within(2_000, iterator.next(), "next() after abort");
+    const after = await within(
+      SETTLE_MS,
+      iterator.next(),
+      "next() after abort",
+    );
     same(after.done, true, "done after abort");
     same(events.error?.kind, "abort", "stream.error");
     await letGo(grab, "sse-signal");
@@ -957,11 +986,11 @@ export const CASES = [
     same(error?.message ?? null, null, "error");
     const reader = stream.getReader();
     const cancel = () => reader.cancel();
-    const first = await within(5_000, reader.read(), "first chunk", cancel);
+    const first = await within(SETTLE_MS, reader.read(), "first chunk", cancel);
     const head = new TextDecoder().decode(first.value);
     ok(head.startsWith("tick\n"), `first chunk: ${JSON.stringify(head)}`);
-    await within(2_000, reader.cancel(), "cancel()");
-    const after = await within(2_000, reader.read(), "read() after cancel");
+    await within(SETTLE_MS, reader.cancel(), "cancel()");
+    const after = await within(SETTLE_MS, reader.read(), "read() after cancel");
     same(after.done, true, "done after cancel");
     await letGo(grab, "bytes");
   }],
@@ -1020,7 +1049,7 @@ export const CASES = [
       });
       same(error?.message ?? null, null, "error");
       same(echo?.size, 1, "bytes the server read");
-      await within(2_000, cancelled, "the cancel of the stream");
+      await within(SETTLE_MS, cancelled, "the cancel of the stream");
     },
   ],
   [
@@ -1052,7 +1081,11 @@ export const CASES = [
             body,
           });
           same(error?.kind, kind, `${label}: kind`);
-          await within(2_000, cancelled, `${label}: the cancel of the stream`);
+          await within(
+            SETTLE_MS,
+            cancelled,
+            `${label}: the cancel of the stream`,
+          );
           ok(!body.locked, `${label}: the stream is still locked`);
         }
       }
@@ -1085,7 +1118,7 @@ export const CASES = [
         if (workerd) same(error?.kind, "timeout", `${way}: kind`);
         else same(error?.message ?? null, null, `${way}: error`);
         same(data?.answered ?? null, workerd ? null : true, `${way}: data`);
-        await within(2_000, cancelled, `${way}: the cancel of the stream`);
+        await within(SETTLE_MS, cancelled, `${way}: the cancel of the stream`);
         ok(!body.locked, `${way}: the stream is still locked`);
       }
     },
@@ -1119,13 +1152,21 @@ export const CASES = [
           const reader = stream.getReader();
           if (path === "/echo-stream") {
             // An echo without end: cancelled once it has begun.
-            const first = await within(2_000, reader.read(), `${label}: read`);
+            const first = await within(
+              SETTLE_MS,
+              reader.read(),
+              `${label}: read`,
+            );
             ok(first.value?.byteLength > 0, `${label}: nothing echoed`);
             await reader.cancel();
           } else {
-            while (!(await within(2_000, reader.read(), label)).done);
+            while (!(await within(SETTLE_MS, reader.read(), label)).done);
           }
-          await within(2_000, cancelled, `${label}: the cancel of the stream`);
+          await within(
+            SETTLE_MS,
+            cancelled,
+            `${label}: the cancel of the stream`,
+          );
           ok(!body.locked, `${label}: the stream is still locked`);
         }
       }
