@@ -34,7 +34,7 @@ export function chainOf(cause: unknown): Said[] {
     for (let depth = 0; depth < 3 && error instanceof Error; depth++) {
       const said: Said = { message: "", stack: "", code: "" };
       chain.push(said);
-      said.message = String(error.message).slice(0, 500);
+      said.message = clip(String(error.message));
       said.stack = String(error.stack ?? "").slice(0, 2000);
       said.code = String((error as { code?: unknown }).code ?? "").slice(
         0,
@@ -46,6 +46,16 @@ export function chainOf(cause: unknown): Said[] {
     // What was read so far is what the failure says.
   }
   return chain;
+}
+
+/**
+ * A message cut to its first and last 250 characters: Deno's names the URL
+ * first and what failed last, which a long query would push out of reach.
+ */
+function clip(message: string): string {
+  return message.length <= 500
+    ? message
+    : `${message.slice(0, 250)}…${message.slice(-250)}`;
 }
 
 /**

@@ -58,6 +58,22 @@ Deno.test("a network failure says what the runtime says it was", async (t) => {
     },
   );
 
+  await t.step(
+    "a port nothing listens on, asked with a long query",
+    async () => {
+      // Deno's message names the URL before what failed: with a query of
+      // some 600 characters, the words come late in it.
+      const origin = `http://127.0.0.1:${closedPort()}`;
+      const query = { filter: "x".repeat(600) };
+      const grab = createGrab(origin, { retry: 0 });
+      const result = await settles(grab("GET /a", { query }));
+      assertEquals(
+        assertTransport(result, "network").message,
+        `${PREFIX} (the server refused the connection: nothing listens on that host and port): GET ${origin}/a`,
+      );
+    },
+  );
+
   await t.step("a server that closes the connection, retried", async () => {
     await using server = closingServer();
     const origin = `http://127.0.0.1:${server.port}`;
