@@ -8,7 +8,11 @@
 import type { Deadline } from "./deadline.ts";
 import type { Exchange } from "./attempts.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
-import { attemptTimeoutMessage, transportError } from "./transport_error.ts";
+import {
+  attemptTimeoutMessage,
+  SOURCE_FAILED,
+  transportError,
+} from "./transport_error.ts";
 import { browserRefusal } from "./browser.ts";
 import { MAX_TIMER_DELAY, retryDelay, statusRetryDelay } from "./retry.ts";
 import { type BodySource, discardBody } from "./body.ts";
@@ -115,9 +119,7 @@ export function sourceFailure(
 ): { ok: false; error: GrabTransportError } | undefined {
   const failed = exchange.source?.failed;
   if (failed === undefined) return undefined;
-  const message =
-    "Cannot complete the request: the body's stream failed while it was sent, so the server got at most part of it (see the cause); it is not sent again";
-  return failure(exchange, "network", failed.error, sent, message);
+  return failure(exchange, "network", failed.error, sent, SOURCE_FAILED);
 }
 
 /** The outcome once the deadline has passed: kind `"timeout"` or `"abort"`. */

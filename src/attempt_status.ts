@@ -98,6 +98,7 @@ export function readingOf(
     sent: exchange.source === undefined && upload === undefined
       ? undefined
       : () => letGoOfBody(exchange, upload),
+    sourceFailed: () => exchange.source?.failed,
   };
 }
 

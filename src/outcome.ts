@@ -75,6 +75,8 @@ export interface Reading {
    * on while it answers, once that response is done with.
    */
   sent?: (() => void) | undefined;
+  /** How the request's stream body failed while it was sent, if it did. */
+  sourceFailed?: (() => { error: unknown } | undefined) | undefined;
 }
 
 /** A 2xx body that broke off while it was read: a network failure. */
@@ -256,7 +258,7 @@ function openStream(
     progress: read.onDownloadProgress,
     casing: read.casing,
     schema: read.schema,
-    fail: liveFailure(method, href, source.deadline),
+    fail: liveFailure(method, href, source.deadline, reading.sourceFailed),
   });
 }
 

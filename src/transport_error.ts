@@ -35,6 +35,14 @@ export function brokenBodyMessage(status: number, loaded?: number): string {
 }
 
 /**
+ * What a request fails with when its stream body failed while it was sent
+ * (a chunk that is not bytes, an error of the caller's stream): the cause
+ * is that failure.
+ */
+export const SOURCE_FAILED =
+  "Cannot complete the request: the body's stream failed while it was sent, so the server got at most part of it (see the cause); it is not sent again";
+
+/**
  * What a timeout of one attempt says: which limit passed, as `timeout`'s
  * message does not.
  */
@@ -46,22 +54,29 @@ export function attemptTimeoutMessage(
 
 /**
  * How a live body of `method` `href` fails. Only its attempt's time can end
- * it, as the grab's has stopped: a timeout names `attemptTimeout`.
+ * it, as the grab's has stopped: a timeout names `attemptTimeout`. When the
+ * request's stream body (`sent`) failed meanwhile, the network's failure is
+ * that: the server's answer broke off as its request did.
  */
 export function liveFailure(
   method: string,
   href: string,
   attempt: { timeout: number | false },
+  sent?: () => { error: unknown } | undefined,
 ): (kind: TransportErrorKind, extra?: TransportExtra) => GrabTransportError {
-  return (kind, extra = {}) =>
-    transportError(
+  return (kind, extra = {}) => {
+    const failed = kind === "network" ? sent?.() : undefined;
+    return transportError(
       kind,
       method,
       href,
       kind === "timeout"
         ? { ...extra, message: attemptTimeoutMessage(attempt) }
-        : extra,
+        : failed === undefined
+        ? extra
+        : { cause: failed.error, message: SOURCE_FAILED },
     );
+  };
 }
 
 /**

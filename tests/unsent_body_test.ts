@@ -11,6 +11,7 @@ import createGrab, {
   Call,
   type GrabCallOptions,
   GrabValidationError,
+  isGrabTransportError,
 } from "../mod.ts";
 import { assertTransport, settles } from "./_bounds.ts";
 import { startServer } from "./_server.ts";
@@ -578,5 +579,71 @@ Deno.test("a stream body is let go once the live response it was sent with is do
       await settles(body.cancelled, "the cancel of the body");
       assert(!body.body.locked, "the body is still locked");
     });
+  }
+});
+
+Deno.test("a stream body that fails after a live response's head fails that body, saying so", async (t) => {
+  // Echoes the request's body as it reads it.
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) => new Response(request.body),
+  );
+  const grab = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+    retry: 0,
+  });
+  const failures: [
+    string,
+    string,
+    (c: ReadableStreamDefaultController) => void,
+  ][] = [
+    [
+      "a string chunk",
+      "A request body's stream must give Uint8Array chunks, as fetch takes them; it gave a string",
+      (controller) => controller.enqueue("text"),
+    ],
+    [
+      "an error",
+      "the source broke",
+      (controller) => controller.error(new Error("the source broke")),
+    ],
+  ];
+  const ways: [string, GrabCallOptions][] = [
+    ["plain", {}],
+    ["counted", { onUploadProgress: () => {} }],
+    ["through a hook", { hooks: { beforeRequest: () => {} } }],
+  ];
+  for (const [what, said, failing] of failures) {
+    for (const [way, more] of ways) {
+      await t.step(`${what}, ${way}`, async () => {
+        // One chunk, then the failure once the echo of it was read.
+        const echoed = Promise.withResolvers<void>();
+        let pulls = 0;
+        const body = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            if (pulls++ === 0) return controller.enqueue(new Uint8Array(8));
+            await echoed.promise;
+            failing(controller);
+          },
+        });
+        const [stream, error] = await settles(
+          grab("POST /", { ...more, body, responseType: "stream" }),
+        );
+        assertEquals(error, null);
+        const reader = stream!.getReader();
+        assertEquals((await settles(reader.read())).value?.byteLength, 8);
+        echoed.resolve();
+        const failure = await settles(
+          (async () => {
+            while (!(await reader.read()).done);
+          })().then(() => undefined, (failure: unknown) => failure),
+          "the echo's end",
+        );
+        assert(isGrabTransportError(failure), String(failure));
+        assertEquals(failure.kind, "network");
+        assert(/body's stream failed/.test(failure.message), failure.message);
+        assertEquals((failure.cause as Error).message, said);
+        assert(!body.locked, "the body is still locked");
+      });
+    }
   }
 });
