@@ -143,17 +143,19 @@ export function failure(
 ): { ok: false; error: GrabTransportError } {
   const method = sent?.method ?? exchange.method;
   const href = sent?.url ?? exchange.href;
-  const detail = (refused
+  const refusal = refused
     ? browserRefusal(
       href,
       !exchange.replayable,
       sent?.credentials ?? exchange.init.credentials,
     )
-    : undefined) ??
-    // What the runtime says the network's failure was, where it says.
-    (kind === "network" && message === undefined
-      ? networkSaid(chainOf(cause))
-      : undefined);
+    : undefined;
+  // Else what the runtime says the network's failure was, where it says.
+  const said = refusal === undefined && kind === "network" &&
+      message === undefined
+    ? networkSaid(chainOf(cause))
+    : undefined;
+  const detail = refusal ?? said;
   return {
     ok: false,
     error: transportError(kind, method, href, { cause, message, detail }),

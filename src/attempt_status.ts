@@ -59,7 +59,7 @@ export async function withStatus(
     readingOf(exchange, response, status, source, upload, request),
   );
   if (status === 0) noteHidden(outcome, response);
-  if (upload !== undefined) readWhileUploading(upload, outcome, exchange.read);
+  if (upload !== undefined) readWhileUploading(exchange, upload, outcome);
   if (!("broken" in outcome)) return outcome;
   const { broken, message } = outcome;
   return networkFailure(
@@ -95,18 +95,19 @@ export function readingOf(
     status,
     source,
     whole: exchange.deadline,
-    sent: exchange.source === undefined && upload === undefined
+    letGoOfBody: exchange.source === undefined && upload === undefined
       ? undefined
       : () => letGoOfBody(exchange, upload),
-    sourceFailed: () => exchange.source?.failed,
+    bodyFailed: () => exchange.source?.failed,
   };
 }
 
 /**
  * Lets go of the request's body once a live response is done with (read to
  * its end, cancelled, failed): the rest is no longer wanted, as when any
- * other answer is read. A custom `fetch` may read the body after it answers,
- * and keeps the caller's stream.
+ * other answer is read. A counted upload ends on every `fetch`, so that no
+ * progress is told after it; a custom `fetch` may read an uncounted stream
+ * after it answers, and keeps it.
  */
 function letGoOfBody(exchange: Exchange, upload: Upload | undefined): void {
   upload?.leave();

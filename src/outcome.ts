@@ -74,9 +74,9 @@ export interface Reading {
    * Lets go of the request's body, which a live response's server may read
    * on while it answers, once that response is done with.
    */
-  sent?: (() => void) | undefined;
+  letGoOfBody?: (() => void) | undefined;
   /** How the request's stream body failed while it was sent, if it did. */
-  sourceFailed?: (() => { error: unknown } | undefined) | undefined;
+  bodyFailed?: (() => { error: unknown } | undefined) | undefined;
 }
 
 /** A 2xx body that broke off while it was read: a network failure. */
@@ -228,7 +228,7 @@ function openLive(reading: Reading, type: StreamType): SendOutcome {
   const release = () => {
     releaseAttempt?.();
     releaseWhole();
-    reading.sent?.();
+    reading.letGoOfBody?.();
   };
   let body: unknown;
   try {
@@ -258,7 +258,7 @@ function openStream(
     progress: read.onDownloadProgress,
     casing: read.casing,
     schema: read.schema,
-    fail: liveFailure(method, href, source.deadline, reading.sourceFailed),
+    fail: liveFailure(method, href, source.deadline, reading.bodyFailed),
   });
 }
 

@@ -15,7 +15,7 @@ import { asValidationError } from "./validation_error.ts";
 import type { Deadline } from "./deadline.ts";
 import { isPlatform, isPlatformResponse, sendRequest } from "./fetch.ts";
 import { lazy } from "./lazy.ts";
-import { type Broken, isLive, type ReadSettings } from "./outcome.ts";
+import { type Broken, isLive } from "./outcome.ts";
 import type { ResponseType } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
 import { unloadedOutcome } from "./transport_error.ts";
@@ -198,12 +198,15 @@ export async function uploaded(
  * threw meanwhile: the upload it stopped broke the connection, which is the
  * callback's failure, not the network's. A live body, the caller's since
  * its head, is left be, the upload too (a server may answer as it reads).
+ * So is every `fetch`'s, a custom one's too: no progress is told after the
+ * answer.
  */
 export function readWhileUploading(
+  exchange: Exchange,
   upload: Upload,
   outcome: SendOutcome | Broken,
-  read: ReadSettings | undefined,
 ): void {
+  const { read } = exchange;
   if (read === undefined || !isHandedOver(outcome, read.responseType)) {
     upload.end();
   }

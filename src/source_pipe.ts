@@ -152,24 +152,34 @@ export function pipeSource(
   return pipe;
 }
 
-/** True for a `Uint8Array` (a Node `Buffer` too), from any realm. */
+/**
+ * True for a `Uint8Array` (a Node `Buffer` too), from any realm; false for
+ * anything else, also a Proxy or a getter that throws when looked at.
+ */
 function isBytes(chunk: unknown): chunk is Uint8Array {
-  return chunk instanceof Uint8Array ||
-    ArrayBuffer.isView(chunk) &&
-      (chunk as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] ===
-        "Uint8Array";
+  try {
+    return chunk instanceof Uint8Array ||
+      ArrayBuffer.isView(chunk) && tagOf(chunk) === "Uint8Array";
+  } catch {
+    return false;
+  }
 }
 
 /** What a chunk that is not bytes is, for the message: `a string`, `a DataView`. */
 function chunkKind(chunk: unknown): string {
   if (typeof chunk === "string") return "a string";
-  if (ArrayBuffer.isView(chunk)) {
-    return `a ${Object.prototype.toString.call(chunk).slice(8, -1)}`;
+  if (chunk === null) return "null";
+  if (typeof chunk !== "object") return `a ${typeof chunk}`;
+  try {
+    if (ArrayBuffer.isView(chunk)) return `a ${tagOf(chunk)}`;
+    if (chunk instanceof ArrayBuffer) return "an ArrayBuffer";
+  } catch {
+    // A Proxy, a getter that throws: an object all the same.
   }
-  if (chunk instanceof ArrayBuffer) return "an ArrayBuffer";
-  return chunk === null
-    ? "null"
-    : typeof chunk === "object"
-    ? "an object"
-    : `a ${typeof chunk}`;
+  return "an object";
+}
+
+/** The class a value says it is of (`Uint8Array`, `DataView`). */
+function tagOf(value: object): string {
+  return Object.prototype.toString.call(value).slice(8, -1);
 }

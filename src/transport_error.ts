@@ -55,17 +55,18 @@ export function attemptTimeoutMessage(
 /**
  * How a live body of `method` `href` fails. Only its attempt's time can end
  * it, as the grab's has stopped: a timeout names `attemptTimeout`. When the
- * request's stream body (`sent`) failed meanwhile, the network's failure is
- * that: the server's answer broke off as its request did.
+ * request's stream body failed meanwhile (`bodyFailed` tells how), the
+ * network's failure is that: the server's answer broke off as its request
+ * did.
  */
 export function liveFailure(
   method: string,
   href: string,
   attempt: { timeout: number | false },
-  sent?: () => { error: unknown } | undefined,
+  bodyFailed?: () => { error: unknown } | undefined,
 ): (kind: TransportErrorKind, extra?: TransportExtra) => GrabTransportError {
   return (kind, extra = {}) => {
-    const failed = kind === "network" ? sent?.() : undefined;
+    const failed = kind === "network" ? bodyFailed?.() : undefined;
     return transportError(
       kind,
       method,
