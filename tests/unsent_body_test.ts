@@ -17,6 +17,13 @@ import { assertTransport, settles } from "./_bounds.ts";
 import { startServer } from "./_server.ts";
 import { watchedSource as source } from "./_streams.ts";
 
+/** The ways a stream body is sent: as it is, counted, through a hook. */
+const WAYS: [string, GrabCallOptions][] = [
+  ["plain", {}],
+  ["counted", { onUploadProgress: () => {} }],
+  ["through a hook", { hooks: { beforeRequest: () => {} } }],
+];
+
 /** A signal already aborted. */
 function aborted(): AbortSignal {
   const controller = new AbortController();
@@ -249,12 +256,7 @@ Deno.test("a stream body is cancelled and let go when the grab ends, whatever fe
     void bodyOf(input, init).getReader().read();
     return new Promise<never>(() => {});
   };
-  const ways: [string, GrabCallOptions][] = [
-    ["plain", {}],
-    ["counted", { onUploadProgress: () => {} }],
-    ["through a hook", { hooks: { beforeRequest: () => {} } }],
-  ];
-  for (const [way, more] of ways) {
+  for (const [way, more] of WAYS) {
     for (const kind of ["timeout", "abort"]) {
       await t.step(`${way}, ${kind}`, async () => {
         const body = source();
@@ -303,13 +305,8 @@ Deno.test("a stream body that fails partway fails the grab, not sent again", asy
     ["the platform's fetch", {}],
     ["a fetch that sends it cut short", { fetch: cutting }],
   ];
-  const ways: [string, GrabCallOptions][] = [
-    ["plain", {}],
-    ["counted", { onUploadProgress: () => {} }],
-    ["through a hook", { hooks: { beforeRequest: () => {} } }],
-  ];
   for (const [which, factory] of fetches) {
-    for (const [way, more] of ways) {
+    for (const [way, more] of WAYS) {
       await t.step(`${which}, ${way}`, async () => {
         const before = server.requests.length;
         const grab = createGrab(server.url, { retry: 2, ...factory });
@@ -433,13 +430,8 @@ Deno.test("a stream body answered before it was sent whole is let go once the an
       204,
     ],
   ];
-  const ways: [string, GrabCallOptions][] = [
-    ["plain", {}],
-    ["counted", { onUploadProgress: () => {} }],
-    ["through a hook", { hooks: { beforeRequest: () => {} } }],
-  ];
   for (const [what, path, options, status] of answers) {
-    for (const [way, more] of ways) {
+    for (const [way, more] of WAYS) {
       await t.step(`${what}, ${way}`, async () => {
         const body = source();
         const grab = createGrab(server.url, { retry: 0 });
@@ -458,12 +450,7 @@ Deno.test("a stream body answered before it was sent whole is let go once the an
 
 Deno.test("a stream body goes on being sent while a live response is read", async (t) => {
   await using server = answeringServer();
-  const ways: [string, GrabCallOptions][] = [
-    ["plain", {}],
-    ["counted", { onUploadProgress: () => {} }],
-    ["through a hook", { hooks: { beforeRequest: () => {} } }],
-  ];
-  for (const [way, more] of ways) {
+  for (const [way, more] of WAYS) {
     await t.step(way, async () => {
       // 400 chunks of 8 bytes, far more than `fetch` reads ahead of the head.
       const body = source(400);
@@ -486,21 +473,42 @@ Deno.test("a stream body goes on being sent while a live response is read", asyn
 
 Deno.test("a stream body that gives a chunk other than bytes fails the grab, saying so", async (t) => {
   await using server = startServer((_request, seen) => new Response(seen.body));
-  const chunks: [string, unknown][] = [
+  // Each chunk's label, the chunk, and how the message names it when not
+  // as its label.
+  const chunks: [string, unknown, string?][] = [
     ["a string", "text"],
     ["an ArrayBuffer", new ArrayBuffer(4)],
     ["a DataView", new DataView(new ArrayBuffer(4))],
     ["a Uint16Array", new Uint16Array(2)],
     ["an object", { length: 4 }],
     ["null", null],
+    ["a number", 7],
+    // Hostile: a Proxy whose every trap throws, and bytes whose class
+    // getter throws, are refused, named as objects.
+    [
+      "a Proxy that throws",
+      new Proxy({}, {
+        getPrototypeOf: () => {
+          throw new Error("trap");
+        },
+        get: () => {
+          throw new Error("trap");
+        },
+      }),
+      "an object",
+    ],
+    [
+      "bytes whose class getter throws",
+      Object.defineProperty(new Uint16Array(2), Symbol.toStringTag, {
+        get: () => {
+          throw new Error("getter");
+        },
+      }),
+      "an object",
+    ],
   ];
-  const ways: [string, GrabCallOptions][] = [
-    ["plain", {}],
-    ["counted", { onUploadProgress: () => {} }],
-    ["through a hook", { hooks: { beforeRequest: () => {} } }],
-  ];
-  for (const [what, chunk] of chunks) {
-    for (const [way, more] of ways) {
+  for (const [what, chunk, named = what] of chunks) {
+    for (const [way, more] of WAYS) {
       await t.step(`${what}, ${way}`, async () => {
         let cancelled = false;
         const body = new ReadableStream<Uint8Array>({
@@ -517,7 +525,7 @@ Deno.test("a stream body that gives a chunk other than bytes fails the grab, say
         assert(/body's stream failed/.test(error.message), error.message);
         assertEquals(
           (error.cause as Error).message,
-          `A request body's stream must give Uint8Array chunks, as fetch takes them; it gave ${what}`,
+          `A request body's stream must give Uint8Array chunks, as fetch takes them; it gave ${named}`,
         );
         assert(cancelled, "the body was not cancelled");
         assert(!body.locked, "the body is still locked");
@@ -529,13 +537,8 @@ Deno.test("a stream body that gives a chunk other than bytes fails the grab, say
 
 Deno.test("a stream body is let go once the live response it was sent with is done with", async (t) => {
   await using server = answeringServer();
-  const ways: [string, GrabCallOptions][] = [
-    ["plain", {}],
-    ["counted", { onUploadProgress: () => {} }],
-    ["through a hook", { hooks: { beforeRequest: () => {} } }],
-  ];
   const grab = createGrab(server.url, { retry: 0 });
-  for (const [way, more] of ways) {
+  for (const [way, more] of WAYS) {
     await t.step(`a "stream" response read to its end, ${way}`, async () => {
       const body = source();
       const [stream, error] = await settles(
@@ -607,13 +610,8 @@ Deno.test("a stream body that fails after a live response's head fails that body
       (controller) => controller.error(new Error("the source broke")),
     ],
   ];
-  const ways: [string, GrabCallOptions][] = [
-    ["plain", {}],
-    ["counted", { onUploadProgress: () => {} }],
-    ["through a hook", { hooks: { beforeRequest: () => {} } }],
-  ];
   for (const [what, said, failing] of failures) {
-    for (const [way, more] of ways) {
+    for (const [way, more] of WAYS) {
       await t.step(`${what}, ${way}`, async () => {
         // One chunk, then the failure once the echo of it was read.
         const echoed = Promise.withResolvers<void>();

@@ -1081,12 +1081,7 @@ export const CASES = [
             body,
           });
           same(error?.kind, kind, `${label}: kind`);
-          await within(
-            SETTLE_MS,
-            cancelled,
-            `${label}: the cancel of the stream`,
-          );
-          ok(!body.locked, `${label}: the stream is still locked`);
+          await wasLetGo(body, cancelled, label);
         }
       }
     },
@@ -1101,15 +1096,7 @@ export const CASES = [
       const workerd = inWorkerd();
       const grab = c.mod.createGrab(c.api, { retry: 0 });
       for (const [way, more] of Object.entries(STREAM_WAYS)) {
-        let onCancel;
-        const cancelled = new Promise((resolve) => (onCancel = resolve));
-        const body = new ReadableStream({
-          pull: async (controller) => {
-            await sleep(1);
-            controller.enqueue(new Uint8Array(64));
-          },
-          cancel: () => onCancel(),
-        });
+        const { body, cancelled } = endlessSource();
         const [data, error] = await grab("POST /answer-at-once", {
           ...more,
           ...workerd ? { timeout: 200 } : {},
@@ -1118,8 +1105,7 @@ export const CASES = [
         if (workerd) same(error?.kind, "timeout", `${way}: kind`);
         else same(error?.message ?? null, null, `${way}: error`);
         same(data?.answered ?? null, workerd ? null : true, `${way}: data`);
-        await within(SETTLE_MS, cancelled, `${way}: the cancel of the stream`);
-        ok(!body.locked, `${way}: the stream is still locked`);
+        await wasLetGo(body, cancelled, way);
       }
     },
   ],
@@ -1134,15 +1120,7 @@ export const CASES = [
       for (const [way, more] of Object.entries(STREAM_WAYS)) {
         for (const path of ["/answer-at-once", "/echo-stream"]) {
           const label = `${way}, ${path}`;
-          let onCancel;
-          const cancelled = new Promise((resolve) => (onCancel = resolve));
-          const body = new ReadableStream({
-            pull: async (controller) => {
-              await sleep(1);
-              controller.enqueue(new Uint8Array(64));
-            },
-            cancel: () => onCancel(),
-          });
+          const { body, cancelled } = endlessSource();
           const [stream, error] = await grab(`POST ${path}`, {
             ...more,
             body,
@@ -1162,12 +1140,7 @@ export const CASES = [
           } else {
             while (!(await within(SETTLE_MS, reader.read(), label)).done);
           }
-          await within(
-            SETTLE_MS,
-            cancelled,
-            `${label}: the cancel of the stream`,
-          );
-          ok(!body.locked, `${label}: the stream is still locked`);
+          await wasLetGo(body, cancelled, label);
         }
       }
     },
@@ -1348,6 +1321,29 @@ const STREAM_WAYS = {
   counted: { onUploadProgress: () => {} },
   hooked: { hooks: { beforeRequest: () => {} } },
 };
+
+/**
+ * A stream body without end, 64 bytes a millisecond (as a file or a socket
+ * gives them, never all at once), and a promise of its cancel.
+ */
+function endlessSource() {
+  let onCancel;
+  const cancelled = new Promise((resolve) => (onCancel = resolve));
+  const body = new ReadableStream({
+    pull: async (controller) => {
+      await sleep(1);
+      controller.enqueue(new Uint8Array(64));
+    },
+    cancel: () => onCancel(),
+  });
+  return { body, cancelled };
+}
+
+/** Checks that a stream body was cancelled and let go (unlocked). */
+async function wasLetGo(body, cancelled, label) {
+  await within(SETTLE_MS, cancelled, `${label}: the cancel of the stream`);
+  ok(!body.locked, `${label}: the stream is still locked`);
+}
 
 /** True in workerd, whose user agent is `Cloudflare-Workers`. */
 function inWorkerd() {
