@@ -10,12 +10,12 @@ import { type BodySource, discardBody } from "./body.ts";
 import type { Deadline } from "./deadline.ts";
 import type { Exchange } from "./attempts.ts";
 import { networkFailure, type Retry, retryWait } from "./attempt_failure.ts";
-import { isNetworkError, isPlatform, networkErrorCause } from "./fetch.ts";
+import { isNetworkError, networkErrorCause } from "./fetch.ts";
 import { READ_JSON, type Reading, readOutcome } from "./outcome.ts";
 import type { SendOutcome } from "./result.ts";
 import type { Upload } from "./upload.ts";
 import { noteHidden } from "./http_error.ts";
-import { readWhileUploading } from "./send.ts";
+import { bodyAnswered } from "./send.ts";
 
 /**
  * An attempt from its status on, read once (a response-like may give
@@ -59,7 +59,7 @@ export async function withStatus(
     readingOf(exchange, response, status, source, upload, request),
   );
   if (status === 0) noteHidden(outcome, response);
-  if (upload !== undefined) readWhileUploading(exchange, upload, outcome);
+  bodyAnswered(exchange, upload, outcome, source.platform);
   if (!("broken" in outcome)) return outcome;
   const { broken, message } = outcome;
   return networkFailure(
@@ -97,7 +97,7 @@ export function readingOf(
     whole: exchange.deadline,
     letGoOfBody: exchange.source === undefined && upload === undefined
       ? undefined
-      : () => letGoOfBody(exchange, upload),
+      : () => letGoOfBody(exchange, upload, source.platform),
     bodyFailed: () => exchange.source?.failed,
   };
 }
@@ -105,11 +105,14 @@ export function readingOf(
 /**
  * Lets go of the request's body once a live response is done with (read to
  * its end, cancelled, failed): the rest is no longer wanted, as when any
- * other answer is read. A counted upload ends on every `fetch`, so that no
- * progress is told after it; a custom `fetch` may read an uncounted stream
- * after it answers, and keeps it.
+ * other answer is read (see {@linkcode bodyAnswered}, whose rules it
+ * follows: `platform` when the platform's `fetch` made the response).
  */
-function letGoOfBody(exchange: Exchange, upload: Upload | undefined): void {
+function letGoOfBody(
+  exchange: Exchange,
+  upload: Upload | undefined,
+  platform: boolean,
+): void {
   upload?.leave();
-  if (isPlatform(exchange.fetch)) exchange.source?.finish();
+  if (platform) exchange.source?.finish();
 }

@@ -199,7 +199,7 @@ export function exchange(
   const outcome = read !== undefined && !(read instanceof Promise)
     ? attempt(call, resolved, request, deadline, read, undefined)
     : prepareThenAttempt(call, resolved, request, deadline, read);
-  return { outcome: releasingOnFailure(outcome, request, resolved), deadline };
+  return { outcome: releasingOnFailure(outcome, request), deadline };
 }
 
 /**

@@ -17,7 +17,6 @@ import { isNode } from "./runtime.ts";
 import { serialiseQuery } from "./query.ts";
 import type { Resolved } from "./resolve.ts";
 import type { SendOutcome } from "./result.ts";
-import { isHandedOver } from "./send.ts";
 import type { SourcePipe } from "./source_pipe.ts";
 import { fillUrl, type UrlTemplate } from "./url.ts";
 
@@ -264,19 +263,15 @@ export function releaseUnsent(body: unknown): void {
  * body when the exchange fails or rejects: the caller's source (a file, a
  * socket) is not left open by a settled grab, whether or not `fetch` began
  * to send it. A `GrabValidationError` leaves it to the caller, as `fetch`
- * leaves a stream it refused: the grab never began. A grab the platform's
- * `fetch` answered before it sent the whole body lets go of the rest too,
- * unless its response is live and the caller's (its server may answer as
- * it reads); a custom `fetch` may read the body after it answers.
+ * leaves a stream it refused: the grab never began. (A grab answered
+ * before its body was sent whole lets go of the rest once the answer is
+ * read: see `bodyAnswered`.)
  */
 export function releasingOnFailure(
   outcome: Promise<SendOutcome>,
   request: EncodedRequest,
-  resolved: Resolved,
 ): Promise<SendOutcome> {
   if (request.replayable) return outcome;
-  const platform = isPlatform(resolved.fetch);
-  const type = resolved.responseType;
   // Read once settled: the pipe is put in place when the attempts begin.
   const release = (reason: unknown) => {
     const { source } = request;
@@ -286,9 +281,6 @@ export function releasingOnFailure(
   };
   return outcome.then((settled) => {
     if (!settled.ok) release(settled.error);
-    else if (platform && !isHandedOver(settled, type)) {
-      request.source?.finish();
-    }
     return settled;
   }, (error: unknown) => {
     release(error);

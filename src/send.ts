@@ -194,22 +194,29 @@ export async function uploaded(
 }
 
 /**
- * Ends the upload once its response was read, and throws what its callback
- * threw meanwhile: the upload it stopped broke the connection, which is the
- * callback's failure, not the network's. A live body, the caller's since
- * its head, is left be, the upload too (a server may answer as it reads).
- * So is every `fetch`'s, a custom one's too: no progress is told after the
- * answer.
+ * Ends what is sent of the request's body once its answer is read (a server
+ * may answer before it reads the body whole): the rest is not wanted.
+ *
+ * A counted upload ends on every `fetch`, so that no progress is told after
+ * the answer, and throws what its callback threw meanwhile: the upload it
+ * stopped broke the connection, which is the callback's failure, not the
+ * network's. An uncounted stream ends where the platform's `fetch` answered
+ * (a wrapper's too), which would send the rest after the grab, to the end of
+ * a source that may never end; a custom `fetch` that made its answer itself
+ * may read the body after it, and keeps it. A live body, the caller's since
+ * its head, keeps the request's going (a server may answer as it reads)
+ * until it is done with.
  */
-export function readWhileUploading(
+export function bodyAnswered(
   exchange: Exchange,
-  upload: Upload,
+  upload: Upload | undefined,
   outcome: SendOutcome | Broken,
+  platform: boolean,
 ): void {
   const { read } = exchange;
-  if (read === undefined || !isHandedOver(outcome, read.responseType)) {
-    upload.end();
-  }
+  if (read !== undefined && isHandedOver(outcome, read.responseType)) return;
+  if (upload !== undefined) upload.end();
+  else if (platform) exchange.source?.finish();
 }
 
 /**
