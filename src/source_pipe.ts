@@ -167,16 +167,21 @@ function isBytes(chunk: unknown): chunk is Uint8Array {
 
 /** What a chunk that is not bytes is, for the message: `a string`, `a DataView`. */
 function chunkKind(chunk: unknown): string {
-  if (typeof chunk === "string") return "a string";
-  if (chunk === null) return "null";
-  if (typeof chunk !== "object") return `a ${typeof chunk}`;
+  if (chunk === null || chunk === undefined) return String(chunk);
+  if (typeof chunk !== "object") return article(typeof chunk);
   try {
-    if (ArrayBuffer.isView(chunk)) return `a ${tagOf(chunk)}`;
+    if (ArrayBuffer.isView(chunk)) return article(tagOf(chunk));
     if (chunk instanceof ArrayBuffer) return "an ArrayBuffer";
   } catch {
     // A Proxy, a getter that throws: an object all the same.
   }
   return "an object";
+}
+
+/** `name` with its indefinite article: `a DataView`, `an Int8Array`. */
+function article(name: string): string {
+  // By sound: "a Uint8Array", as U reads "you" here.
+  return `${/^[aeioAEIO]/.test(name) ? "an" : "a"} ${name}`;
 }
 
 /** The class a value says it is of (`Uint8Array`, `DataView`). */

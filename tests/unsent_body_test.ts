@@ -490,6 +490,8 @@ Deno.test("a stream body that gives a chunk other than bytes fails the grab, say
     ["an object", { length: 4 }],
     ["null", null],
     ["a number", 7],
+    ["undefined", undefined],
+    ["an Int8Array", new Int8Array(2)],
     // Hostile: a Proxy whose every trap throws, and bytes whose class
     // getter throws, are refused, named as objects.
     [
