@@ -1,0 +1,36 @@
+/**
+ * State that outlives a grab stays bounded against adversarial but legal
+ * input: what grab hands over holds about its own size, not the chunk of
+ * the body it was read from.
+ *
+ * @module
+ */
+
+import { assert, assertEquals } from "@std/assert";
+import { runChild } from "./_bounds.ts";
+
+interface SseReport {
+  before: number;
+  after: number;
+  failures: number;
+  events: number;
+  keptChars: number;
+}
+
+Deno.test("an event's id and type hold their own text, not their chunk", async () => {
+  const report = await runChild<SseReport>("./_mem_sse_child.ts", [
+    "--v8-flags=--expose-gc",
+    "--allow-net=127.0.0.1",
+  ]);
+  assertEquals(report.failures, 0);
+  assertEquals(report.events, 300);
+  const perEvent = (report.after - report.before) / report.events;
+  // About 60 characters and a small object an event; each chunk carried
+  // 60 KB more, which an id or a type kept as a view of it would hold.
+  assert(
+    perEvent < 4 * 1024,
+    `each kept event retains ${Math.round(perEvent)} bytes of heap for ${
+      Math.round(report.keptChars / report.events)
+    } characters of text; expected < 4096`,
+  );
+});
