@@ -35,18 +35,18 @@ export async function runAfterResponse(
       );
   } catch (error) {
     // A hook that threw or outlasted the deadline leaves this body unread.
-    source.cloned = streamOf(response) !== body;
+    source.cloned ||= streamOf(response) !== body;
     await discardBody(response, source);
     throw error;
   }
   if (!replaced || replaced === response) {
-    source.cloned = streamOf(response) !== body;
+    source.cloned ||= streamOf(response) !== body;
     if (unreadable(response)) throw usedBody();
     return response;
   }
   if (!isResponse(replaced)) {
     // The hook's bug: no response to read, and nothing the network did.
-    source.cloned = streamOf(response) !== body;
+    source.cloned ||= streamOf(response) !== body;
     await discardBody(response, source);
     throw notA("Response", "afterResponse");
   }

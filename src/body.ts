@@ -54,9 +54,10 @@ export interface BodySource {
   /** Bounds each read of a body that may ignore the signal. */
   deadline?: Deadline | undefined;
   /**
-   * True when an `afterResponse` hook may keep a `clone()` of the response
-   * (it cloned it, or made it): its cancel then settles only once the clone
-   * is read or cancelled too.
+   * True when an `afterResponse` hook, or a `fetch` other than the
+   * platform's own (a wrapper), may keep a `clone()` of the response (it
+   * cloned it, or made it): its cancel then settles only once the clone is
+   * read or cancelled too.
    */
   cloned?: boolean | undefined;
 }

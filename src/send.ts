@@ -147,6 +147,8 @@ async function followRedirect(
     await discardBody(response, {
       platform: isPlatformResponse(response),
       deadline: attempt,
+      // A wrapper may keep a clone, whose cancel it alone can settle.
+      cloned: !isPlatform(exchange.fetch),
     });
     upload.rethrow();
     if (hops > MAX_REDIRECTS) throw new TypeError("Too many redirects");
@@ -243,12 +245,15 @@ export function sourceOf(
   sent: Request | undefined,
 ): BodySource & { deadline: Deadline } {
   const platform = isPlatformResponse(response);
+  const own = isPlatform(exchange.fetch);
   // A response the platform did not make shows the fetch is a wrapper; a
   // request a hook sent elsewhere is answered at its own URL, not ours.
-  const direct = platform && isPlatform(exchange.fetch) &&
+  const direct = platform && own &&
     (exchange.hooks?.beforeRequest === undefined ||
       sent?.url === exchange.href);
-  return { platform, direct, deadline };
+  // A wrapper may keep a `clone()` (an interceptor, a tracer), and the
+  // body's cancel then settles only once the clone is read or cancelled.
+  return { platform, direct, deadline, cloned: !own };
 }
 
 /**
