@@ -455,6 +455,19 @@ Deno.test("a stream body answered before it was sent whole is let go once the an
   }
 });
 
+/** The live echo of `body` sent to `/echo` as `more` says, once its head came. */
+async function liveEcho(
+  grab: ReturnType<typeof createGrab>,
+  more: GrabCallOptions,
+  body: ReadableStream<Uint8Array>,
+): Promise<ReadableStream<Uint8Array>> {
+  const [stream, error] = await settles(
+    grab("POST /echo", { ...more, body, responseType: "stream" }),
+  );
+  assertEquals(error, null);
+  return stream!;
+}
+
 Deno.test("a stream body goes on being sent while a live response is read", async (t) => {
   await using server = answeringServer();
   for (const [way, more] of WAYS) {
@@ -462,16 +475,9 @@ Deno.test("a stream body goes on being sent while a live response is read", asyn
       // 400 chunks of 8 bytes, far more than `fetch` reads ahead of the head.
       const body = source(400);
       const grab = createGrab(server.url, { retry: 0 });
-      const [stream, error] = await settles(
-        grab("POST /echo", {
-          ...more,
-          body: body.body,
-          responseType: "stream",
-        }),
-      );
-      assertEquals(error, null);
+      const stream = await liveEcho(grab, more, body.body);
       let echoed = 0;
-      for await (const chunk of stream!) echoed += chunk.byteLength;
+      for await (const chunk of stream) echoed += chunk.byteLength;
       assertEquals(echoed, 3200);
       assert(!body.isCancelled, "the body was cancelled");
     });
@@ -564,15 +570,7 @@ Deno.test("a stream body is let go once the live response it was sent with is do
     });
     await t.step(`a "stream" response cancelled, ${way}`, async () => {
       const body = source();
-      const [stream, error] = await settles(
-        grab("POST /echo", {
-          ...more,
-          body: body.body,
-          responseType: "stream",
-        }),
-      );
-      assertEquals(error, null);
-      const reader = stream!.getReader();
+      const reader = (await liveEcho(grab, more, body.body)).getReader();
       assert((await reader.read()).value!.byteLength > 0);
       await reader.cancel();
       await settles(body.cancelled, "the cancel of the body");
