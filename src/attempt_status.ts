@@ -95,10 +95,13 @@ export function readingOf(
     status,
     source,
     whole: exchange.deadline,
+    // Closures only where there is a body to let go of or to blame.
     letGoOfBody: exchange.source === undefined && upload === undefined
       ? undefined
       : () => letGoOfBody(exchange, upload, source.platform),
-    bodyFailed: () => exchange.source?.failed,
+    bodyFailed: exchange.source === undefined
+      ? undefined
+      : () => exchange.source?.failed,
   };
 }
 
