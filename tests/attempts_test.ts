@@ -8,48 +8,23 @@ import {
 } from "@std/assert";
 import { assertSpyCalls, spy } from "@std/testing/mock";
 import { FakeTime } from "@std/testing/time";
-import { type Exchange, runAttempts } from "../src/attempts.ts";
+import { runAttempts } from "../src/attempts.ts";
 import type { Fetch } from "../src/fetch.ts";
 import { Deadline } from "../src/deadline.ts";
 import { GrabTransportError } from "../src/errors.ts";
 import type { Hooks } from "../src/hooks.ts";
 import type { SendOutcome } from "../src/result.ts";
 import { resolveRetry } from "../src/retry.ts";
+import { exchangeOf, NO_WAIT } from "./_exchange.ts";
 import { silent, startFaultServer } from "./_faults.ts";
 import { closedPort, json, startServer } from "./_server.ts";
 import { settle, until, watch } from "./_time.ts";
 
 const encoder = new TextEncoder();
-/** Retries without waiting, so no test depends on the backoff's timers. */
-const NO_WAIT = resolveRetry({ backoff: () => 0 });
 
 /** A promise that never settles and holds no timer or resource. */
 function never<T>(): Promise<T> {
   return new Promise<T>(() => {});
-}
-
-/**
- * The exchange of one GET to `href`, its deadline's signal in `init` as the
- * request encoder puts it there.
- */
-function exchangeOf(
-  href: string,
-  extra: Partial<Exchange> & { deadline: Deadline },
-): Exchange {
-  const { deadline } = extra;
-  const init: RequestInit = { method: extra.method ?? "GET" };
-  if (deadline.signal !== undefined) init.signal = deadline.signal;
-  return {
-    method: "GET",
-    href,
-    init,
-    replayable: true,
-    hooks: undefined,
-    fetch: globalThis.fetch,
-    policy: NO_WAIT,
-    maxBodyBytes: 1024 * 1024,
-    ...extra,
-  };
 }
 
 /** A body that sends `[` and then nothing, until it is cancelled. */

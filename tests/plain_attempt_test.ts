@@ -10,18 +10,15 @@
 
 import { assert, assertEquals, assertFalse } from "@std/assert";
 import { FakeTime } from "@std/testing/time";
-import { type Exchange, runAttempts } from "../src/attempts.ts";
+import { runAttempts } from "../src/attempts.ts";
 import { attemptAll } from "../src/plain_attempt.ts";
 import { Deadline } from "../src/deadline.ts";
 import type { Fetch } from "../src/fetch.ts";
 import type { SendOutcome } from "../src/result.ts";
-import { resolveRetry } from "../src/retry.ts";
+import { exchangeOf } from "./_exchange.ts";
 import { firstThen, ok, resetMidBody, startFaultServer } from "./_faults.ts";
 import { json, startServer } from "./_server.ts";
 import { settle, watch } from "./_time.ts";
-
-/** Two retries, without waiting. */
-const NO_WAIT = resolveRetry({ backoff: () => 0 });
 
 /** What an outcome shows a caller, and what the attempts did meanwhile. */
 interface Seen {
@@ -68,25 +65,27 @@ function counted(
   return new Response(body, response);
 }
 
+/**
+ * `response` seen through a Proxy, as a response-like from another realm
+ * or a polyfill: every member the response's own, bound to it, but those
+ * `changed` gives.
+ */
+function responseLike(
+  response: Response,
+  changed: Record<string, unknown> = {},
+): Response {
+  return new Proxy(response, {
+    get(target, key) {
+      if (typeof key === "string" && key in changed) return changed[key];
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
 /** A turn of the event loop, for a late response to be let go. */
 function aTurn(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
-}
-
-function exchangeOf(href: string, fetch: Fetch, deadline: Deadline): Exchange {
-  const init: RequestInit = { method: "GET" };
-  if (deadline.signal !== undefined) init.signal = deadline.signal;
-  return {
-    method: "GET",
-    href,
-    init,
-    replayable: true,
-    hooks: undefined,
-    fetch,
-    policy: NO_WAIT,
-    maxBodyBytes: 1024 * 1024,
-    deadline,
-  };
 }
 
 /** Runs one exchange through the loop or the short path, as seen. */
@@ -102,7 +101,7 @@ async function run(
     return fetch(input, init);
   };
   const given = deadline ?? new Deadline(10_000, undefined);
-  const exchange = exchangeOf(href, calling, given);
+  const exchange = exchangeOf(href, { fetch: calling, deadline: given });
   const running = path === "loop"
     ? runAttempts(exchange)
     : attemptAll(exchange);
@@ -200,12 +199,7 @@ Deno.test("a custom fetch's first attempt has the outcome the attempt loop gives
           await fetch(input, init),
           () => seen.cancels++,
         );
-        return new Proxy(response, {
-          get(target, key) {
-            const value = Reflect.get(target, key, target);
-            return typeof value === "function" ? value.bind(target) : value;
-          },
-        });
+        return responseLike(response);
       },
     }));
     assertEquals([seen.ok, seen.body, seen.calls], [true, [1], 1]);
@@ -235,13 +229,7 @@ Deno.test("a custom fetch's first attempt has the outcome the attempt loop gives
           await fetch(input, init),
           () => seen.cancels++,
         );
-        return new Proxy(response, {
-          get(target, key) {
-            if (key === "status") return 0;
-            const value = Reflect.get(target, key, target);
-            return typeof value === "function" ? value.bind(target) : value;
-          },
-        });
+        return responseLike(response, { status: 0 });
       },
     }));
     assertEquals([seen.ok, seen.status, seen.calls], [true, 0, 1]);
@@ -331,11 +319,10 @@ Deno.test("a custom fetch that never settles times out alike on both paths", asy
   for (const path of ["loop", "short"] as const) {
     using time = new FakeTime();
     const deadline = new Deadline(1_000, undefined);
-    const exchange = exchangeOf(
-      "http://127.0.0.1:9/hang",
-      () => new Promise<never>(() => {}),
+    const exchange = exchangeOf("http://127.0.0.1:9/hang", {
+      fetch: () => new Promise<never>(() => {}),
       deadline,
-    );
+    });
     const running = watch(
       path === "loop" ? runAttempts(exchange) : attemptAll(exchange),
     );
