@@ -101,7 +101,7 @@ export function readingOf(
       : () => letGoOfBody(exchange, upload, source.platform),
     bodyFailed: exchange.source === undefined
       ? undefined
-      : () => exchange.source?.failed,
+      : () => exchange.source!.failed,
   };
 }
 

@@ -215,10 +215,12 @@ export function bodyAnswered(
   outcome: SendOutcome | Broken,
   platform: boolean,
 ): void {
-  const { read } = exchange;
+  const { read, source } = exchange;
+  // Most exchanges send no stream and count no upload: nothing to end.
+  if (upload === undefined && (source === undefined || !platform)) return;
   if (read !== undefined && isHandedOver(outcome, read.responseType)) return;
   if (upload !== undefined) upload.end();
-  else if (platform) exchange.source?.finish();
+  else source!.finish();
 }
 
 /**
