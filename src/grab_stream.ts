@@ -102,22 +102,32 @@ export class GrabStream<T> implements AsyncIterable<T> {
    */
   [Symbol.asyncIterator](): AsyncIterator<T, undefined> {
     return {
-      next: () => {
-        const step = this.#last.then(() => this.#next());
-        this.#last = step.catch(ignore);
-        return step;
-      },
-      return: async () => {
-        await this.cancel();
-        return DONE;
+      next: () => this.#turn(() => this.#next()),
+      // The body is released at once, which ends a step still pending; the
+      // answer waits its turn, as a generator's does, so it never comes
+      // before the steps asked for earlier.
+      return: () => {
+        const cancelling = this.cancel();
+        return this.#turn(() => cancelling.then(() => DONE));
       },
       // Thrown into a loop that delegates (`yield*`): the body is released
       // and the error goes on as it is, as a generator's would.
-      throw: async (error?: unknown) => {
-        await this.cancel();
-        throw error;
+      throw: (error?: unknown) => {
+        const cancelling = this.cancel();
+        return this.#turn(() =>
+          cancelling.then(() => {
+            throw error;
+          })
+        );
       },
     };
+  }
+
+  /** Runs `step` once the steps asked for before it have settled. */
+  #turn<R>(step: () => Promise<R>): Promise<R> {
+    const turn = this.#last.then(step);
+    this.#last = turn.catch(ignore);
+    return turn;
   }
 
   async #next(): Promise<IteratorResult<T, undefined>> {
