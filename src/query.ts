@@ -149,7 +149,7 @@ class QueryWriter {
         : `${current.name}[${this.#innerName(key, current)}]`;
       this.#at = name;
       this.#stack.push(
-        entry(record[key], name, root && key === "fields", current),
+        entry(record[key], name, root && name === FIELDS, current),
       );
     }
     if (!current.typeNames && casing !== "none") {
@@ -203,6 +203,13 @@ class QueryWriter {
     this.#names?.add(name, writer);
   }
 }
+
+/**
+ * The parameter whose keys are type names (`fields[articles]`), told by the
+ * name it goes out as: a PascalCase caller's `Fields` goes as `fields`, and
+ * its type names must still go as written.
+ */
+const FIELDS = "fields";
 
 /** A query parameter name JSON:API reserves for itself: only a-z. */
 const SPEC_NAME = /^[a-z]+$/;
