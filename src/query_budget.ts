@@ -134,6 +134,11 @@ export function scalar(value: unknown, name: string): string {
     // String() would send a function's source text.
     refuse(`value is a ${typeof value}`, name);
   }
+  if (ArrayBuffer.isView(value)) {
+    // String() joins a typed array's numbers with commas: neither the
+    // repeated keys of a list nor the bytes it may hold.
+    refuse("value is a typed array; give Array.from(it) for a list", name);
+  }
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) refuse("value is an invalid Date", name);
     return value.toISOString();

@@ -349,6 +349,26 @@ Deno.test("a JSON:API list item with a comma of its own is refused, not split", 
   ]);
 });
 
+Deno.test("a typed array in a query is refused, not written as its numbers joined", async () => {
+  await using server = okJsonApiServer();
+  for (const format of ["json", "json-api"] as const) {
+    const grab = createGrab(server.url, { format, retry: 0 });
+    const queries: [Record<string, unknown>, string][] = [
+      [{ ids: new Uint32Array([1, 2]) }, 'at "ids": value is a typed array'],
+      [{ filter: { b: [new Uint8Array(1)] } }, 'at "filter[b][0]": value'],
+    ];
+    for (const [query, message] of queries) {
+      const error = await assertRejects(
+        () => grab("GET /people", { query }),
+        GrabValidationError,
+      );
+      assertStringIncludes(error.issues[0]!.message, message);
+      assertStringIncludes(error.issues[0]!.message, "Array.from");
+    }
+  }
+  assertEquals(server.requests.length, 0, "the server saw no request");
+});
+
 Deno.test("a number that is not finite is refused, naming where", async () => {
   await using server = okJsonApiServer();
   for (const format of ["json", "json-api"] as const) {
