@@ -133,7 +133,7 @@ export interface ServerSentEvent<Data = string> {
   id: string;
   /**
    * The reconnection time in ms from the latest `retry:` field, when one was
-   * seen so far.
+   * seen so far (one of more digits than a number holds is skipped).
    */
   retry?: number;
 }

@@ -246,9 +246,13 @@ export class EventStreamParser {
       case "id":
         if (!value.includes("\0")) this.#idBuffer = value;
         break;
-      case "retry":
-        if (DIGITS.test(value)) this.#retry = Number(value);
+      case "retry": {
+        // Digits past the largest number make Infinity, no time to wait:
+        // ignored, as browsers ignore a value that overflows theirs.
+        const ms = Number(value);
+        if (DIGITS.test(value) && ms !== Infinity) this.#retry = ms;
         break;
+      }
     }
   }
 
