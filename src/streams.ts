@@ -93,6 +93,8 @@ class Items<Raw extends ServerSentEvent | string> {
   #failure: GrabTransportError | undefined;
   // As far as the caller has read: an event dropped unserved does not count.
   #lastEventId = "";
+  // Parsed events were dropped unserved: the parser's id is past the caller.
+  #dropped = false;
   // Ends the schema check under way: the caller's code may never settle.
   #stopCheck: (() => void) | undefined;
 
@@ -133,12 +135,13 @@ class Items<Raw extends ServerSentEvent | string> {
         }
         return step;
       }
+      // Every event parsed was served: an id with no data counts too, also
+      // one in the chunk of an event over the cap.
+      if (!this.#dropped) this.#lastEventId = this.#sse?.lastEventId ?? "";
       if (this.#failure !== undefined) return { error: this.#failure };
       if (this.#ended) return null;
       this.#queue.length = 0;
       this.#at = 0;
-      // Every event parsed was served: an id with no data counts too.
-      this.#lastEventId = this.#sse?.lastEventId ?? "";
       let chunk;
       try {
         chunk = await this.#chunks.read();
@@ -177,6 +180,7 @@ class Items<Raw extends ServerSentEvent | string> {
     const { deadline, fail } = this.#live;
     const reason = deadline.reason;
     if (reason === undefined) return false;
+    this.#dropped = true;
     this.#queue.length = 0;
     this.#at = 0;
     this.#failure ??= fail(reason, { cause: deadline.signal?.reason });

@@ -44,6 +44,23 @@ Deno.test("a retry: of more digits than a number holds is ignored, not Infinity"
   ]);
 });
 
+Deno.test("an id ended by a blank line before an event over the cap counts, in the same chunk as in its own", async () => {
+  const before = "data: a\n\nid: 7\n\n";
+  const over = `data: ${"x".repeat(200)}\n\n`;
+  await using server = startServer({
+    "/one": () => new Response(before + over, { headers: SSE }),
+    "/two": () => new Response(paced([before, over]), { headers: SSE }),
+  });
+  for (const path of ["/two", "/one"] as const) {
+    const { seen, events } = await eventsOf(server.url, path, {
+      maxBodyBytes: 100,
+    });
+    assertEquals(seen.map(({ data }) => data), ["a"], path);
+    assertEquals(events.error?.kind, "too-large", path);
+    assertEquals(events.lastEventId, "7", path);
+  }
+});
+
 // Not fixed: the parsers count the decoded text, and U+FFFD counts as its
 // three UTF-8 bytes whatever number of bytes (one to three) it replaced, so
 // an event of such bytes is refused under the cap (never let past it).
