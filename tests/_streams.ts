@@ -6,6 +6,8 @@
  * @module
  */
 
+import { startServer, type TestServer } from "./_server.ts";
+
 const encoder = new TextEncoder();
 
 /** A body the test controls: write, close, break off; and whether it was cancelled. */
@@ -161,4 +163,15 @@ export function watchedSource(chunks = Infinity): {
       return isCancelled;
     },
   };
+}
+
+/** A server whose every body is the next tap the test writes to. */
+export function tapServer(type: string): TestServer & { taps: Tap[] } {
+  const taps: Tap[] = [];
+  const server = startServer(() => {
+    const next = tap();
+    taps.push(next);
+    return new Response(next.body, { headers: { "content-type": type } });
+  });
+  return Object.assign(server, { taps });
 }

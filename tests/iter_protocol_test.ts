@@ -9,17 +9,7 @@ import { assertEquals, assertStrictEquals } from "@std/assert";
 import createGrab, { type GrabStream, paginate } from "../mod.ts";
 import { settles } from "./_bounds.ts";
 import { startServer } from "./_server.ts";
-import { type Tap, tap, tapped } from "./_streams.ts";
-
-function tapServer(type: string) {
-  const taps: Tap[] = [];
-  const server = startServer(() => {
-    const next = tap();
-    taps.push(next);
-    return new Response(next.body, { headers: { "content-type": type } });
-  });
-  return Object.assign(server, { taps });
-}
+import { type Tap, tap, tapped, tapServer } from "./_streams.ts";
 
 Deno.test("iter: concurrent next() calls on an SSE stream settle in order", async () => {
   await using server = tapServer("text/event-stream");

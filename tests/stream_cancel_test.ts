@@ -10,19 +10,7 @@
 import { assertEquals, assertStrictEquals } from "@std/assert";
 import createGrab, { type GrabStream } from "../mod.ts";
 import { settles } from "./_bounds.ts";
-import { startServer } from "./_server.ts";
-import { type Tap, tap } from "./_streams.ts";
-
-/** A server whose every body is the next tap the test writes to. */
-function tapServer(type: string) {
-  const taps: Tap[] = [];
-  const server = startServer(() => {
-    const next = tap();
-    taps.push(next);
-    return new Response(next.body, { headers: { "content-type": type } });
-  });
-  return Object.assign(server, { taps });
-}
+import { tapServer } from "./_streams.ts";
 
 /** Lets the client take in what was written. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
