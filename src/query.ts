@@ -148,9 +148,8 @@ class QueryWriter {
         ? this.#rootName(key)
         : `${current.name}[${this.#innerName(key, current)}]`;
       this.#at = name;
-      this.#stack.push(
-        entry(record[key], name, root && name === FIELDS, current),
-      );
+      const typeNames = root && name.toLowerCase() === FIELDS;
+      this.#stack.push(entry(record[key], name, typeNames, current));
     }
     if (!current.typeNames && casing !== "none") {
       const at = root ? undefined : current.name;
@@ -206,8 +205,9 @@ class QueryWriter {
 
 /**
  * The parameter whose keys are type names (`fields[articles]`), told by the
- * name it goes out as: a PascalCase caller's `Fields` goes as `fields`, and
- * its type names must still go as written.
+ * name it goes out as, in any case: a PascalCase caller's `Fields` goes as
+ * `fields`, a PascalCase wire's `fields` as `Fields`, and the type names
+ * must still go as written.
  */
 const FIELDS = "fields";
 

@@ -43,6 +43,20 @@ Deno.test("query modes: type names inside fields[…] are never converted", asyn
     );
   });
 
+  await t.step("JSON, a PascalCase wire", async () => {
+    assertEquals(
+      await sentQuery({ casing: "camelCase", wireCasing: "PascalCase" }, {
+        fields: { "blog-posts": ["title"], blogAuthors: ["name"] },
+        pageSize: 2,
+      }),
+      [
+        ["Fields[blog-posts]", "title"],
+        ["Fields[blogAuthors]", "name"],
+        ["PageSize", "2"],
+      ],
+    );
+  });
+
   await t.step("the lower-case spelling, as before", async () => {
     assertEquals(
       await sentQuery({ format: "json-api", casing: "camelCase" }, {
