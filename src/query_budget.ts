@@ -134,7 +134,7 @@ export function scalar(value: unknown, name: string): string {
     // String() would send a function's source text.
     refuse(`value is a ${typeof value}`, name);
   }
-  if (ArrayBuffer.isView(value)) {
+  if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
     // String() joins a typed array's numbers with commas: neither the
     // repeated keys of a list nor the bytes it may hold.
     refuse("value is a typed array; give Array.from(it) for a list", name);

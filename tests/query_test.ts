@@ -365,6 +365,13 @@ Deno.test("a typed array in a query is refused, not written as its numbers joine
       assertStringIncludes(error.issues[0]!.message, message);
       assertStringIncludes(error.issues[0]!.message, "Array.from");
     }
+    // A DataView holds no list: it is named as the object it is.
+    const view = new DataView(new ArrayBuffer(2));
+    const error = await assertRejects(
+      () => grab("GET /people", { query: { view } }),
+      GrabValidationError,
+    );
+    assertStringIncludes(error.issues[0]!.message, "of type DataView");
   }
   assertEquals(server.requests.length, 0, "the server saw no request");
 });
