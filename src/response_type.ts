@@ -133,7 +133,8 @@ export interface ServerSentEvent<Data = string> {
   id: string;
   /**
    * The reconnection time in ms from the latest `retry:` field, when one was
-   * seen so far (one of more digits than a number holds is skipped).
+   * seen so far (one past the largest number, which would read as
+   * `Infinity`, is skipped).
    */
   retry?: number;
 }

@@ -249,8 +249,8 @@ export class EventStreamParser {
       case "retry": {
         // Digits past the largest number make Infinity, no time to wait:
         // ignored, as browsers ignore a value that overflows theirs.
-        const ms = Number(value);
-        if (DIGITS.test(value) && ms !== Infinity) this.#retry = ms;
+        const ms = DIGITS.test(value) ? Number(value) : Infinity;
+        if (ms !== Infinity) this.#retry = ms;
         break;
       }
     }
