@@ -3,6 +3,7 @@ import { fc } from "./_npm.ts";
 import type { ServerSentEvent } from "../src/response_type.ts";
 import { EventStreamParser } from "../src/sse.ts";
 import { cutAt, pieces } from "./_streams.ts";
+import { referenceSse } from "./_sse_reference.ts";
 
 const encoder = new TextEncoder();
 
@@ -42,48 +43,6 @@ const message = (data: string, id = "", event = "message") => ({
   data,
   id,
 });
-
-/**
- * The standard's algorithm, written as plainly as it reads, on the whole
- * decoded stream: the yardstick for the incremental parser.
- */
-function reference(text: string): ServerSentEvent[] {
-  if (text.startsWith("\ufeff")) text = text.slice(1);
-  const lines = text.split(/\r\n|\r|\n/);
-  lines.pop(); // Not ended by a line end: never a line.
-  const events: ServerSentEvent[] = [];
-  let data = "";
-  let type = "";
-  let idBuffer = "";
-  let retry: number | undefined;
-  for (const line of lines) {
-    if (line === "") {
-      if (data === "") {
-        type = "";
-        continue;
-      }
-      const event: ServerSentEvent = {
-        event: type === "" ? "message" : type,
-        data: data.slice(0, -1),
-        id: idBuffer,
-      };
-      if (retry !== undefined) event.retry = retry;
-      events.push(event);
-      data = type = "";
-      continue;
-    }
-    if (line.startsWith(":")) continue;
-    const colon = line.indexOf(":");
-    const name = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? "" : line.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
-    if (name === "event") type = value;
-    else if (name === "data") data += `${value}\n`;
-    else if (name === "id" && !value.includes("\0")) idBuffer = value;
-    else if (name === "retry" && /^[0-9]+$/.test(value)) retry = Number(value);
-  }
-  return events;
-}
 
 /** A stream with a BOM, every line end, comments, ids and wide characters. */
 const SAMPLE =
@@ -249,7 +208,7 @@ Deno.test("EventStreamParser line ends and decoding", async (t) => {
 });
 
 Deno.test("EventStreamParser chunking", async (t) => {
-  const whole = reference(SAMPLE);
+  const whole = referenceSse(SAMPLE).events;
 
   await t.step("the sample parses as the standard says", () => {
     assertEquals(whole, [
@@ -329,7 +288,10 @@ Deno.test("EventStreamParser chunking", async (t) => {
           // The text as the bytes decode (a lone surrogate becomes U+FFFD).
           const decoded = new TextDecoder("utf-8", { ignoreBOM: true })
             .decode(bytes);
-          assertEquals(parseChunks(chunks).events, reference(decoded));
+          assertEquals(
+            parseChunks(chunks).events,
+            referenceSse(decoded).events,
+          );
         },
       ),
       { seed: 20_260_501, numRuns: 500 },
