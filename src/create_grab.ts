@@ -15,7 +15,7 @@ import type { GrabOptions } from "./options.ts";
 import { type Resolved, resolveFactory, resolveOptions } from "./resolve.ts";
 import { NO_OPTIONS } from "./read_options.ts";
 import { trustedOriginSet } from "./trusted_origins.ts";
-import { baseText } from "./url.ts";
+import { baseText, type UrlTemplate } from "./url.ts";
 import type { FactoryType, Grab } from "./grab_types.ts";
 import { type GrabResult, TRANSPORT_META } from "./result.ts";
 
@@ -160,8 +160,10 @@ function isForeign(options: object): boolean {
  * and its parsed URL, and each path segment and parameter apart, which
  * weigh far more than their text (1,000 `/:a` in 3 KB keep about 120 KB).
  */
-function entrySize(endpoint: string, call: Call): number {
-  const { url, segments, params } = templateOf(call);
+function entrySize(
+  endpoint: string,
+  { url, segments, params }: UrlTemplate,
+): number {
   return 2 * (endpoint.length + url.href.length) + 1024 +
     64 * segments.length + 128 * params.length;
 }
@@ -187,9 +189,9 @@ function endpointCache(
     let entry = calls.get(endpoint);
     if (entry !== undefined) return entry;
     const call = new Call(endpoint, baseURL);
-    const { url } = templateOf(call);
-    entry = { call, trusted: trusts(url.origin) };
-    const size = entrySize(endpoint, call);
+    const template = templateOf(call);
+    entry = { call, trusted: trusts(template.url.origin) };
+    const size = entrySize(endpoint, template);
     if (size > CALL_CACHE_BYTES / 64) return entry;
     if (calls.size >= CALL_CACHE_LIMIT || bytes + size > CALL_CACHE_BYTES) {
       calls.clear();
