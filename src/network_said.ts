@@ -1,10 +1,13 @@
 /**
  * What a network failure was, where the runtime says: a host name that did
- * not resolve, a connection refused, one closed before the answer. Told by
+ * not resolve, a connection refused, one closed before the answer, a proxy
+ * that did not open a tunnel to the server. Told by
  * what Deno's hyper, Node's undici and Bun say of it (their messages and
  * codes, never the error's class); a browser says nothing, and the failure
  * keeps its plain message there. These failures are still retried: a name
- * server, a server restarting or a pooled connection may mend by then.
+ * server, a server restarting, a pooled connection or a proxy that could not
+ * reach the server (its `502`, which Deno does not tell from a `403`) may
+ * mend by then.
  *
  * @module
  */
@@ -27,6 +30,13 @@ const TOLD: [RegExp, RegExp, string][] = [
     /^(?:ECONNRESET|UND_ERR_SOCKET)$/,
     /connection closed before message completed|Connection reset by peer/,
     "the server closed the connection before it answered",
+  ],
+  [
+    // Deno says only `unsuccessful tunnel`; Node's undici and Bun name the
+    // proxy's status, which the cause keeps.
+    /^ERR_PROXY_TUNNEL$/,
+    /unsuccessful tunnel|Proxy response \(\d{3}\) !== 200/,
+    "the proxy did not open a tunnel to the server (the cause has its status where the runtime says it)",
   ],
 ];
 

@@ -1,7 +1,8 @@
 /**
  * Failures of `fetch` that the server's side of the connection makes and no
  * retry mends: a TLS certificate the runtime refuses, a port that does not
- * speak TLS to an `https` URL, an answer that is not HTTP/1.1. Each is told
+ * speak TLS to an `https` URL, an answer that is not HTTP/1.1, a proxy on the
+ * way that wants credentials the client did not give. Each is told
  * by what the runtime says of it (Deno's rustls and hyper, Node's OpenSSL and
  * llhttp, Bun's own codes), never by the error's class.
  *
@@ -67,9 +68,28 @@ function notHttp(chain: Said[]): string | undefined {
 }
 
 /**
+ * A proxy that wants credentials before it opens a tunnel to an `https`
+ * server (`407`): Deno's hyper says `proxy authentication required`, Node's
+ * undici `Proxy response (407) !== 200 when HTTP Tunneling` (under an
+ * `AbortError` that no signal made), Bun `Proxy refused to open a tunnel:
+ * 407 …`. The same client asks again without them, so no retry mends it.
+ * Through a proxy, a plain `http` URL's `407` is a response, an HTTP error.
+ */
+function proxyAuthentication(chain: Said[]): string | undefined {
+  const wanted = chain.some(({ message }) =>
+    message.includes("proxy authentication required") ||
+    /Proxy response \(407\)|open a tunnel: 407/.test(message)
+  );
+  if (!wanted) return undefined;
+  return "Cannot connect: the proxy wants credentials (407 Proxy Authentication Required) before it opens a tunnel to the server; " +
+    "give them to the HTTP client that connects through it (in Deno, the HttpClient's proxy.basicAuth)";
+}
+
+/**
  * The message for a failure of the server's side of the connection that no
  * retry can mend, or `undefined`.
  */
 export function peerFailure(chain: Said[]): string | undefined {
-  return certificateRefused(chain) ?? notTls(chain) ?? notHttp(chain);
+  return certificateRefused(chain) ?? notTls(chain) ?? notHttp(chain) ??
+    proxyAuthentication(chain);
 }
