@@ -5,7 +5,7 @@ import {
   assertStrictEquals,
   assertStringIncludes,
 } from "@std/assert";
-import {
+import createGrab, {
   Call,
   GrabError,
   GrabTransportError,
@@ -551,4 +551,26 @@ Deno.test("toJSON() shows a cause that is an error by its name, message and fiel
       assertEquals(cloned.cause.kind, "too-large");
     },
   );
+});
+
+Deno.test("a conditional GET answered 304 is a GrabError with no body, sent once", async () => {
+  await using server = startServer((request) =>
+    request.headers.get("if-none-match") === '"v1"'
+      ? new Response(null, { status: 304, headers: { etag: '"v1"' } })
+      : Response.json({ id: 1 }, { headers: { etag: '"v1"' } })
+  );
+  const grab = createGrab(server.url);
+  const [first, firstError, meta] = await grab("GET /item");
+  assert(firstError === null, String(firstError));
+  assertEquals(first, { id: 1 });
+  const etag = meta.headers.get("etag") ?? "";
+  const [data, error] = await grab("GET /item", {
+    headers: { "if-none-match": etag },
+  });
+  assertEquals(data, null);
+  assert(error instanceof GrabError);
+  assertEquals(error.statusCode, 304);
+  assertEquals(error.body, null);
+  assertEquals(error.headers.get("etag"), '"v1"');
+  assertEquals(server.requests.length, 2);
 });
