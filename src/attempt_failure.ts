@@ -15,7 +15,7 @@ import {
 } from "./transport_error.ts";
 import { browserRefusal } from "./browser.ts";
 import { MAX_TIMER_DELAY, retryDelay, statusRetryDelay } from "./retry.ts";
-import { type BodySource, discardBody } from "./body.ts";
+import { type BodySource, discardBody, readBody } from "./body.ts";
 import { headerOf } from "./platform_response.ts";
 import { isLive } from "./outcome.ts";
 import { chainOf, unmendable } from "./unmendable.ts";
@@ -185,6 +185,30 @@ export async function retryWait(
     await discardBody(response, source);
     throw error;
   }
-  if (delay !== undefined) await discardBody(response, source);
+  if (delay !== undefined) await drainSmall(response, source);
   return delay;
+}
+
+/** The largest retried answer's body read to its end rather than cancelled. */
+const DRAINED_BYTES = 64 * 1024;
+
+/**
+ * Lets go of a retried answer's body. A short one with a declared length is
+ * read to its end, so the platform keeps the connection for the retry
+ * (cancelling a body closes it); any other is cancelled.
+ */
+async function drainSmall(
+  response: Response,
+  source: BodySource,
+): Promise<void> {
+  const declared = headerOf(response, source.platform, "content-length");
+  if (
+    source.direct !== true || declared === null || !/^\d+$/.test(declared) ||
+    Number(declared) > DRAINED_BYTES
+  ) {
+    return discardBody(response, source);
+  }
+  await readBody(response, "GET", DRAINED_BYTES, source, "bytes").catch(
+    () => discardBody(response, source),
+  );
 }

@@ -1,0 +1,211 @@
+/**
+ * A raw HTTP/1.1 keep-alive server that counts the connections it accepts,
+ * for the connection reuse tests: `Deno.serve` does not say how many
+ * connections carried its requests.
+ *
+ * @module
+ */
+
+import { write } from "./_faults.ts";
+
+/** One request as the server read it. */
+export interface SeenRequest {
+  method: string;
+  path: string;
+  headers: Headers;
+  /** Which connection (from 1) carried it. */
+  connection: number;
+}
+
+/**
+ * Writes the answer to `request` on `conn`. Resolves `true` to keep the
+ * connection for the next request, `false` to close it.
+ */
+export type Answer = (
+  conn: Deno.Conn,
+  request: SeenRequest,
+) => Promise<boolean>;
+
+/** A keep-alive server on 127.0.0.1 and an ephemeral port. */
+export interface KeepAliveServer extends AsyncDisposable {
+  url: `http://127.0.0.1:${number}`;
+  /** Connections accepted. */
+  readonly connections: number;
+  /** Requests read, in order. */
+  readonly requests: SeenRequest[];
+}
+
+const decoder = new TextDecoder();
+
+/** Reads request heads off one connection, keeping bytes past a head. */
+class HeadReader {
+  #conn: Deno.Conn;
+  #buffered = new Uint8Array(0);
+  constructor(conn: Deno.Conn) {
+    this.#conn = conn;
+  }
+
+  /** The next head (up to CRLF CRLF), `null` when the connection ends. */
+  async head(): Promise<string | null> {
+    for (;;) {
+      const end = headEnd(this.#buffered);
+      if (end >= 0) {
+        const head = decoder.decode(this.#buffered.subarray(0, end));
+        this.#buffered = this.#buffered.slice(end + 4);
+        return head;
+      }
+      const chunk = new Uint8Array(16 * 1024);
+      const n = await this.#conn.read(chunk);
+      if (n === null) return null;
+      const joined = new Uint8Array(this.#buffered.byteLength + n);
+      joined.set(this.#buffered);
+      joined.set(chunk.subarray(0, n), this.#buffered.byteLength);
+      this.#buffered = joined;
+    }
+  }
+
+  /** Drops `length` body bytes. */
+  async skip(length: number): Promise<void> {
+    while (this.#buffered.byteLength < length) {
+      const chunk = new Uint8Array(16 * 1024);
+      const n = await this.#conn.read(chunk);
+      if (n === null) return;
+      const joined = new Uint8Array(this.#buffered.byteLength + n);
+      joined.set(this.#buffered);
+      joined.set(chunk.subarray(0, n), this.#buffered.byteLength);
+      this.#buffered = joined;
+    }
+    this.#buffered = this.#buffered.slice(length);
+  }
+}
+
+function headEnd(bytes: Uint8Array): number {
+  for (let i = 0; i + 3 < bytes.byteLength; i++) {
+    if (
+      bytes[i] === 13 && bytes[i + 1] === 10 && bytes[i + 2] === 13 &&
+      bytes[i + 3] === 10
+    ) return i;
+  }
+  return -1;
+}
+
+/**
+ * Starts a keep-alive server: every request on a connection is answered by
+ * `answer`, and the connection serves the next one unless `answer` says
+ * otherwise or the client closes it. Disposing closes the listener and
+ * every open connection and waits for every handler.
+ */
+export function startKeepAliveServer(answer: Answer): KeepAliveServer {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const open = new Set<Deno.Conn>();
+  const handlers = new Set<Promise<void>>();
+  const requests: SeenRequest[] = [];
+  let connections = 0;
+
+  const serve = async (conn: Deno.Conn, connection: number): Promise<void> => {
+    const reader = new HeadReader(conn);
+    try {
+      for (;;) {
+        const head = await reader.head();
+        if (head === null) return;
+        const [line = "", ...fields] = head.split("\r\n");
+        const [method = "", path = ""] = line.split(" ");
+        const headers = new Headers();
+        for (const field of fields) {
+          const colon = field.indexOf(":");
+          headers.append(field.slice(0, colon), field.slice(colon + 1).trim());
+        }
+        await reader.skip(Number(headers.get("content-length") ?? "0"));
+        const request = { method, path, headers, connection };
+        requests.push(request);
+        if (!await answer(conn, request)) return;
+      }
+    } catch {
+      // The client or the disposal closed the connection.
+    } finally {
+      open.delete(conn);
+      try {
+        conn.close();
+      } catch {
+        // Already closed.
+      }
+    }
+  };
+
+  const accepting = (async () => {
+    for (;;) {
+      let conn: Deno.Conn;
+      try {
+        conn = await listener.accept();
+      } catch {
+        return;
+      }
+      open.add(conn);
+      const handler = serve(conn, ++connections);
+      handlers.add(handler);
+      handler.finally(() => handlers.delete(handler));
+    }
+  })();
+
+  return {
+    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}` as const,
+    get connections() {
+      return connections;
+    },
+    requests,
+    async [Symbol.asyncDispose]() {
+      listener.close();
+      await accepting;
+      for (const conn of open) {
+        try {
+          conn.close();
+        } catch {
+          // Already closed.
+        }
+      }
+      await Promise.all(handlers);
+    },
+  };
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Writes a whole response with a `Content-Length` (or, with `chunked`, as
+ * one chunk and the last chunk), keeping the connection; a HEAD request, a
+ * 204 and a 304 get the head only.
+ */
+export async function reply(
+  conn: Deno.Conn,
+  request: SeenRequest,
+  status: string,
+  headers: Record<string, string>,
+  body = "",
+  chunked = false,
+): Promise<boolean> {
+  const bytes = encoder.encode(body);
+  const bodiless = request.method === "HEAD" || /^(204|304)/.test(status);
+  const framing: Record<string, string> = bodiless && status.startsWith("204")
+    ? {}
+    : chunked
+    ? { "transfer-encoding": "chunked" }
+    : { "content-length": String(bytes.byteLength) };
+  let text = `HTTP/1.1 ${status}\r\n`;
+  for (const [name, value] of Object.entries({ ...headers, ...framing })) {
+    text += `${name}: ${value}\r\n`;
+  }
+  text += "\r\n";
+  await write(conn, text);
+  if (bodiless || bytes.byteLength === 0 && !chunked) return true;
+  if (chunked) {
+    if (bytes.byteLength > 0) {
+      await write(conn, `${bytes.byteLength.toString(16)}\r\n`);
+      await write(conn, bytes);
+      await write(conn, "\r\n");
+    }
+    await write(conn, "0\r\n\r\n");
+  } else {
+    await write(conn, bytes);
+  }
+  return true;
+}
