@@ -15,7 +15,8 @@ import {
 } from "./transport_error.ts";
 import { browserRefusal } from "./browser.ts";
 import { MAX_TIMER_DELAY, retryDelay, statusRetryDelay } from "./retry.ts";
-import { type BodySource, discardBody, readBody } from "./body.ts";
+import { type BodySource, discardBody } from "./body.ts";
+import { letGo } from "./drain.ts";
 import { headerOf } from "./platform_response.ts";
 import { isLive } from "./outcome.ts";
 import { chainOf, unmendable } from "./unmendable.ts";
@@ -163,7 +164,8 @@ export function failure(
 }
 
 /**
- * The wait before retrying a retryable status, its body discarded, or
+ * The wait before retrying a retryable status, its body let go (read to
+ * its end first, where that keeps the connection), or
  * `undefined` when the server asks for a wait too long. A backoff that
  * throws is the caller's bug: the body is cancelled and the error rejects.
  */
@@ -185,30 +187,6 @@ export async function retryWait(
     await discardBody(response, source);
     throw error;
   }
-  if (delay !== undefined) await drainSmall(response, source);
+  if (delay !== undefined) await letGo(response, source);
   return delay;
-}
-
-/** The largest retried answer's body read to its end rather than cancelled. */
-const DRAINED_BYTES = 64 * 1024;
-
-/**
- * Lets go of a retried answer's body. A short one with a declared length is
- * read to its end, so the platform keeps the connection for the retry
- * (cancelling a body closes it); any other is cancelled.
- */
-async function drainSmall(
-  response: Response,
-  source: BodySource,
-): Promise<void> {
-  const declared = headerOf(response, source.platform, "content-length");
-  if (
-    source.direct !== true || declared === null || !/^\d+$/.test(declared) ||
-    Number(declared) > DRAINED_BYTES
-  ) {
-    return discardBody(response, source);
-  }
-  await readBody(response, "GET", DRAINED_BYTES, source, "bytes").catch(
-    () => discardBody(response, source),
-  );
 }

@@ -170,10 +170,15 @@ export function startKeepAliveServer(answer: Answer): KeepAliveServer {
 
 const encoder = new TextEncoder();
 
+/** How a reply's body goes out. */
+export type Framing = "length" | "chunked" | "length, body later";
+
 /**
- * Writes a whole response with a `Content-Length` (or, with `chunked`, as
- * one chunk and the last chunk), keeping the connection; a HEAD request, a
- * 204 and a 304 get the head only.
+ * Writes a whole response with a `Content-Length` (or, `"chunked"`, as one
+ * chunk and the last chunk), keeping the connection; a HEAD request, a 204
+ * and a 304 get the head only. With `"length, body later"` the body follows
+ * the head 20 ms later, as a server that sends its head first does, so that
+ * the client has the head alone for a while.
  */
 export async function reply(
   conn: Deno.Conn,
@@ -181,8 +186,9 @@ export async function reply(
   status: string,
   headers: Record<string, string>,
   body = "",
-  chunked = false,
+  framed: Framing = "length",
 ): Promise<boolean> {
+  const chunked = framed === "chunked";
   const bytes = encoder.encode(body);
   const bodiless = request.method === "HEAD" || /^(204|304)/.test(status);
   const framing: Record<string, string> = bodiless && status.startsWith("204")
@@ -195,17 +201,23 @@ export async function reply(
     text += `${name}: ${value}\r\n`;
   }
   text += "\r\n";
-  await write(conn, text);
-  if (bodiless || bytes.byteLength === 0 && !chunked) return true;
-  if (chunked) {
-    if (bytes.byteLength > 0) {
-      await write(conn, `${bytes.byteLength.toString(16)}\r\n`);
-      await write(conn, bytes);
-      await write(conn, "\r\n");
-    }
-    await write(conn, "0\r\n\r\n");
-  } else {
-    await write(conn, bytes);
+  // One write: a head and a body written apart wait on the client's delayed
+  // acknowledgement of the first.
+  let tail = "";
+  if (!bodiless && chunked) {
+    const size = bytes.byteLength;
+    tail = size > 0
+      ? `${size.toString(16)}\r\n${body}\r\n0\r\n\r\n`
+      : "0\r\n\r\n";
+  } else if (!bodiless) {
+    tail = body;
   }
+  if (framed !== "length, body later" || tail === "") {
+    await write(conn, text + tail);
+    return true;
+  }
+  await write(conn, text);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await write(conn, tail);
   return true;
 }

@@ -7,8 +7,9 @@
  * @module
  */
 
-import { assert, assertEquals } from "@std/assert";
-import createGrab, { orThrow, paginate } from "../mod.ts";
+import { assert, assertEquals, assertInstanceOf } from "@std/assert";
+import createGrab, { GrabTransportError, orThrow, paginate } from "../mod.ts";
+import { untilClosed, write } from "./_faults.ts";
 import { reply, type SeenRequest, startKeepAliveServer } from "./_keepalive.ts";
 
 const N = 20;
@@ -40,12 +41,26 @@ function answerer() {
       case "/bad":
         return reply(conn, r, "200 OK", JSON_TYPE, "{not json");
       case "/ndjson":
-        return reply(conn, r, "200 OK", JSON_TYPE, '{"n":1}\n{"n":2}\n', true);
+        return reply(
+          conn,
+          r,
+          "200 OK",
+          JSON_TYPE,
+          '{"n":1}\n{"n":2}\n',
+          "chunked",
+        );
       case "/flaky": {
         const n = (hits.get(r.path) ?? 0) + 1;
         hits.set(r.path, n);
         return n === 1
-          ? reply(conn, r, "503 Service Unavailable", JSON_TYPE, '{"s":503}')
+          ? reply(
+            conn,
+            r,
+            "503 Service Unavailable",
+            JSON_TYPE,
+            '{"s":503}',
+            "length, body later",
+          )
           : reply(conn, r, "200 OK", JSON_TYPE, own);
       }
     }
@@ -178,3 +193,56 @@ for (const [what, viaGrab, viaFetch] of CASES) {
     );
   });
 }
+
+/** A retried 503 whose body `first` writes, then a 200 on any connection. */
+async function retriedAfter(
+  first: (conn: Deno.Conn) => Promise<boolean>,
+  timeout = 10_000,
+) {
+  let calls = 0;
+  await using server = startKeepAliveServer((conn, r) =>
+    ++calls === 1 ? first(conn) : reply(conn, r, "200 OK", JSON_TYPE, "[1]")
+  );
+  const grab = createGrab(server.url, {
+    retry: { limit: 1, backoff: () => 0 },
+    timeout,
+  });
+  const [data, error] = await grab("GET /flaky");
+  return { data, error, connections: server.connections, calls };
+}
+
+const head503 = (headers: string) =>
+  `HTTP/1.1 503 Service Unavailable\r\n${headers}\r\n`;
+
+Deno.test("a retried 503 whose body stalls is cancelled, and the retry made", async (t) => {
+  await t.step("within the second it is given", async () => {
+    const outcome = await retriedAfter(async (conn) => {
+      await write(conn, head503("content-length: 100\r\n") + '{"s":');
+      await untilClosed(conn);
+      return false;
+    });
+    assertEquals(outcome.data, [1]);
+    assertEquals(outcome.connections, 2);
+  });
+  await t.step("or by the timeout, which ends the grab", async () => {
+    const outcome = await retriedAfter(async (conn) => {
+      await write(conn, head503("content-length: 100\r\n") + '{"s":');
+      await untilClosed(conn);
+      return false;
+    }, 200);
+    assertInstanceOf(outcome.error, GrabTransportError);
+    assertEquals(outcome.error.kind, "timeout");
+    assertEquals(outcome.calls, 1);
+  });
+});
+
+Deno.test("a retried 503's long body is cancelled, not read", async () => {
+  // Cancelled, its connection is closed; read to its end, it would be kept.
+  const outcome = await retriedAfter(async (conn) => {
+    const body = "x".repeat(4 * 1024 * 1024);
+    await write(conn, head503(`content-length: ${body.length}\r\n`) + body);
+    return true;
+  });
+  assertEquals(outcome.data, [1]);
+  assertEquals(outcome.connections, 2);
+});
