@@ -151,12 +151,17 @@ function textOf(value: unknown): string | { what: string } {
  * strips; any other character, a no-break space included, is sent.
  */
 function trimSpace(value: string): string {
-  const last = value.length - 1;
-  if (last < 0) return value;
-  const first = value.charCodeAt(0);
-  const end = value.charCodeAt(last);
-  if (first !== 32 && first !== 9 && end !== 32 && end !== 9) return value;
-  return value.replace(/^[\t ]+|[\t ]+$/g, "");
+  // Scanned from each end, not `/[\t ]+$/`: that tries every run of spaces
+  // inside the value, time in the square of its length ("a  …  b ").
+  let start = 0;
+  let end = value.length;
+  while (start < end && isSpace(value.charCodeAt(start))) start++;
+  while (end > start && isSpace(value.charCodeAt(end - 1))) end--;
+  return start === 0 && end === value.length ? value : value.slice(start, end);
+}
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 9;
 }
 
 const FORM_TYPE: ValidationIssue = Object.freeze({

@@ -69,7 +69,7 @@ export function joinUrl(
         'Cannot use the target: it has a ".." segment, which could leave the base address\'s path',
       )];
     }
-    const basePath = base.pathname.replace(/\/+$/, "");
+    const basePath = withoutTrailingSlashes(base.pathname);
     fixed = basePath.split("/").length;
     text = base.origin + basePath + target;
     baseQuery = base.search;
@@ -106,6 +106,14 @@ export function joinUrl(
     base: url.origin + url.pathname,
     search: url.search,
   };
+}
+
+// Counted back, not `/\/+$/`: that tries each run of slashes, time in the
+// square of the path's length (a base address of "//…//a").
+function withoutTrailingSlashes(path: string): string {
+  let end = path.length;
+  while (end > 0 && path.charCodeAt(end - 1) === 47 /* / */) end--;
+  return path.slice(0, end);
 }
 
 /**
