@@ -48,7 +48,7 @@ export function httpErrorMessage(
     : status === 0
     ? `0 (${hiddenMessage(hidden)})`
     : `${status}`;
-  return `${head}: ${method} ${url}`;
+  return `${head}: ${method} ${namedUrl(url)}`;
 }
 
 /**
@@ -84,6 +84,17 @@ function quoted(text: string): string {
   const last = redacted.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end--;
   return `${redacted.slice(0, end)}… (cut at ${end} characters)`;
+}
+
+/**
+ * A URL (origin and path) as a message names it: cut to
+ * {@linkcode MAX_QUOTED}, saying how long it was. The error's `url` keeps
+ * it whole. Serialised, it is ASCII: no cut splits a character.
+ */
+export function namedUrl(url: string): string {
+  if (url.length <= MAX_QUOTED) return url;
+  const length = url.length.toLocaleString("en-US");
+  return `${url.slice(0, MAX_QUOTED)}… (${length} characters)`;
 }
 
 /** A response with a status outside 2xx, read. */

@@ -7,6 +7,7 @@
  */
 
 import { parseLinkHeader } from "./link_header.ts";
+import { MAX_URL } from "./path_segment.ts";
 
 /** Why a next link cannot be sent as an endpoint, if it cannot. */
 export function unfollowable(next: URL): string | undefined {
@@ -15,6 +16,10 @@ export function unfollowable(next: URL): string | undefined {
   }
   if (next.pathname.split("/").some((segment) => segment.startsWith(":"))) {
     return "it has a path segment that starts with a colon";
+  }
+  if (next.href.length > MAX_URL) {
+    const length = next.href.length.toLocaleString("en-US");
+    return `it is ${length} characters long, more than fetch sends in Deno`;
   }
   return undefined;
 }

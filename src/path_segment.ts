@@ -1,6 +1,7 @@
 /**
- * What a path may hold: a parameter value that fills one segment, and a
- * relative target that stays below the base address's path.
+ * What a path may hold: a parameter value that fills one segment, a
+ * relative target that stays below the base address's path, and a URL no
+ * longer than `fetch` sends.
  *
  * @module
  */
@@ -90,3 +91,20 @@ const DECODED: Record<string, string> = {
   c: "\\",
   C: "\\",
 };
+
+/**
+ * The longest URL grab sends, in characters: the most Deno's `fetch` takes
+ * (it fails a longer one as the network would); Node's and Bun's send more,
+ * but few servers read a tenth of it.
+ */
+export const MAX_URL = 65_534;
+
+/** Why a URL is too long to send, or `undefined`. */
+export function tooLong(href: string): string | undefined {
+  if (href.length <= MAX_URL) return undefined;
+  return `Cannot send a URL of ${
+    href.length.toLocaleString("en-US")
+  } characters: ` +
+    `fetch sends ${MAX_URL.toLocaleString("en-US")} at most in Deno; ` +
+    "send the data in a body, or in several requests";
+}

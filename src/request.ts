@@ -19,6 +19,7 @@ import type { Resolved } from "./resolve.ts";
 import type { SendOutcome } from "./result.ts";
 import type { SourcePipe } from "./source_pipe.ts";
 import { fillUrl, type UrlTemplate } from "./url.ts";
+import { tooLong } from "./path_segment.ts";
 
 /** A request ready for its attempts, but for the factory's header function. */
 export interface EncodedRequest {
@@ -58,6 +59,8 @@ export function encodeRequest(
   // list of objects that each hold two keys the casing makes one)
   // overflowed the stack, and every issue was lost.
   let issues: ValidationIssue[] = typeof href === "string" ? [] : href;
+  const long = typeof href === "string" ? tooLong(href) : undefined;
+  if (long !== undefined) issues.push({ path: "", message: long });
   if (Array.isArray(body)) issues = issues.concat(body);
   else if (body.body !== undefined && (method === "GET" || method === "HEAD")) {
     issues.push({

@@ -7,6 +7,7 @@
 
 import type { TransportErrorKind, TransportExtra } from "./error_types.ts";
 import { GrabTransportError } from "./errors.ts";
+import { namedUrl } from "./http_error.ts";
 import { redactCause, safeUrl } from "./redact.ts";
 import type { SendOutcome } from "./result.ts";
 
@@ -94,7 +95,7 @@ export function transportError(
   const detail = extra.detail === undefined ? "" : ` (${extra.detail})`;
   const what = extra.message ?? TRANSPORT_MESSAGES[kind];
   return new GrabTransportError(
-    `${what}${detail}: ${method} ${url}`,
+    `${what}${detail}: ${method} ${namedUrl(url)}`,
     {
       kind,
       method,

@@ -7,6 +7,7 @@
  */
 
 import { GrabValidationError, type ValidationIssue } from "./errors.ts";
+import { namedUrl } from "./http_error.ts";
 import { redactCause, redactUrls, safeUrl } from "./redact.ts";
 import { quoting, reasonOf, thrownBy } from "./thrown.ts";
 
@@ -58,7 +59,7 @@ export function validationError(
   const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
   const action = "action" in context
     ? context.action
-    : `Cannot send ${context.method} ${safeUrl(context.url)}`;
+    : `Cannot send ${context.method} ${namedUrl(safeUrl(context.url))}`;
   return new GrabValidationError(
     `${action}: ${count} in ${context.where} (${detail})`,
     issues,

@@ -1,0 +1,95 @@
+/**
+ * A URL longer than the runtimes' `fetch` all send is refused as the
+ * caller's value, and a long URL is named cut in a message (the error's
+ * `url` keeps it whole).
+ *
+ * @module
+ */
+
+import {
+  assert,
+  assertEquals,
+  assertInstanceOf,
+  assertRejects,
+  assertStringIncludes,
+} from "@std/assert";
+import createGrab, {
+  GrabError,
+  GrabTransportError,
+  GrabValidationError,
+  paginate,
+} from "../mod.ts";
+import { closedPort, startServer } from "./_server.ts";
+
+Deno.test("a URL longer than fetch sends is refused before any request, and named cut", async (t) => {
+  await using server = startServer(() => Response.json({ sent: true }));
+  const grab = createGrab(server.url);
+  const long = "a".repeat(70_000);
+  await t.step("by its query", async () => {
+    const error = await assertRejects(
+      () => grab("GET /items", { query: { q: long } }),
+      GrabValidationError,
+    );
+    assertStringIncludes(error.issues[0]?.message ?? "", "65,534");
+    assert(error.message.length < 3_000, `${error.message.length}`);
+  });
+  await t.step("by a path parameter", async () => {
+    const error = await assertRejects(
+      () => grab("GET /items/:id", { params: { id: long } }),
+      GrabValidationError,
+    );
+    assertStringIncludes(error.issues[0]?.message ?? "", "65,534");
+    assert(error.message.length < 3_000, `${error.message.length}`);
+    assertStringIncludes(error.message, `GET ${server.url}/items/:id:`);
+  });
+  await t.step("by the endpoint itself, named cut", async () => {
+    const error = await assertRejects(
+      () => grab(`GET /${long}`),
+      GrabValidationError,
+    );
+    assertStringIncludes(error.issues[0]?.message ?? "", "65,534");
+    const length = `${server.url}/${long}`.length.toLocaleString("en-US");
+    assertStringIncludes(error.message, `… (${length} characters)`);
+    assert(error.message.length < 3_000, `${error.message.length}`);
+  });
+  await t.step("one of 65,534 characters is sent", async () => {
+    // The server refuses a request line that long, with a 400: it was sent.
+    const fill = 65_534 - `${server.url}/items?q=`.length;
+    const [, error] = await grab("GET /items", {
+      query: { q: "a".repeat(fill) },
+      retry: 0,
+    });
+    assertInstanceOf(error, GrabError);
+    assertEquals(error.statusCode, 400);
+  });
+  assertEquals(server.requests.length, 0);
+});
+
+Deno.test("a transport error names a long URL cut", async () => {
+  // A path of 10,000 characters to a port nothing listens on.
+  const base = `http://127.0.0.1:${closedPort()}`;
+  const grab = createGrab(base, { retry: 0 });
+  const [, error] = await grab("GET /:id", {
+    params: { id: "b".repeat(10_000) },
+  });
+  assertInstanceOf(error, GrabTransportError);
+  assert(error.message.length < 3_000, `${error.message.length}`);
+  assertStringIncludes(error.message, "characters)");
+  assertEquals(error.url, `${base}/${"b".repeat(10_000)}`);
+});
+
+Deno.test("paginate fails on a next link longer than fetch sends, after the page that gave it", async () => {
+  const link = `</items?cursor=${"c".repeat(70_000)}>; rel="next"`;
+  await using server = startServer(() =>
+    Response.json([1], { headers: { link } })
+  );
+  const grab = createGrab(server.url);
+  const pages: unknown[] = [];
+  const error = await assertRejects(async () => {
+    for await (const [page] of paginate(grab, "GET /items")) pages.push(page);
+  }, GrabTransportError);
+  assertEquals(pages, [[1]]);
+  assertEquals(error.kind, "parse");
+  assertStringIncludes(error.message, "more than fetch sends");
+  assertEquals(server.requests.length, 1);
+});
