@@ -78,6 +78,20 @@ function blockedPort(chain: Said[]): string | undefined {
 }
 
 /**
+ * The message for a URL the platform's `fetch` refused though grab sent no
+ * URL longer than it takes (Deno: `Invalid URL …`, for one past 65,534
+ * characters, which a `beforeRequest` hook or a redirect's `Location` may
+ * make), or `undefined`.
+ */
+function refusedUrl(chain: Said[]): string | undefined {
+  if (!chain.some(({ message }) => message.startsWith("Invalid URL"))) {
+    return undefined;
+  }
+  return "Cannot send the request: fetch refused its URL (Deno's takes 65,534 characters at most, " +
+    "and a hook or a redirect may have made it longer); send the data in a body";
+}
+
+/**
  * The message for a request sent through an HTTP client that is closed, a
  * custom `fetch`'s own (Deno: a `Deno.HttpClient` closed, `BadResource`, told
  * by name; Node: an undici dispatcher closed or destroyed, the cause of its
@@ -134,7 +148,7 @@ export function unmendable(
   if (name === "NotCapable" || name === "PermissionDenied") {
     return permissionRefused(chain[0]?.message ?? "");
   }
-  return closedClient(name, chain) ?? blockedPort(chain) ??
+  return closedClient(name, chain) ?? blockedPort(chain) ?? refusedUrl(chain) ??
     (stream ? streamRedirect(chain) : undefined) ?? peerFailure(chain);
 }
 

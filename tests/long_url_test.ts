@@ -14,11 +14,13 @@ import {
   assertStringIncludes,
 } from "@std/assert";
 import createGrab, {
+  type GrabCallOptions,
   GrabError,
   GrabTransportError,
   GrabValidationError,
   paginate,
 } from "../mod.ts";
+import { counted } from "./_counted_retry.ts";
 import { closedPort, startServer } from "./_server.ts";
 
 Deno.test("a URL longer than fetch sends is refused before any request, and named cut", async (t) => {
@@ -92,4 +94,37 @@ Deno.test("paginate fails on a next link longer than fetch sends, after the page
   assertEquals(error.kind, "parse");
   assertStringIncludes(error.message, "more than fetch sends");
   assertEquals(server.requests.length, 1);
+});
+
+Deno.test("a URL fetch refuses after a hook or a redirect made it long fails at once, saying so", async (t) => {
+  const long = "a".repeat(70_000);
+  await using server = startServer((request) =>
+    new URL(request.url).pathname === "/redirect"
+      ? new Response(null, { status: 302, headers: { location: `/${long}` } })
+      : Response.json({ sent: true })
+  );
+  const cases: [string, GrabCallOptions][] = [
+    ["a redirect's Location", {}],
+    ["a beforeRequest hook", {
+      hooks: {
+        beforeRequest: (request) =>
+          new Request(`${request.url}?${long}`, request),
+      },
+    }],
+  ];
+  for (const [name, options] of cases) {
+    await t.step(name, async () => {
+      const { retry, made } = counted();
+      const grab = createGrab(server.url, { retry });
+      const [, error] = await grab("GET /redirect", options);
+      assertInstanceOf(error, GrabTransportError);
+      assertEquals(error.kind, "network");
+      assertStringIncludes(error.message, "fetch refused its URL");
+      assertEquals(
+        made(),
+        0,
+        "retried, though fetch refuses the URL each time",
+      );
+    });
+  }
 });
