@@ -69,14 +69,15 @@ function hiddenMessage(hidden: Hidden | undefined): string {
 export const MAX_QUOTED = 2_000;
 
 /**
- * A server's text (a reason phrase, JSON:API details) as a message quotes
- * it: redacted, then cut to {@linkcode MAX_QUOTED}, saying how much was
- * left out. The message is in the stack and in every log line of the
- * error; a server's megabytes belong in `body` and `errors` only. Redacted
+ * A server's text (a reason phrase, JSON:API details), or a caller's (a
+ * validation issue quoting a key, an option name or a thrown message), as
+ * a message quotes it: redacted, then cut to {@linkcode MAX_QUOTED}, saying
+ * how much was left out. The message is in the stack and in every log line
+ * of the error; megabytes belong in `body`, `errors` and `cause` only. Redacted
  * before it is cut, so that no cut leaves part of a password that the
  * redaction would no longer know for one.
  */
-function quoted(text: string): string {
+export function quoted(text: string): string {
   const redacted = redactUrls(text);
   if (redacted.length <= MAX_QUOTED) return redacted;
   let end = MAX_QUOTED;

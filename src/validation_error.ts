@@ -7,8 +7,8 @@
  */
 
 import { GrabValidationError, type ValidationIssue } from "./errors.ts";
-import { namedUrl } from "./http_error.ts";
-import { redactCause, redactUrls, safeUrl } from "./redact.ts";
+import { namedUrl, quoted } from "./http_error.ts";
+import { redactCause, safeUrl } from "./redact.ts";
 import { quoting, reasonOf, thrownBy } from "./thrown.ts";
 
 /** The request a validation error is about, and where in it the problems are. */
@@ -44,12 +44,15 @@ export function validationError(
   context?: RequestContext | ActionContext,
 ): GrabValidationError {
   // An issue may quote the caller's own error (a toJSON or getter that
-  // threw), which may quote a URL with a token.
+  // threw), which may quote a URL with a token, or a key or option name of
+  // a megabyte: the issue is shown to users, its `path` keeps the key.
   const issues = found.map((issue) => {
-    const message = redactUrls(issue.message);
+    const message = quoted(issue.message);
     return message === issue.message ? issue : { ...issue, message };
   });
-  const detail = issues.map((issue) => issue.message).join("; ");
+  // A body may hold 10,000 values JSON cannot carry: the message counts
+  // them and quotes as many as fit; `issues` lists every one.
+  const detail = quoted(issues.map((issue) => issue.message).join("; "));
   // The caller's own exception, its stack and all, redacted as its message.
   const thrown = thrownBy(found);
   const options = thrown && { cause: redactCause(thrown.cause) };
