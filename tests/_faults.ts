@@ -90,29 +90,52 @@ export function startFaultServer(
   const listener: Deno.Listener = tls === undefined
     ? Deno.listen(address)
     : Deno.listenTls({ ...address, ...tls });
+  const requests: string[] = [];
+  const served = serveEach(listener, async (conn) => {
+    const head = await readHead(conn);
+    if (head === null) return;
+    requests.push(head.slice(0, head.indexOf("\r\n")));
+    await fault(conn, requests.length);
+  });
+  return {
+    url: `${tls === undefined ? "http" : "https"}://127.0.0.1:${
+      (listener.addr as Deno.NetAddr).port
+    }` as const,
+    get connections() {
+      return served.connections;
+    },
+    requests,
+    [Symbol.asyncDispose]: served.close,
+  };
+}
+
+/** Connections accepted and served, as {@linkcode serveEach} keeps them. */
+export interface Served {
+  /** Connections accepted. */
+  readonly connections: number;
+  /** Closes the listener and every open connection; waits for each handler. */
+  close(): Promise<void>;
+}
+
+/**
+ * Accepts every connection on `listener` and hands it to `handle` with its
+ * number (from 1); closes it once `handle` settles. A failure of `handle`
+ * is the client's or the disposal's closing the connection.
+ */
+export function serveEach(
+  listener: Deno.Listener,
+  handle: (conn: Deno.Conn, connection: number) => Promise<void>,
+): Served {
   const open = new Set<Deno.Conn>();
   const handlers = new Set<Promise<void>>();
-  const requests: string[] = [];
   let connections = 0;
-
-  const handle = async (conn: Deno.Conn): Promise<void> => {
+  const closeQuietly = (conn: Deno.Conn) => {
     try {
-      const head = await readHead(conn);
-      if (head === null) return;
-      requests.push(head.slice(0, head.indexOf("\r\n")));
-      await fault(conn, requests.length);
+      conn.close();
     } catch {
-      // The client or the disposal closed the connection.
-    } finally {
-      open.delete(conn);
-      try {
-        conn.close();
-      } catch {
-        // Already closed.
-      }
+      // Already closed.
     }
   };
-
   const accepting = (async () => {
     for (;;) {
       let conn: Deno.Conn;
@@ -121,32 +144,25 @@ export function startFaultServer(
       } catch {
         return;
       }
-      connections++;
       open.add(conn);
-      const handler = handle(conn);
+      const handler = handle(conn, ++connections).catch(() => {}).finally(
+        () => {
+          open.delete(conn);
+          closeQuietly(conn);
+        },
+      );
       handlers.add(handler);
       handler.finally(() => handlers.delete(handler));
     }
   })();
-
   return {
-    url: `${tls === undefined ? "http" : "https"}://127.0.0.1:${
-      (listener.addr as Deno.NetAddr).port
-    }` as const,
     get connections() {
       return connections;
     },
-    requests,
-    async [Symbol.asyncDispose]() {
+    async close() {
       listener.close();
       await accepting;
-      for (const conn of open) {
-        try {
-          conn.close();
-        } catch {
-          // Already closed.
-        }
-      }
+      for (const conn of open) closeQuietly(conn);
       await Promise.all(handlers);
     },
   };

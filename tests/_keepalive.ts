@@ -6,7 +6,7 @@
  * @module
  */
 
-import { write } from "./_faults.ts";
+import { serveEach, write } from "./_faults.ts";
 
 /** One request as the server read it. */
 export interface SeenRequest {
@@ -97,74 +97,32 @@ function headEnd(bytes: Uint8Array): number {
  */
 export function startKeepAliveServer(answer: Answer): KeepAliveServer {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const open = new Set<Deno.Conn>();
-  const handlers = new Set<Promise<void>>();
   const requests: SeenRequest[] = [];
-  let connections = 0;
-
-  const serve = async (conn: Deno.Conn, connection: number): Promise<void> => {
+  const served = serveEach(listener, async (conn, connection) => {
     const reader = new HeadReader(conn);
-    try {
-      for (;;) {
-        const head = await reader.head();
-        if (head === null) return;
-        const [line = "", ...fields] = head.split("\r\n");
-        const [method = "", path = ""] = line.split(" ");
-        const headers = new Headers();
-        for (const field of fields) {
-          const colon = field.indexOf(":");
-          headers.append(field.slice(0, colon), field.slice(colon + 1).trim());
-        }
-        await reader.skip(Number(headers.get("content-length") ?? "0"));
-        const request = { method, path, headers, connection };
-        requests.push(request);
-        if (!await answer(conn, request)) return;
-      }
-    } catch {
-      // The client or the disposal closed the connection.
-    } finally {
-      open.delete(conn);
-      try {
-        conn.close();
-      } catch {
-        // Already closed.
-      }
-    }
-  };
-
-  const accepting = (async () => {
     for (;;) {
-      let conn: Deno.Conn;
-      try {
-        conn = await listener.accept();
-      } catch {
-        return;
+      const head = await reader.head();
+      if (head === null) return;
+      const [line = "", ...fields] = head.split("\r\n");
+      const [method = "", path = ""] = line.split(" ");
+      const headers = new Headers();
+      for (const field of fields) {
+        const colon = field.indexOf(":");
+        headers.append(field.slice(0, colon), field.slice(colon + 1).trim());
       }
-      open.add(conn);
-      const handler = serve(conn, ++connections);
-      handlers.add(handler);
-      handler.finally(() => handlers.delete(handler));
+      await reader.skip(Number(headers.get("content-length") ?? "0"));
+      const request = { method, path, headers, connection };
+      requests.push(request);
+      if (!await answer(conn, request)) return;
     }
-  })();
-
+  });
   return {
     url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}` as const,
     get connections() {
-      return connections;
+      return served.connections;
     },
     requests,
-    async [Symbol.asyncDispose]() {
-      listener.close();
-      await accepting;
-      for (const conn of open) {
-        try {
-          conn.close();
-        } catch {
-          // Already closed.
-        }
-      }
-      await Promise.all(handlers);
-    },
+    [Symbol.asyncDispose]: served.close,
   };
 }
 

@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertInstanceOf } from "@std/assert";
-import { counted } from "./_counted_retry.ts";
+import { assertUnmended, counted } from "./_counted_retry.ts";
 import createGrab, { GrabTransportError } from "../mod.ts";
 import {
   type Fault,
@@ -29,35 +29,6 @@ function trustingFetch(): typeof fetch & Disposable {
   return Object.assign(trusting, {
     [Symbol.dispose]: () => client.close(),
   });
-}
-
-/**
- * Grabs `url` with counted retries, and asserts a `"network"` failure made
- * at once, with one connection, whose message says `says`.
- */
-async function assertUnmended(
-  url: string,
-  says: string,
-  connections: () => number,
-  fetch?: typeof globalThis.fetch,
-): Promise<void> {
-  const { retry, made } = counted();
-  const grab = createGrab(
-    url,
-    fetch === undefined ? { retry } : { retry, fetch },
-  );
-  const [data, error, meta] = await grab("GET /item", {
-    query: { token: "s3cret" },
-  });
-  assertEquals(data, null);
-  assertEquals(meta, { statusCode: 0 });
-  assertInstanceOf(error, GrabTransportError);
-  assertEquals(error.kind, "network");
-  assert(error.message.includes(says), error.message);
-  assert(!error.message.includes("s3cret"), error.message);
-  assert(error.cause !== undefined);
-  assertEquals(made(), 0, "retried, though no retry can mend it");
-  assertEquals(connections(), 1);
 }
 
 /** Waits for the TLS client to give up, then closes. */
