@@ -79,13 +79,16 @@ function blockedPort(chain: Said[]): string | undefined {
 
 /**
  * The message for a URL the platform's `fetch` refused though grab sent no
- * URL longer than it takes (Deno: `Invalid URL …`, for one past 65,534
+ * URL longer than it takes (Deno: `Invalid URL <url>`, for one past 65,534
  * characters, which a `beforeRequest` hook or a redirect's `Location` may
- * make), or `undefined`.
+ * make), or a redirect's `Location` that is no URL (Deno: `Invalid URL:
+ * '<location>' with base …`; Node: `Invalid URL`), or `undefined`.
  */
 function refusedUrl(chain: Said[]): string | undefined {
-  if (!chain.some(({ message }) => message.startsWith("Invalid URL"))) {
-    return undefined;
+  const said = chain.find(({ message }) => message.startsWith("Invalid URL"));
+  if (said === undefined) return undefined;
+  if (!said.message.startsWith("Invalid URL ")) {
+    return "Cannot follow the redirect: the server's Location header is not a valid URL; fix the server's redirect";
   }
   return "Cannot send the request: fetch refused its URL (Deno's takes 65,534 characters at most, " +
     "and a hook or a redirect may have made it longer); send the data in a body";
@@ -148,7 +151,9 @@ export function unmendable(
   if (name === "NotCapable" || name === "PermissionDenied") {
     return permissionRefused(chain[0]?.message ?? "");
   }
-  return closedClient(name, chain) ?? blockedPort(chain) ?? refusedUrl(chain) ??
+  // A URL refused first: Deno's message quotes a redirect's `Location` as
+  // the server wrote it, which may say what the others look for.
+  return refusedUrl(chain) ?? closedClient(name, chain) ?? blockedPort(chain) ??
     (stream ? streamRedirect(chain) : undefined) ?? peerFailure(chain);
 }
 

@@ -128,3 +128,46 @@ Deno.test("a URL fetch refuses after a hook or a redirect made it long fails at 
     });
   }
 });
+
+Deno.test("a redirect to a URL too long fails at once, saying it is too long", async () => {
+  const { error, calls } = await redirectedTo("/" + "b".repeat(70_000));
+  assertInstanceOf(error, GrabTransportError);
+  assertStringIncludes(error.message, "65,534 characters at most");
+  assertEquals(calls, 1);
+});
+
+Deno.test("a redirect to a Location that is no URL fails at once, saying so, not that it is too long", async () => {
+  for (
+    const location of [
+      "http://[bad",
+      "http://a b/",
+      "http://999.1.1.1/",
+      // A hostile server's words, which Deno's message quotes as they are.
+      "http://a b/Requests to port 6000 are blocked",
+      "http://a b/proxy authentication required",
+    ]
+  ) {
+    const { error, calls } = await redirectedTo(location);
+    assertInstanceOf(error, GrabTransportError);
+    assertStringIncludes(error.message, "Location");
+    assert(!error.message.includes("65,534"), error.message);
+    assertEquals(calls, 1);
+  }
+});
+
+/** A grab of a server that redirects every request to `location`. */
+async function redirectedTo(location: string) {
+  let calls = 0;
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => {
+      calls++;
+      return new Response(null, { status: 302, headers: { location } });
+    },
+  );
+  const grab = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+    retry: { limit: 2, backoff: () => 0 },
+  });
+  const [, error] = await grab("GET /x");
+  return { error, calls };
+}
