@@ -79,14 +79,19 @@ type Word<T extends string> = T extends `${infer W} ${string}` ? Word<W>
   : T extends `${infer W}\n${string}` ? Word<W>
   : T extends `${infer W}\r${string}` ? W
   : T;
-// The URL parser reads a backslash in an http(s) path as a slash.
-type Slashed<P extends string> = P extends `${infer A}\\${infer B}`
-  ? `${A}/${Slashed<B>}`
-  : P;
-type NamesIn<P extends string> = P extends `${string}/:${infer Rest}`
-  ? Rest extends `${infer Name}/${infer Tail}` ? Name | NamesIn<`/${Tail}`>
-  : Rest
-  : never;
+// The URL parser reads a backslash in an http(s) path as a slash. This and
+// `NamesIn` carry what they have found in `Done`, so that each recursion is
+// a tail call, which TypeScript follows 1,000 deep rather than 50: a path
+// with 50 parameters or backslashes stays a type, not error TS2589.
+type Slashed<P extends string, Done extends string = ""> = P extends
+  `${infer A}\\${infer B}` ? Slashed<B, `${Done}${A}/`>
+  : `${Done}${P}`;
+type NamesIn<P extends string, Done extends string = never> = P extends
+  `${string}/:${infer Rest}`
+  ? Rest extends `${infer Name}/${infer Tail}`
+    ? NamesIn<`/${Tail}`, Done | Name>
+  : Done | Rest
+  : Done;
 
 /**
  * The `:name` path parameters of an endpoint literal, as a union of names;

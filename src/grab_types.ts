@@ -41,12 +41,29 @@ type IsPattern<E extends string> = Record<never, never> extends Record<E, 1>
   : false;
 
 /**
+ * A member of the union `E` whose `:name` segments are not those of all:
+ * no one `params` object fits each endpoint, as one needs a name that
+ * another refuses, so such a union is checked as a non-literal is.
+ */
+type Uneven<E extends string, All extends string = E> = E extends string
+  ? [PathParamNames<All>] extends [PathParamNames<E>] ? never : E
+  : never;
+
+/**
+ * True when the `params` of endpoint `E` are free-form: `E` is no literal,
+ * or a union of literals with different `:name` segments.
+ */
+type Loose<E extends string> = Endpoint extends E ? true
+  : [Uneven<E>] extends [never] ? false
+  : true;
+
+/**
  * The `params` a grab of endpoint `E` needs: required and named when the
  * literal has `:name` segments, none when a literal has none, free-form
- * when the endpoint is not a literal.
+ * when the endpoint is not a literal or is literals with different names.
  * @internal
  */
-export type ParamsFor<E extends string> = Endpoint extends E ? AnyParams
+export type ParamsFor<E extends string> = Loose<E> extends true ? AnyParams
   : [PathParamNames<E>] extends [never] ? IsPattern<E> extends true ? AnyParams
     : { params?: NoPathParams | undefined }
   : { params: Record<PathParamNames<E>, PathParamValue> };
@@ -56,7 +73,7 @@ export type ParamsFor<E extends string> = Endpoint extends E ? AnyParams
  * has path parameters.
  * @internal
  */
-export type GrabArgs<E extends string, Options> = Endpoint extends E
+export type GrabArgs<E extends string, Options> = Loose<E> extends true
   ? [options?: Options & ParamsFor<E>]
   : [PathParamNames<E>] extends [never] ? [options?: Options & ParamsFor<E>]
   : [options: Options & ParamsFor<E>];
@@ -88,7 +105,7 @@ export type SchemaFor<
  * endpoint has path parameters, else optional and may be `null`.
  * @internal
  */
-export type PageArgs<E extends string, Options> = Endpoint extends E
+export type PageArgs<E extends string, Options> = Loose<E> extends true
   ? [options?: (Options & ParamsFor<E>) | null]
   : [PathParamNames<E>] extends [never]
     ? [options?: (Options & ParamsFor<E>) | null]
