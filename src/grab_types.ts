@@ -80,11 +80,14 @@ export type GrabArgs<E extends string, Options> = Loose<E> extends true
 
 /**
  * A schema where the response type checks one: bytes, blobs and raw streams
- * are never checked, so a schema there is refused rather than ignored.
+ * are never checked, so a schema there is refused rather than ignored. A
+ * union (`"json" | "bytes"`) is refused when any of its types is one, as the
+ * run time refuses the call whenever it is.
  */
-type Checks<R extends ResponseType, S> = R extends "bytes" | "blob" | "stream"
-  ? never
-  : S;
+type Checks<R extends ResponseType, S> = [
+  Extract<R, "bytes" | "blob" | "stream">,
+] extends [never] ? S
+  : never;
 
 /**
  * The `schema` and `responseType` of a grab or paginate with a schema;

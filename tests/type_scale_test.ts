@@ -2,9 +2,10 @@
 // unions of literals. Checked by `deno check` (the `check` task and the test
 // run's type check); each `@ts-expect-error` fails the check when the line
 // below it compiles.
-import { assertEquals } from "@std/assert";
-import createGrab, { paginate } from "../mod.ts";
+import { assertEquals, assertRejects } from "@std/assert";
+import createGrab, { GrabValidationError, paginate } from "../mod.ts";
 import { json, startServer } from "./_server.ts";
+import { rowSchema } from "./_types.ts";
 
 // 60 `:name` segments: past 49, inference used to stop at error TS2589.
 const SIXTY =
@@ -105,6 +106,35 @@ Deno.test("a union of endpoints with different parameters takes each one's param
       path: endpoint === "GET /teams" ? "/teams" : "/users/7",
     });
   }
+});
+
+// A schema with a response type that may be bytes (a union variable): the run
+// time refuses it whenever it is, so it does not compile.
+Deno.test("a schema with a response type that may be bytes does not compile", async () => {
+  await using server = startServer(() => json({ id: 1 }));
+  const grab = createGrab(server.url);
+  const pick = (type: "json" | "bytes") => type;
+  const type = pick("bytes");
+  // @ts-expect-error: "bytes" is never checked by a schema
+  const refused = grab("GET /x", { schema: rowSchema, responseType: type });
+  await assertRejects(
+    () => refused,
+    GrabValidationError,
+    'Cannot use the option "schema" with responseType "bytes"',
+  );
+  const pages = paginate(grab, "GET /x", {
+    // @ts-expect-error: also in paginate
+    schema: rowSchema,
+    responseType: type,
+  });
+  await assertRejects(() => pages.next(), GrabValidationError);
+  assertEquals(server.requests.length, 0);
+  // One that is never bytes, a blob or a stream still takes a schema.
+  const [row] = await grab("GET /x", {
+    schema: rowSchema,
+    responseType: pick("json") === "json" ? "json" : "text",
+  });
+  assertEquals(row, { id: 1 });
 });
 
 async function compileOnly(): Promise<void> {
