@@ -82,7 +82,8 @@ function proxyAuthentication(chain: Said[]): string | undefined {
   );
   if (!wanted) return undefined;
   return "Cannot connect: the proxy wants credentials (407 Proxy Authentication Required) before it opens a tunnel to the server; " +
-    "give them to the HTTP client that connects through it (in Deno, the HttpClient's proxy.basicAuth)";
+    "give them to the HTTP client that connects through it (in Deno, the HttpClient's proxy.basicAuth, " +
+    "or user:password@ in the HTTPS_PROXY address)";
 }
 
 /**
