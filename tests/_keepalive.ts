@@ -6,6 +6,7 @@
  * @module
  */
 
+import createGrab, { type GrabError, type GrabTransportError } from "../mod.ts";
 import { serveEach, write } from "./_faults.ts";
 
 /** One request as the server read it. */
@@ -178,4 +179,42 @@ export async function reply(
   await new Promise((resolve) => setTimeout(resolve, 20));
   await write(conn, tail);
   return true;
+}
+
+/** The head of a 503 with `headers` (each ended by CRLF). */
+export const head503 = (headers: string): string =>
+  `HTTP/1.1 503 Service Unavailable\r\n${headers}\r\n`;
+
+/** What {@linkcode retriedAfter} got, and what its server saw. */
+export interface Retried {
+  data: unknown;
+  error: GrabError | GrabTransportError | null;
+  /** Connections the server accepted. */
+  connections: number;
+  /** Requests the server answered or began to. */
+  calls: number;
+}
+
+/**
+ * A grab retried once (at once) after a 503 whose head and body `first`
+ * writes (resolving whether to keep the connection), then answered `[1]` on
+ * any connection; what it got, with the connections and requests the
+ * server saw.
+ */
+export async function retriedAfter(
+  first: (conn: Deno.Conn) => Promise<boolean>,
+  timeout = 10_000,
+): Promise<Retried> {
+  let calls = 0;
+  await using server = startKeepAliveServer((conn, r) =>
+    ++calls === 1
+      ? first(conn)
+      : reply(conn, r, "200 OK", { "content-type": "application/json" }, "[1]")
+  );
+  const grab = createGrab(server.url, {
+    retry: { limit: 1, backoff: () => 0 },
+    timeout,
+  });
+  const [data, error] = await grab("GET /flaky");
+  return { data, error, connections: server.connections, calls };
 }

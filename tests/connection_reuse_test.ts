@@ -10,7 +10,13 @@
 import { assert, assertEquals, assertInstanceOf } from "@std/assert";
 import createGrab, { GrabTransportError, orThrow, paginate } from "../mod.ts";
 import { untilClosed, write } from "./_faults.ts";
-import { reply, type SeenRequest, startKeepAliveServer } from "./_keepalive.ts";
+import {
+  head503,
+  reply,
+  retriedAfter,
+  type SeenRequest,
+  startKeepAliveServer,
+} from "./_keepalive.ts";
 
 const N = 20;
 const JSON_TYPE = { "content-type": "application/json" };
@@ -193,26 +199,6 @@ for (const [what, viaGrab, viaFetch] of CASES) {
     );
   });
 }
-
-/** A retried 503 whose body `first` writes, then a 200 on any connection. */
-async function retriedAfter(
-  first: (conn: Deno.Conn) => Promise<boolean>,
-  timeout = 10_000,
-) {
-  let calls = 0;
-  await using server = startKeepAliveServer((conn, r) =>
-    ++calls === 1 ? first(conn) : reply(conn, r, "200 OK", JSON_TYPE, "[1]")
-  );
-  const grab = createGrab(server.url, {
-    retry: { limit: 1, backoff: () => 0 },
-    timeout,
-  });
-  const [data, error] = await grab("GET /flaky");
-  return { data, error, connections: server.connections, calls };
-}
-
-const head503 = (headers: string) =>
-  `HTTP/1.1 503 Service Unavailable\r\n${headers}\r\n`;
 
 Deno.test("a retried 503 whose body stalls is cancelled, and the retry made", async (t) => {
   await t.step("within the second it is given", async () => {
