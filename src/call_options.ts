@@ -72,8 +72,9 @@ export interface GrabCallOptions<Body = unknown>
    */
   headers?: HeadersInit | Record<string, string | undefined> | undefined;
   /**
-   * Query parameters, merged with any in the target: an object of its own
-   * keys or `URLSearchParams`. Nested objects use brackets
+   * Query parameters, after any in the target: an object of its own keys or
+   * `URLSearchParams`. A name the target's query (or the base address's)
+   * has too is a `GrabValidationError`. Nested objects use brackets
    * (`page[size]=10`); arrays are comma-joined in JSON:API mode and repeated
    * keys in JSON mode; `undefined` and `null` are skipped.
    * @default {undefined}

@@ -97,11 +97,18 @@ const BOTH =
 
 /** Refuses the query, saying where when `name` says it. */
 export function refuse(problem: string, name?: string): never {
-  const where = name === undefined
-    ? ""
-    : ` at "${name.length > 60 ? `${name.slice(0, 60)}…` : name}"`;
-  const message = `Cannot serialise the query${where}: ${problem}`;
-  throw validationError([{ path: "", message }]);
+  throw validationError([{ path: "", message: queryProblem(problem, name) }]);
+}
+
+/** The message of a refused query, saying where when `name` says it. */
+export function queryProblem(problem: string, name?: string): string {
+  const where = name === undefined ? "" : ` at "${cutName(name)}"`;
+  return `Cannot serialise the query${where}: ${problem}`;
+}
+
+/** A parameter's name for a message, cut after 60 characters. */
+export function cutName(name: string): string {
+  return name.length > 60 ? `${name.slice(0, 60)}…` : name;
 }
 
 /**

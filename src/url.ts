@@ -7,6 +7,7 @@
 import type { ValidationIssue } from "./errors.ts";
 import { describeValue } from "./json_value.ts";
 import { climbsOut, segmentProblem } from "./path_segment.ts";
+import { baseThenTarget, endpointThenCall } from "./query_names.ts";
 
 /**
  * A resolved URL whose path may still hold the target's `:name` segments; a
@@ -81,11 +82,9 @@ export function joinUrl(
   const problem = checkUrl(url, "target");
   if (problem !== undefined) return [problem];
   url.hash = "";
-  if (baseQuery !== "") {
-    url.search = url.search === ""
-      ? baseQuery
-      : baseQuery + "&" + url.search.slice(1);
-  }
+  const search = baseThenTarget(baseQuery, url.search);
+  if (typeof search !== "string") return [search];
+  if (search !== url.search) url.search = search;
   const segments = url.pathname.split("/");
   const params: [string, number][] = [];
   for (let i = fixed; i < segments.length; i++) {
@@ -151,11 +150,8 @@ export function fillUrl(
     target = template.origin + segments.join("/");
   }
   if (issues !== undefined) return issues;
-  let search = template.search;
-  if (extraQuery !== "") {
-    search = search === "" ? "?" + extraQuery : search + "&" + extraQuery;
-  }
-  return target + search;
+  const search = endpointThenCall(template.search, extraQuery);
+  return typeof search === "string" ? target + search : [search];
 }
 
 /**

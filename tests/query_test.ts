@@ -564,3 +564,57 @@ Deno.test("a key with brackets of its own is refused where it names what another
     ],
   ]);
 });
+
+Deno.test("a parameter named by the endpoint's query and by `query` is refused, not sent twice", async () => {
+  await using server = okJsonApiServer();
+  const grab = createGrab(`${server.url}/v1?key=k`, {
+    retry: 0,
+    casing: "camelCase",
+    wireCasing: "snake_case",
+  });
+  const refused = async (
+    endpoint: `GET /${string}`,
+    query?: Record<string, unknown> | URLSearchParams,
+  ) => {
+    const error = await assertRejects(
+      () => grab(endpoint, query === undefined ? {} : { query }),
+      GrabValidationError,
+    );
+    assertEquals(error.issues.length, 1);
+    return error.issues[0]!.message;
+  };
+  const twice = (name: string) =>
+    `Cannot serialise the query at "${name}": the endpoint's query (its target's or its base address's) names it too, so the server would read one of them, or both as a list; give it in one place`;
+  assertEquals(await refused("GET /items?page=1", { page: 2 }), twice("page"));
+  assertEquals(await refused("GET /items", { key: "x" }), twice("key"));
+  assertEquals(
+    await refused("GET /items", new URLSearchParams("a=1&key=x")),
+    twice("key"),
+  );
+  // Compared as the server reads them: in the wire's casing, decoded.
+  assertEquals(
+    await refused("GET /items?page_size=1", { pageSize: 2 }),
+    twice("page_size"),
+  );
+  assertEquals(
+    await refused("GET /items?page%5Bsize%5D=1", { page: { size: 2 } }),
+    twice("page[size]"),
+  );
+  assertEquals(
+    await refused("GET /items?key=j"),
+    'Cannot use the target: its query names "key", which the base address\'s query names too, so the server would read one of them, or both as a list; give it in one place',
+  );
+  assertEquals(server.requests.length, 0, "the server saw no request");
+  // Each name in one place goes; a name repeated within one place is its
+  // writer's list, and a value left out (`null`) is not a name sent.
+  const [, error] = await grab("GET /items?tag=a&tag=b", {
+    query: { key: null, pageSize: 2, tag: undefined },
+  });
+  assertEquals(error, null);
+  assertEquals([...server.requests.at(-1)!.url.searchParams], [
+    ["key", "k"],
+    ["tag", "a"],
+    ["tag", "b"],
+    ["page_size", "2"],
+  ]);
+});
