@@ -21,6 +21,7 @@ import type { Casing } from "./casing.ts";
 import {
   answeredAt,
   bodyTaken,
+  headerOf,
   headersOrNone,
   statusTextOf,
 } from "./platform_response.ts";
@@ -29,6 +30,7 @@ import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
 import {
   brokenBodyMessage,
   liveFailure,
+  notJsonMessage,
   tooLarge,
   transportError,
 } from "./transport_error.ts";
@@ -201,7 +203,9 @@ function settle(
     const { response, source } = reading;
     const decoded = decodeBody(type, ok, result, response, source.platform);
     if (decoded instanceof SyntaxError) {
-      return failure(reading, "parse", decoded);
+      const declared = headerOf(response, source.platform, "content-type");
+      const message = notJsonMessage(status, declared);
+      return failure(reading, "parse", decoded, message);
     }
     body = decoded;
   }
@@ -285,8 +289,10 @@ function failure(
   reading: Reading,
   kind: TransportErrorKind,
   cause?: unknown,
+  message?: string,
 ): SendOutcome & { ok: false } {
   const href = answeredAt(reading);
-  const error = transportError(kind, reading.method, href, { cause });
+  const extra = { cause, message };
+  const error = transportError(kind, reading.method, href, extra);
   return { ok: false, error };
 }

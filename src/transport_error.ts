@@ -7,7 +7,7 @@
 
 import type { TransportErrorKind, TransportExtra } from "./error_types.ts";
 import { GrabTransportError } from "./errors.ts";
-import { namedUrl } from "./http_error.ts";
+import { namedUrl, quoted } from "./http_error.ts";
 import { redactCause, safeUrl } from "./redact.ts";
 import type { SendOutcome } from "./result.ts";
 
@@ -33,6 +33,23 @@ export function brokenBodyMessage(status: number, loaded?: number): string {
     : `after ${loaded} bytes`;
   return `Cannot read the response: the body of the ${status} response broke off ${where} ` +
     "(the connection closed early, or its length, chunks or encoding were bad; see the cause)";
+}
+
+/**
+ * What a 2xx body that is not JSON says: its status and the media type the
+ * server gave it (quoted as a reason phrase is: redacted, cut), which tell
+ * a proxy's or a login's HTML page from JSON cut short, since the body
+ * itself is not kept.
+ */
+export function notJsonMessage(
+  status: number,
+  contentType: string | null,
+): string {
+  const labelled = contentType === null
+    ? "no Content-Type"
+    : `Content-Type "${quoted(contentType)}"`;
+  return `Cannot read the response: the body of the ${status} response (${labelled}) ` +
+    'is not valid JSON; read it with responseType "text" to see what the server sent';
 }
 
 /**
