@@ -8,7 +8,6 @@
 
 import {
   type BodySource,
-  cancelSettles,
   discardBody,
   hasNoBody,
   readBody,
@@ -27,9 +26,9 @@ import {
 } from "./platform_response.ts";
 import { type Deadline, PASSED } from "./deadline.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
+import { notEventStream, openLive } from "./live_open.ts";
 import {
   brokenBodyMessage,
-  liveFailure,
   notJsonMessage,
   tooLarge,
   transportError,
@@ -144,7 +143,12 @@ async function handOver(
     }
     // Ended between the head and now (a hook, a progress callback).
     if (source.deadline.reason === undefined) {
-      return openLive(reading, type);
+      const refused = type === "sse" ? notEventStream(reading) : undefined;
+      if (refused === undefined) {
+        return respond(reading, openLive(reading, type), false);
+      }
+      await discardBody(response, source);
+      return failure(reading, "parse", undefined, refused);
     }
   } catch (cause) {
     // A response-like whose body cannot be read: no body to hand over.
@@ -217,53 +221,6 @@ function settle(
 /** True for the response types whose body is opened, not read. */
 export function isLive(type: ResponseType): type is StreamType {
   return type === "stream" || type === "sse" || type === "ndjson";
-}
-
-/**
- * Opens a live body: the grab settles now, so its timeout stops counting,
- * and the body keeps the deadlines (the caller's signal, `attemptTimeout`)
- * until it is done with.
- */
-function openLive(reading: Reading, type: StreamType): SendOutcome {
-  const { whole, source } = reading;
-  const attempt = source.deadline;
-  const releaseWhole = whole.keepFor(true);
-  const releaseAttempt = attempt === whole ? undefined : attempt.keepFor(false);
-  const release = () => {
-    releaseAttempt?.();
-    releaseWhole();
-    reading.letGoOfBody?.();
-  };
-  let body: unknown;
-  try {
-    body = openStream(reading, type, release);
-  } catch (error) {
-    release();
-    throw error;
-  }
-  return respond(reading, body, false);
-}
-
-function openStream(
-  reading: Reading,
-  type: StreamType,
-  release: () => void,
-): unknown {
-  const { source, read, method } = reading;
-  const href = answeredAt(reading);
-  return read.streams!.openStream(type, {
-    response: reading.response,
-    status: reading.status,
-    platform: source.platform,
-    waitForCancel: cancelSettles(source),
-    deadline: source.deadline,
-    release,
-    maxBodyBytes: reading.maxBodyBytes,
-    progress: read.onDownloadProgress,
-    casing: read.casing,
-    schema: read.schema,
-    fail: liveFailure(method, href, source.deadline, reading.bodyFailed),
-  });
 }
 
 function respond(

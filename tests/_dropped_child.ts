@@ -20,7 +20,11 @@ const listening = countListeners(signal);
 
 const server = Deno.serve(
   { hostname: "127.0.0.1", port: 0, onListen() {} },
-  () => new Response("data: 1\n\n1\n", { headers: { "x-kind": "live" } }),
+  // One body each type reads: an event, and a line that is a value.
+  () =>
+    new Response("data: 1\n\n1\n", {
+      headers: { "content-type": "text/event-stream", "x-kind": "live" },
+    }),
 );
 const grab = createGrab(`http://127.0.0.1:${server.addr.port}`, { retry: 0 });
 

@@ -400,3 +400,64 @@ Deno.test("lastEventId counts only the events the loop was given", async (t) => 
     assertEquals(events!.lastEventId, "3");
   });
 });
+
+Deno.test("a 2xx the server labels as other than an event stream fails at the head as kind parse", async () => {
+  const completion = '{"choices":[{"message":{"content":"Hello"}}]}';
+  const cancelled: Promise<void>[] = [];
+  // Each body goes on for a million chunks (tens of megabytes, more than
+  // a socket's buffers hold): one let go at its head is cancelled.
+  const labelled = (type: string | undefined, text: string) => () => {
+    const { promise, resolve } = Promise.withResolvers<void>();
+    cancelled.push(promise);
+    let chunks = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (++chunks > 1_000_000) return controller.close();
+        controller.enqueue(new TextEncoder().encode(text));
+      },
+      cancel: () => resolve(),
+    });
+    const response = new Response(body);
+    if (type !== undefined) response.headers.set("content-type", type);
+    return response;
+  };
+  await using server = startServer({
+    // A chat API that streams only when asked answers one JSON body.
+    "/json": labelled("application/json", completion),
+    "/login": labelled("text/html; charset=utf-8", "<html>Sign in</html>"),
+    // Labelled as the standard writes it, in any case, or not at all.
+    "/cased": labelled(" Text/Event-Stream ;charset=utf-8", "data: a\n\n"),
+    "/unlabelled": labelled(undefined, "data: b\n\n"),
+  });
+  const grab = createGrab(server.url, { responseType: "sse", retry: 0 });
+  for (
+    const [path, type] of [["/json", "application/json"], [
+      "/login",
+      "text/html; charset=utf-8",
+    ]] as const
+  ) {
+    const [stream, error, meta] = await grab(`GET ${path}`);
+    await stream?.cancel();
+    assertEquals(stream, null);
+    assertEquals(meta, { statusCode: 0 });
+    assertInstanceOf(error, GrabTransportError);
+    assertEquals(error.kind, "parse");
+    assertEquals(
+      error.message,
+      `Cannot read Server-Sent Events: the 200 response is "${type}", not "text/event-stream" (a server that streams only when asked answers with one body); read it with responseType "text" to see what it sent: GET ${server.url}${path}`,
+    );
+  }
+  // Each body was let go.
+  assertEquals(cancelled.length, 2);
+  await Promise.all(cancelled);
+  for (
+    const [path, data] of [["/cased", "a"], ["/unlabelled", "b"]] as const
+  ) {
+    const [stream, error] = await grab(`GET ${path}`);
+    assertEquals(error, null);
+    for await (const event of stream!) {
+      assertEquals(event.data, data);
+      break;
+    }
+  }
+});

@@ -233,7 +233,7 @@ Deno.test("the reason a live body is cancelled with reaches the body", async (t)
   ];
   for (const [name, responseType, end] of ways) {
     await t.step(name, async () => {
-      await using server = tapServer("text/plain");
+      await using server = tapServer(typeOf(responseType));
       const wrapped = wrappingFetch();
       const grab = createGrab(server.url, { fetch: wrapped.fetch });
       const abort = new AbortController();
@@ -255,7 +255,7 @@ Deno.test("a GrabStream ended by an error thrown into a loop that delegates to i
     await t.step(
       `${responseType}: an error thrown through yield* is the caller's, the body released`,
       async () => {
-        await using server = tapServer("text/plain");
+        await using server = tapServer(typeOf(responseType));
         const grab = createGrab(server.url);
         const [stream] = await grab("GET /", { responseType });
         async function* relay() {
@@ -273,3 +273,8 @@ Deno.test("a GrabStream ended by an error thrown into a loop that delegates to i
     );
   }
 });
+
+/** The media type a server labels a body of `responseType` with. */
+function typeOf(responseType: "stream" | "sse" | "ndjson"): string {
+  return responseType === "sse" ? "text/event-stream" : "text/plain";
+}

@@ -85,6 +85,20 @@ const ANSWERS = {
     socket.end(head(204, [JSON_TYPE, "content-length: 7"]) + '{"a":1}'),
 };
 
+/** Relabels the head `socket` writes as `text/event-stream`. */
+function asEvents(socket) {
+  for (const name of ["write", "end"]) {
+    const original = socket[name].bind(socket);
+    socket[name] = (data, ...rest) =>
+      original(
+        typeof data === "string" && data.startsWith("HTTP/")
+          ? data.replace(/(\r\ncontent-type:)[^\r]*/i, "$1 text/event-stream")
+          : data,
+        ...rest,
+      );
+  }
+}
+
 /**
  * Starts the raw server.
  *
@@ -105,6 +119,9 @@ export async function startRawServer() {
       const name = /^\w+ \/([\w-]+)/.exec(seen)?.[1] ?? "";
       const answer = ANSWERS[name];
       if (!answer) return socket.end(head(404, ["content-length: 0"]));
+      // An SSE read's answers are labelled as events, so that what each
+      // tests is its framing, not its type.
+      if (/\r\naccept:[^\r]*text\/event-stream/i.test(seen)) asEvents(socket);
       states.set(name, "open");
       socket.on("close", () => {
         sockets.delete(socket);

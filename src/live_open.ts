@@ -1,0 +1,80 @@
+/**
+ * A live body opened at the response's head: the deadlines handed over to
+ * the body, and an SSE body that the server labels as something else refused
+ * before it is read.
+ *
+ * @module
+ */
+
+import { cancelSettles } from "./body.ts";
+import type { Reading } from "./outcome.ts";
+import { answeredAt, headerOf } from "./platform_response.ts";
+import { quoted } from "./http_error.ts";
+import type { StreamType } from "./response_type.ts";
+import { liveFailure } from "./transport_error.ts";
+
+/**
+ * Opens a live body: the grab settles now, so its timeout stops counting,
+ * and the body keeps the deadlines (the caller's signal, `attemptTimeout`)
+ * until it is done with.
+ */
+export function openLive(reading: Reading, type: StreamType): unknown {
+  const { whole, source } = reading;
+  const attempt = source.deadline;
+  const releaseWhole = whole.keepFor(true);
+  const releaseAttempt = attempt === whole ? undefined : attempt.keepFor(false);
+  const release = () => {
+    releaseAttempt?.();
+    releaseWhole();
+    reading.letGoOfBody?.();
+  };
+  try {
+    return openStream(reading, type, release);
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+function openStream(
+  reading: Reading,
+  type: StreamType,
+  release: () => void,
+): unknown {
+  const { source, read, method } = reading;
+  const href = answeredAt(reading);
+  return read.streams!.openStream(type, {
+    response: reading.response,
+    status: reading.status,
+    platform: source.platform,
+    waitForCancel: cancelSettles(source),
+    deadline: source.deadline,
+    release,
+    maxBodyBytes: reading.maxBodyBytes,
+    progress: read.onDownloadProgress,
+    casing: read.casing,
+    schema: read.schema,
+    fail: liveFailure(method, href, source.deadline, reading.bodyFailed),
+  });
+}
+
+/**
+ * Why an SSE body cannot be read as events: its server labels it as another
+ * type (a JSON answer of an API that streams only when asked, a login page),
+ * whose lines would be read as no events at all, as the HTML standard's
+ * `EventSource` refuses it. A body with no type is read: servers leave it
+ * out, and no other body is told by its absence.
+ */
+export function notEventStream(reading: Reading): string | undefined {
+  const { response, source, status } = reading;
+  const declared = headerOf(response, source.platform, "content-type");
+  if (declared === null) return undefined;
+  const end = declared.indexOf(";");
+  const essence = (end === -1 ? declared : declared.slice(0, end)).trim();
+  if (essence === "" || essence.toLowerCase() === "text/event-stream") {
+    return undefined;
+  }
+  return `Cannot read Server-Sent Events: the ${status} response is "${
+    quoted(declared)
+  }", not "text/event-stream" (a server that streams only when asked answers with one body); read it with responseType "text" to see what it sent`;
+}
