@@ -14,16 +14,29 @@ export const REDIRECTS: ReadonlySet<number> = new Set([
   308,
 ]);
 
-/** `location` resolved against `base`, when that is an http(s) URL. */
-export function parseHttpUrl(location: string, base: string): URL | undefined {
+/**
+ * What a counted upload's own redirect says when its `location` cannot be
+ * followed, worded as Deno's `fetch` says it, so that `./unmendable.ts`
+ * tells either the same (it is of the core, which this module may not
+ * import, so the words are written out in both).
+ */
+const NOT_A_URL = "Invalid URL: the redirect's location";
+const NOT_HTTP = "Can not redirect to a non HTTP(s) url";
+
+/**
+ * `location` resolved against `base`, when that is an http(s) URL; as from
+ * `fetch`, any other (`data:`, `file:`, `blob:`, or no URL) is a
+ * `TypeError`, never a response.
+ */
+export function hopUrl(location: string, base: string): URL {
+  let url: URL;
   try {
-    const url = new URL(location, base);
-    return url.protocol === "http:" || url.protocol === "https:"
-      ? url
-      : undefined;
+    url = new URL(location, base);
   } catch {
-    return undefined;
+    throw new TypeError(NOT_A_URL);
   }
+  if (url.protocol === "http:" || url.protocol === "https:") return url;
+  throw new TypeError(NOT_HTTP);
 }
 
 /** The headers `fetch` drops when a redirect turns a request into a GET. */

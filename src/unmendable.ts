@@ -1,9 +1,10 @@
 /**
  * Failures of `fetch` that no retry can mend, told apart from the network's
  * by what the failure says: a permission the runtime refused, a port the
- * platform blocks, a stream body that met a redirect, a response a custom
- * `fetch` handed out once already, a resource of the runtime's that is
- * closed (a Deno `HttpClient` a custom `fetch` passes on), and the server's
+ * platform blocks, a stream body that met a redirect, a redirect refused
+ * (to a URL that is not http(s), or under `redirect: "error"`), a response
+ * a custom `fetch` handed out once already, a resource of the runtime's that
+ * is closed (a Deno `HttpClient` a custom `fetch` passes on), and the server's
  * side of the connection (`./peer_failure.ts`). Each is a `"network"`
  * failure at once, whose message says what to do.
  *
@@ -82,7 +83,8 @@ function blockedPort(chain: Said[]): string | undefined {
  * URL longer than it takes (Deno: `Invalid URL <url>`, for one past 65,534
  * characters, which a `beforeRequest` hook or a redirect's `Location` may
  * make), or a redirect's `Location` that is no URL (Deno: `Invalid URL:
- * '<location>' with base …`; Node: `Invalid URL`), or `undefined`.
+ * '<location>' with base …`, and a counted upload's own hop in its words;
+ * Node: `Invalid URL`), or `undefined`.
  */
 function refusedUrl(chain: Said[]): string | undefined {
   const said = chain.find(({ message }) => message.startsWith("Invalid URL"));
@@ -128,6 +130,32 @@ function streamRedirect(chain: Said[]): string | undefined {
 }
 
 /**
+ * The message for a redirect that `fetch` refused to follow, which the
+ * server sends again to every attempt, or `undefined`: one to a URL that is
+ * not http(s) (Deno, and a counted upload's own hop: `Can not redirect to a
+ * non HTTP(s) url`; Node: `URL scheme must be a HTTP(S) scheme`), and any
+ * under `redirect: "error"` (Deno: `Encountered redirect while redirect
+ * mode is set to 'error'`; Node: `unexpected redirect`). A browser says
+ * neither, and its failure is retried as the network's. Each is told by
+ * words with spaces, which no URL quoted in a network error can hold.
+ */
+function refusedRedirect(chain: Said[]): string | undefined {
+  const said = (text: string) =>
+    chain.some(({ message }) => message.includes(text));
+  const deno = "Can not redirect to a non HTTP(s) url";
+  if (said(deno) || said("URL scheme must be a HTTP(S) scheme")) {
+    return "Cannot follow the redirect: the server's Location is not an http(s) URL; fix the server's redirect";
+  }
+  if (
+    said("while redirect mode is set to 'error'") || said("unexpected redirect")
+  ) {
+    return 'Cannot complete the request: the server redirected, which redirect "error" refuses; ' +
+      'send it to the URL the redirect leads to, or use redirect "follow"';
+  }
+  return undefined;
+}
+
+/**
  * The message for a failure of `fetch` that no retry can mend, or
  * `undefined` for one that may be the network's. `stream` when the request
  * body was a stream, which only then can have met a redirect it could not
@@ -153,7 +181,8 @@ export function unmendable(
   }
   // A URL refused first: Deno's message quotes a redirect's `Location` as
   // the server wrote it, which may say what the others look for.
-  return refusedUrl(chain) ?? closedClient(name, chain) ?? blockedPort(chain) ??
+  return refusedUrl(chain) ?? refusedRedirect(chain) ??
+    closedClient(name, chain) ?? blockedPort(chain) ??
     (stream ? streamRedirect(chain) : undefined) ?? peerFailure(chain);
 }
 

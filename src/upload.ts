@@ -7,7 +7,7 @@
  */
 
 import type { HeaderRecord } from "./headers.ts";
-import { parseHttpUrl, redirectInit, REDIRECTS } from "./redirect_hop.ts";
+import { hopUrl, redirectInit, REDIRECTS } from "./redirect_hop.ts";
 import type { Progress } from "./response_type.ts";
 
 /** The piece of a body handed to `fetch` at a time. */
@@ -148,12 +148,7 @@ export class Upload {
     { from, plain, request }: FollowOptions,
   ): { url: string; init: RequestInit } {
     this.leave();
-    const next = parseHttpUrl(location, from);
-    if (next === undefined) {
-      throw new TypeError(
-        "Cannot follow the redirect: its location is not an http(s) URL",
-      );
-    }
+    const next = hopUrl(location, from);
     const init = redirectInit(status, next, from, plain, request);
     if (init.body !== undefined && this.#body !== undefined) {
       // The body as prepared, of the media type the headers may name: a
