@@ -5,7 +5,8 @@
  * @module
  */
 
-import type { GrabOptions, QueryInit } from "./options.ts";
+import type { GrabOptions } from "./options.ts";
+import type { QueryInit } from "./query.ts";
 import type { Progress } from "./response_type.ts";
 import type { StandardSchema } from "./schema.ts";
 

@@ -41,13 +41,6 @@ export const DEFAULTS = Object.freeze(
 );
 
 /**
- * A query: an object of primitives, arrays and nested objects, or
- * `URLSearchParams`.
- * @internal
- */
-export type QueryInit = URLSearchParams | Record<string, unknown>;
-
-/**
  * Defaults for every grab of a factory.
  *
  * @example An authenticated JSON:API client

@@ -27,6 +27,33 @@ import {
 } from "./query_walk.ts";
 
 /**
+ * A query: an object of primitives, arrays and nested objects, or
+ * `URLSearchParams`. Any object type is taken, as a `Record` would refuse
+ * an interface or a class (they have no index signature), except those
+ * whose entries are not their own keys, which grab refuses at run time: an
+ * iterable (an array, a `Map`, a `FormData`), a Promise not awaited, a
+ * `Date`, a function. They are told by well-known symbols, so no query key
+ * is taken from you.
+ * @internal
+ */
+export type QueryInit =
+  | URLSearchParams
+  | Record<string, unknown>
+  | QueryObject;
+
+/**
+ * An object of query values typed by an interface or a class; an object
+ * literal is a `Record` (this type alone would refuse its keys as excess).
+ * @internal
+ */
+export type QueryObject = object & {
+  readonly [Symbol.iterator]?: never;
+  readonly [Symbol.toStringTag]?: never;
+  readonly [Symbol.toPrimitive]?: never;
+  readonly [Symbol.hasInstance]?: never;
+};
+
+/**
  * `"json"` or `"json-api"`: how bodies and queries are written and read.
  *
  * @example Choosing a format
