@@ -18,6 +18,9 @@ import createGrab, {
 
 type Serve = (request: Request) => Response | Promise<Response>;
 
+// Not `startServer`: its handlers get the request already read, and these
+// read theirs as a service's code does.
+
 function serve(handler: Serve) {
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
@@ -38,7 +41,7 @@ interface Issue {
   state: string;
 }
 
-Deno.test("dogfood: a GitHub-like client pages, posts and reads its failures", async () => {
+Deno.test("a GitHub-like client pages, posts and reads its failures", async () => {
   const issues: Issue[] = Array.from(
     { length: 5 },
     (_, i) => ({ number: i + 1, title: `Bug ${i + 1}`, state: "open" }),
@@ -164,7 +167,7 @@ function chunk(content: string): string {
   return `data: ${JSON.stringify({ choices: [{ delta: { content } }] })}\n\n`;
 }
 
-Deno.test("dogfood: a chat stream cancelled by the caller releases the server's stream", async () => {
+Deno.test("a chat stream cancelled by the caller releases the server's stream", async () => {
   const encoder = new TextEncoder();
   const { promise: cancelled, resolve: onCancel } = Promise.withResolvers<
     void
@@ -213,7 +216,7 @@ Deno.test("dogfood: a chat stream cancelled by the caller releases the server's 
   await cancelled;
 });
 
-Deno.test("dogfood: a chat stream that breaks off mid-way ends with a network error", async () => {
+Deno.test("a chat stream that breaks off mid-way ends with a network error", async () => {
   const encoder = new TextEncoder();
   await using server = serve(() => {
     let sent = 0;
@@ -246,7 +249,7 @@ Deno.test("dogfood: a chat stream that breaks off mid-way ends with a network er
   assert(events.error.message.includes("broke off"), events.error.message);
 });
 
-Deno.test("dogfood: a chat stream ended by the caller's break reports no error", async () => {
+Deno.test("a chat stream ended by the caller's break reports no error", async () => {
   const encoder = new TextEncoder();
   await using server = serve(() =>
     new Response(
@@ -271,7 +274,7 @@ Deno.test("dogfood: a chat stream ended by the caller's break reports no error",
 });
 
 // (3) A download with progress and a cap, then uploads with progress.
-Deno.test("dogfood: a download reports progress and a cap ends one too large", async () => {
+Deno.test("a download reports progress and a cap ends one too large", async () => {
   const file = new Uint8Array(200_000).fill(7);
   const uploads: { type: string; length: number; chunked: boolean }[] = [];
   await using server = serve(async (request) => {
@@ -351,7 +354,7 @@ Deno.test("dogfood: a download reports progress and a cap ends one too large", a
 // (4) A JSON:API client in camelCase.
 const JSON_API = "application/vnd.api+json";
 
-Deno.test("dogfood: a JSON:API client reads compound documents and shows form errors", async () => {
+Deno.test("a JSON:API client reads compound documents and shows form errors", async () => {
   const writes: { url: URL; type: string | null; body: unknown }[] = [];
   const reads: URL[] = [];
   await using server = serve(async (request) => {
@@ -475,7 +478,7 @@ Deno.test("dogfood: a JSON:API client reads compound documents and shows form er
 });
 
 // (5) A worker-like loop.
-Deno.test("dogfood: a worker loop of concurrent grabs, retries, timeouts and one abort", async () => {
+Deno.test("a worker loop of concurrent grabs, retries, timeouts and one abort", async () => {
   const attempts = new Map<string, number>();
   let hung = 0;
   // Held until the test ends, as a stuck backend holds a request.
@@ -579,7 +582,7 @@ class SearchFilters {
   sort: "created" | "updated" = "updated";
 }
 
-Deno.test("dogfood: a query typed by an interface or a class compiles and is sent", async () => {
+Deno.test("a query typed by an interface or a class compiles and is sent", async () => {
   await using server = serve((request) =>
     Response.json(new URL(request.url).search)
   );
