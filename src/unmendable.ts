@@ -84,10 +84,12 @@ function blockedPort(chain: Said[]): string | undefined {
  * characters, which a `beforeRequest` hook or a redirect's `Location` may
  * make), or a redirect's `Location` that is no URL (Deno: `Invalid URL:
  * '<location>' with base …`, and a counted upload's own hop in its words;
- * Node: `Invalid URL`), or `undefined`.
+ * Node: `Invalid URL`; Bun: code `RedirectURLInvalid`), or `undefined`.
  */
 function refusedUrl(chain: Said[]): string | undefined {
-  const said = chain.find(({ message }) => message.startsWith("Invalid URL"));
+  const said = chain.find(({ message, code }) =>
+    message.startsWith("Invalid URL") || code === "RedirectURLInvalid"
+  );
   if (said === undefined) return undefined;
   if (!said.message.startsWith("Invalid URL ")) {
     return "Cannot follow the redirect: the server's Location header is not a valid URL; fix the server's redirect";
@@ -133,21 +135,26 @@ function streamRedirect(chain: Said[]): string | undefined {
  * The message for a redirect that `fetch` refused to follow, which the
  * server sends again to every attempt, or `undefined`: one to a URL that is
  * not http(s) (Deno, and a counted upload's own hop: `Can not redirect to a
- * non HTTP(s) url`; Node: `URL scheme must be a HTTP(S) scheme`), and any
- * under `redirect: "error"` (Deno: `Encountered redirect while redirect
- * mode is set to 'error'`; Node: `unexpected redirect`). A browser says
- * neither, and its failure is retried as the network's. Each is told by
- * words with spaces, which no URL quoted in a network error can hold.
+ * non HTTP(s) url`; Node: `URL scheme must be a HTTP(S) scheme`; Bun: code
+ * `UnsupportedRedirectProtocol`), and any under `redirect: "error"` (Deno:
+ * `Encountered redirect while redirect mode is set to 'error'`; Node:
+ * `unexpected redirect`; Bun: code `UnexpectedRedirect`). A browser says
+ * neither, and its failure is retried as the network's. Each message is
+ * told by words with spaces, which no URL quoted in a network error holds.
  */
 function refusedRedirect(chain: Said[]): string | undefined {
-  const said = (text: string) =>
-    chain.some(({ message }) => message.includes(text));
+  const said = (text: string, code?: string) =>
+    chain.some((each) => each.message.includes(text) || each.code === code);
   const deno = "Can not redirect to a non HTTP(s) url";
-  if (said(deno) || said("URL scheme must be a HTTP(S) scheme")) {
+  if (
+    said(deno, "UnsupportedRedirectProtocol") ||
+    said("URL scheme must be a HTTP(S) scheme")
+  ) {
     return "Cannot follow the redirect: the server's Location is not an http(s) URL; fix the server's redirect";
   }
   if (
-    said("while redirect mode is set to 'error'") || said("unexpected redirect")
+    said("while redirect mode is set to 'error'", "UnexpectedRedirect") ||
+    said("unexpected redirect")
   ) {
     return 'Cannot complete the request: the server redirected, which redirect "error" refuses; ' +
       'send it to the URL the redirect leads to, or use redirect "follow"';

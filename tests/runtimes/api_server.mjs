@@ -247,6 +247,9 @@ function route(request, response, body, context) {
   if (path === "/moved") {
     return send(response, 302, "", { location: "/users/1" });
   }
+  if (path === "/moved/ftp") {
+    return send(response, 302, "", { location: "ftp://files.test/report" });
+  }
   const again = /^\/moved\/(307|308)$/.exec(path);
   if (again) {
     // Asks for the request again, body and all, at /upload.

@@ -1422,6 +1422,42 @@ CASES.push(
       }
     },
   ],
+  [
+    "redirect: one fetch refuses to follow is told, and sent once",
+    async (c) => {
+      let retries = 0;
+      const grab = c.mod.createGrab(c.api, {
+        retry: { limit: 2, backoff: () => 0 },
+        hooks: { beforeRetry: () => void retries++ },
+      });
+      const cases = [
+        ["GET /moved/ftp", {}, "Location is not an http(s) URL"],
+        ["GET /moved", { redirect: "error" }, 'which redirect "error" refuses'],
+      ];
+      for (const [endpoint, options, says] of cases) {
+        retries = 0;
+        if (inWorkerd() && options.redirect === "error") {
+          // workerd takes no redirect "error": refused before any request.
+          const refused = await grab(endpoint, options).catch((e) => e);
+          same(refused?.name, "GrabValidationError", endpoint);
+          continue;
+        }
+        const [data, error] = await grab(endpoint, options);
+        same([data, error?.name, error?.kind], [
+          null,
+          "GrabTransportError",
+          "network",
+        ], endpoint);
+        // A browser and workerd say neither: retried as the network's.
+        if (inBrowser() || inWorkerd()) continue;
+        ok(
+          String(error?.message).includes(says),
+          `${endpoint}: ${error?.message}`,
+        );
+        same(retries, 0, `${endpoint}: retries`);
+      }
+    },
+  ],
   ['HTTP error: a redirect under redirect: "manual"', async (c) => {
     const grab = c.mod.createGrab(c.api, { retry: 0, redirect: "manual" });
     const [data, error, meta] = await grab("GET /moved");
