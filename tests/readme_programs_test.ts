@@ -9,11 +9,13 @@ import { assert, assertEquals } from "@std/assert";
 import createGrab, {
   Call,
   type GrabResult,
+  type GrabStream,
   isGrabHttpError,
   isGrabTransportError,
   jsonApiOf,
   orThrow,
   paginate,
+  type ServerSentEvent,
 } from "../mod.ts";
 
 type Serve = (request: Request) => Response | Promise<Response>;
@@ -167,6 +169,16 @@ function chunk(content: string): string {
   return `data: ${JSON.stringify({ choices: [{ delta: { content } }] })}\n\n`;
 }
 
+/** The README's chat loop: the deltas joined, up to `[DONE]`. */
+async function replyOf(events: GrabStream<ServerSentEvent>): Promise<string> {
+  let reply = "";
+  for await (const { data } of events) {
+    if (data === "[DONE]") break;
+    reply += JSON.parse(data).choices[0]?.delta?.content ?? "";
+  }
+  return reply;
+}
+
 Deno.test("a chat stream cancelled by the caller releases the server's stream", async () => {
   const encoder = new TextEncoder();
   const { promise: cancelled, resolve: onCancel } = Promise.withResolvers<
@@ -238,11 +250,7 @@ Deno.test("a chat stream that breaks off mid-way ends with a network error", asy
   });
   if (error) throw error;
   if (events === null) throw new Error("No stream: the server sent 204");
-  let reply = "";
-  for await (const { data } of events) {
-    if (data === "[DONE]") break;
-    reply += JSON.parse(data).choices[0]?.delta?.content ?? "";
-  }
+  const reply = await replyOf(events);
   assertEquals(reply, "w0 w1 ");
   assert(isGrabTransportError(events.error));
   assertEquals(events.error.kind, "network");
@@ -264,11 +272,7 @@ Deno.test("a chat stream ended by the caller's break reports no error", async ()
   });
   if (error) throw error;
   if (events === null) throw new Error("No stream");
-  let reply = "";
-  for await (const { data } of events) {
-    if (data === "[DONE]") break;
-    reply += JSON.parse(data).choices[0]?.delta?.content ?? "";
-  }
+  const reply = await replyOf(events);
   assertEquals(reply, "ab");
   assertEquals(events.error, null);
 });
