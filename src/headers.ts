@@ -23,6 +23,19 @@ const FORBIDDEN_VALUE = /[\r\n\0]/;
 // deno-lint-ignore no-control-regex -- control characters are what it finds
 const CONTROL_VALUE = /[\0-\x08\n-\x1f\x7f]/;
 const NONE: ValidationIssue[] = [];
+// The headers that say how the connection carries the message. Node's fetch
+// throws for each ("invalid transfer-encoding header"), which would fail as
+// the network's and be retried; Deno's sends it as given (a Transfer-Encoding
+// the body does not have), Bun and browsers drop some: refused everywhere.
+const FRAMING = new Set([
+  "connection",
+  "expect",
+  "keep-alive",
+  "transfer-encoding",
+  "upgrade",
+]);
+// The only values of `Connection` every runtime sends.
+const CONNECTION_SENT = /^[\t ]*(?:close|keep-alive)[\t ]*$/i;
 
 /**
  * Copies `init` into `target` (lower-case names, so a later source replaces an
@@ -108,7 +121,7 @@ function headerProblem(
   }
   const which = `Cannot send header "${name}"`;
   if (typeof text !== "string") return `${which}: its value is ${text.what}`;
-  if (!UNSENDABLE_VALUE.test(text)) return undefined;
+  if (!UNSENDABLE_VALUE.test(text)) return framingProblem(name, text, which);
   if (FORBIDDEN_VALUE.test(text)) {
     return `${which}: its value contains CR, LF or NUL`;
   }
@@ -116,6 +129,24 @@ function headerProblem(
     return `${which}: its value contains a control character other than tab`;
   }
   return `${which}: its value has a character outside Latin-1; percent-encode it`;
+}
+
+/**
+ * Why a header that says how the connection carries the message cannot be
+ * sent, or `undefined` for any other header and `Connection: close`.
+ */
+function framingProblem(
+  name: string,
+  text: string,
+  which: string,
+): string | undefined {
+  const key = name.toLowerCase();
+  if (!FRAMING.has(key)) return undefined;
+  const connection = key === "connection";
+  if (connection && CONNECTION_SENT.test(text)) return undefined;
+  return `${which}: the runtime frames the connection itself (Node's fetch ` +
+    "refuses it, Deno's sends it as given, browsers drop it); leave it out" +
+    (connection ? ', or give "close" or "keep-alive"' : "");
 }
 
 /**

@@ -605,6 +605,41 @@ export const CASES = [
     }
     same(Object.prototype.toString.call({}), "[object Object]", "prototype");
   }],
+  [
+    "headers: one that names the connection's framing is refused, not retried",
+    async (c) => {
+      // Node's fetch throws for each ("invalid transfer-encoding header"),
+      // Deno's sends it, Bun's and browsers drop some: refused everywhere.
+      const counted = countingFetch();
+      const grab = c.mod.createGrab(c.api, {
+        fetch: counted.fetch,
+        retry: { limit: 2, backoff: () => 0 },
+      });
+      const headers = [
+        { "Transfer-Encoding": "chunked" },
+        { "keep-alive": "timeout=5" },
+        { Upgrade: "websocket" },
+        { Expect: "100-continue" },
+        { Connection: "upgrade" },
+      ];
+      for (const given of headers) {
+        const label = Object.keys(given)[0];
+        const error = await rejectsWith(
+          grab("POST /echo-headers", { body: "x", headers: given }),
+          "GrabValidationError",
+          label,
+        );
+        ok(error.message.includes(label), `${label}: ${error.message}`);
+      }
+      same(counted.count(), 0, "fetch calls");
+      // Close and keep-alive are each runtime's to send.
+      const [seen, error] = await grab("GET /echo-headers", {
+        headers: { connection: "close" },
+      });
+      same(error?.message ?? null, null, "Connection: close");
+      ok(seen !== null, "Connection: close answered");
+    },
+  ],
   ["redirect: a byte body goes again to a 307 or 308 target", async (c) => {
     // Node's fetch cannot send bytes twice ("detached ArrayBuffer").
     const hello = () => new TextEncoder().encode("hello");
