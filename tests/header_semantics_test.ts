@@ -70,3 +70,43 @@ Deno.test("a header that says how the connection carries the message is refused 
     }
   });
 });
+
+Deno.test("an sse grab reads a Content-Type given twice as EventSource does: the last media type counts", async (t) => {
+  await using server = startServer((request) => {
+    const headers = new Headers();
+    const types = new URL(request.url).searchParams.getAll("type");
+    for (const type of types) headers.append("content-type", type);
+    return new Response("data: hi\n\n", { headers });
+  });
+  const grab = createGrab(server.url, { retry: 0, responseType: "sse" });
+  const read = async (types: string[]) => {
+    const query = new URLSearchParams(types.map((type) => ["type", type]));
+    const [events, error] = await grab(`GET /events?${query}`);
+    if (error !== null) return "kind" in error ? error.kind : error.statusCode;
+    const data: string[] = [];
+    for await (const event of events!) data.push(event.data);
+    return data.join();
+  };
+
+  await t.step("the same type twice, as a proxy adds it again", async () => {
+    assertEquals(await read(["text/event-stream", "text/event-stream"]), "hi");
+    assertEquals(
+      await read(["text/event-stream", "Text/Event-Stream; charset=utf-8"]),
+      "hi",
+    );
+  });
+
+  await t.step("another type before it, or none at all", async () => {
+    assertEquals(await read(["text/html", "text/event-stream"]), "hi");
+    assertEquals(await read(["text/event-stream", "*/*"]), "hi");
+  });
+
+  await t.step("another type last is refused, as before", async () => {
+    assertEquals(await read(["text/event-stream", "text/html"]), "parse");
+    // A comma inside a quoted parameter splits nothing.
+    assertEquals(
+      await read(['text/html; x="a,text/event-stream"']),
+      "parse",
+    );
+  });
+});
