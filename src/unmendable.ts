@@ -11,6 +11,7 @@
  * @module
  */
 
+import { quoted } from "./http_error.ts";
 import { peerFailure, type Said } from "./peer_failure.ts";
 
 /**
@@ -163,6 +164,21 @@ function refusedRedirect(chain: Said[]): string | undefined {
 }
 
 /**
+ * The message for a request Node's `fetch` refused as it is (undici's
+ * `InvalidArgumentError`: `invalid transfer-encoding header`, `invalid
+ * keep-alive header`, …), which every attempt sends alike, or `undefined`.
+ * grab refuses such headers of the caller's before any request; a
+ * `beforeRequest` hook's or a custom `fetch`'s reach the runtime.
+ */
+function refusedArgument(chain: Said[]): string | undefined {
+  const said = chain.find(({ code }) => code === "UND_ERR_INVALID_ARG");
+  if (said === undefined) return undefined;
+  return `Cannot send the request: the runtime's fetch refused it ("${
+    quoted(said.message)
+  }"), as it would each attempt; a header a hook or a custom fetch set may be one the runtime sets itself (Transfer-Encoding, Connection, Keep-Alive, Upgrade)`;
+}
+
+/**
  * The message for a failure of `fetch` that no retry can mend, or
  * `undefined` for one that may be the network's. `stream` when the request
  * body was a stream, which only then can have met a redirect it could not
@@ -189,7 +205,7 @@ export function unmendable(
   // A URL refused first: Deno's message quotes a redirect's `Location` as
   // the server wrote it, which may say what the others look for.
   return refusedUrl(chain) ?? refusedRedirect(chain) ??
-    closedClient(name, chain) ?? blockedPort(chain) ??
+    refusedArgument(chain) ?? closedClient(name, chain) ?? blockedPort(chain) ??
     (stream ? streamRedirect(chain) : undefined) ?? peerFailure(chain);
 }
 

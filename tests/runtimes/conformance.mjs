@@ -640,6 +640,34 @@ export const CASES = [
       ok(seen !== null, "Connection: close answered");
     },
   ],
+  [
+    "headers: one a hook sets that the runtime refuses is sent once",
+    async (c) => {
+      let retries = 0;
+      const grab = c.mod.createGrab(c.api, {
+        retry: { limit: 2, backoff: () => 0 },
+        hooks: {
+          beforeRequest: (request) => request.headers.set("keep-alive", "5"),
+          beforeRetry: () => void retries++,
+        },
+      });
+      const [seen, error] = await grab("GET /echo-headers");
+      // Node's fetch refuses it; the others send it or drop it.
+      const node = globalThis.process?.release?.name === "node" &&
+        !globalThis.Deno && !globalThis.Bun;
+      if (!node) {
+        same(error?.message ?? null, null, "error");
+        ok(seen !== null, "answered");
+        return;
+      }
+      same([error?.name, error?.kind], ["GrabTransportError", "network"]);
+      ok(
+        String(error?.message).includes("the runtime's fetch refused it"),
+        String(error?.message),
+      );
+      same(retries, 0, "retries");
+    },
+  ],
   ["redirect: a byte body goes again to a 307 or 308 target", async (c) => {
     // Node's fetch cannot send bytes twice ("detached ArrayBuffer").
     const hello = () => new TextEncoder().encode("hello");
