@@ -10,7 +10,9 @@ import type { Exchange } from "./attempts.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
 import {
   attemptTimeoutMessage,
+  networkMessage,
   SOURCE_FAILED,
+  timeoutMessage,
   transportError,
 } from "./transport_error.ts";
 import { browserRefusal } from "./browser.ts";
@@ -159,8 +161,28 @@ export function failure(
   const detail = refusal ?? said;
   return {
     ok: false,
-    error: transportError(kind, method, href, { cause, message, detail }),
+    error: transportError(kind, method, href, {
+      cause,
+      message: message ?? toldOf(exchange, kind),
+      detail,
+    }),
   };
+}
+
+/**
+ * The message of a failure whose caller gave none: a timeout without one
+ * is the grab's own, which names its milliseconds; the network's failure
+ * of the last of several attempts counts them, as the caller cannot tell
+ * retries made from none.
+ */
+function toldOf(
+  exchange: Exchange,
+  kind: TransportErrorKind,
+): string | undefined {
+  if (kind === "timeout") return timeoutMessage(exchange.deadline);
+  return kind === "network"
+    ? networkMessage(exchange.attempts ?? 1)
+    : undefined;
 }
 
 /**

@@ -65,6 +65,11 @@ export interface Exchange {
   read?: ReadSettings | undefined;
   /** Told as the request body is sent. */
   onUploadProgress?: ((progress: Progress) => void) | undefined;
+  /**
+   * How many attempts have begun, as the attempt loop counts them; absent
+   * while only the first has.
+   */
+  attempts?: number | undefined;
 }
 
 /**
@@ -85,6 +90,8 @@ export async function runAttempts(
     const preparing = uploadOf(exchange);
     upload = preparing === undefined ? undefined : await preparing;
     for (let attempt = 0;; attempt++) {
+      // A network failure's message counts them.
+      exchange.attempts = attempt + 1;
       const step = attempt === 0 && after !== undefined
         ? after
         : await attemptOnce(

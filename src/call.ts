@@ -13,7 +13,7 @@ import { Deadline, PASSED } from "./deadline.ts";
 import { type Endpoint, type HttpMethod, parseEndpoint } from "./endpoint.ts";
 import { GrabValidationError, type ValidationIssue } from "./errors.ts";
 import { asValidationError, validationError } from "./validation_error.ts";
-import { failedOutcome, unloadedOutcome } from "./transport_error.ts";
+import { passedOutcome, unloadedOutcome } from "./transport_error.ts";
 import { isPlatform } from "./fetch.ts";
 import { type Codec, codecFor } from "./format.ts";
 import type { HeaderRecord } from "./headers.ts";
@@ -189,6 +189,7 @@ export function exchange(
       : resolved.hooks === undefined && isPlatform(resolved.fetch)
       ? "signal"
       : "timer",
+    resolved.timeoutGiven,
   );
   // The common grab goes straight to its attempts. A header function is
   // waited for first, and a live body's module after it: loaded before, its
@@ -233,9 +234,7 @@ async function prepareThenAttempt(
     return await attempt(call, resolved, request, deadline, read, headers);
   } catch (error) {
     if (error !== PASSED) throw error;
-    const kind = deadline.reason ?? "abort";
-    const cause = deadline.signal?.reason;
-    return failedOutcome(kind, call.method, request.href, cause);
+    return passedOutcome(deadline, call.method, request.href);
   }
 }
 

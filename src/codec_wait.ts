@@ -12,7 +12,7 @@ import { formNow } from "./json_form.ts";
 import { checkSendable, held, releaseUnsent, searchOf } from "./request.ts";
 import type { Resolved } from "./resolve.ts";
 import type { SendOutcome } from "./result.ts";
-import { failedOutcome, unloadedOutcome } from "./transport_error.ts";
+import { passedOutcome, unloadedOutcome } from "./transport_error.ts";
 import { fillUrl, paramsNow, type UrlTemplate } from "./url.ts";
 import { asValidationError, validationError } from "./validation_error.ts";
 
@@ -57,7 +57,8 @@ export async function withCodec(
     const left = deadline.left();
     if (left === Infinity) return { resolved: now, codec };
     const timeout = Math.max(1, Math.ceil(left));
-    return { resolved: { ...now, timeout }, codec };
+    const timeoutGiven = now.timeoutGiven ?? now.timeout;
+    return { resolved: { ...now, timeout, timeoutGiven }, codec };
   } catch (error) {
     // The body was never sent: a stream of it is released.
     releaseUnsent(resolved.body);
@@ -65,9 +66,7 @@ export async function withCodec(
       const what = "the JSON:API module";
       return { failed: unloadedOutcome(what, method, href, error) };
     }
-    const kind = deadline.reason ?? "abort";
-    const cause = deadline.signal?.reason;
-    return { failed: failedOutcome(kind, method, href, cause) };
+    return { failed: passedOutcome(deadline, method, href) };
   } finally {
     deadline.dispose();
   }

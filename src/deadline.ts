@@ -29,6 +29,8 @@ export class Deadline {
   readonly signal: AbortSignal | undefined;
   /** The milliseconds it was given, or `false`. */
   readonly timeout: number | false;
+  /** The milliseconds its timeout's message names: the caller's. */
+  readonly told: number | false;
   // When the timeout passes, on the clock chosen as the deadline starts.
   #end: number;
   #clock: () => number;
@@ -59,13 +61,17 @@ export class Deadline {
    * disposed, when a hook or a custom `fetch` sees it (a shared signal
    * aborts after the grab, holding its listeners till then); `false`, a
    * timer of its own.
+   * @param told The milliseconds the caller gave, when `timeout` is what is
+   * left of them: a timeout's message names them.
    */
   constructor(
     timeout: number | false,
     user: AbortSignal | undefined,
     shared: "signal" | "timer" | false = false,
+    told: number | false = timeout,
   ) {
     this.timeout = timeout;
+    this.told = told;
     const bounded = timeout !== false && timeout !== Infinity;
     this.#clock = clockOf();
     const now = this.#clock();

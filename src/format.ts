@@ -10,7 +10,11 @@
 import { convertKeys, KeyClash } from "./convert_keys.ts";
 import type { HttpMethod } from "./endpoint.ts";
 import type { ValidationIssue } from "./errors.ts";
-import { transportError } from "./transport_error.ts";
+import {
+  notADocumentMessage,
+  timeoutMessage,
+  transportError,
+} from "./transport_error.ts";
 import { httpError, MAX_QUOTED } from "./http_error.ts";
 import { isArrayBuffer, isSharedBuffer } from "./buffers.ts";
 import { toJson } from "./json_text.ts";
@@ -98,9 +102,6 @@ export function isPassThrough(body: unknown): body is BodyInit {
     isSharedBuffer(body);
 }
 
-const NOT_A_DOCUMENT =
-  "Cannot read the response: the body is not a valid JSON:API document";
-
 /** The `"json"` format: bodies as JSON, keys in the wire casing. */
 export const JSON_CODEC: Codec = {
   mediaType: () => "application/json",
@@ -185,7 +186,13 @@ export function decodeOutcome(
         decoded.clash === true
           ? { message: `Cannot read the response: ${decoded.reason}` }
           // The body is JSON: only a JSON:API document's shape fails here.
-          : { message: NOT_A_DOCUMENT, detail: decoded.reason },
+          : {
+            message: notADocumentMessage(
+              status,
+              headers.get("content-type"),
+              decoded.reason,
+            ),
+          },
       );
     }
     data = decoded.data;
@@ -221,7 +228,8 @@ async function checkData(
   const checked = await validateWithin(schema, data, deadline);
   if ("passed" in checked) {
     const { passed, cause } = checked;
-    const failure = transportError(passed, method, href, { cause });
+    const message = passed === "timeout" ? timeoutMessage(deadline) : undefined;
+    const failure = transportError(passed, method, href, { cause, message });
     return [null, failure, TRANSPORT_META];
   }
   if ("issues" in checked) {

@@ -28,8 +28,10 @@ import { type Deadline, PASSED } from "./deadline.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
 import { notEventStream, openLive } from "./live_open.ts";
 import {
+  attemptTimeoutMessage,
   brokenBodyMessage,
   notJsonMessage,
+  timeoutMessage,
   tooLarge,
   transportError,
 } from "./transport_error.ts";
@@ -177,7 +179,13 @@ function readFailed(
   const passed = ended.reason;
   if (reading.status < 200 || reading.status > 299) {
     const why = cause === PASSED ? ended.signal?.reason : cause;
-    const error = failure(reading, passed ?? "network", why).error;
+    // Which limit passed, and its milliseconds.
+    const told = passed !== "timeout"
+      ? undefined
+      : ended === whole
+      ? timeoutMessage(whole)
+      : attemptTimeoutMessage(ended);
+    const error = failure(reading, passed ?? "network", why, told).error;
     return settle(reading, type, null, error);
   }
   if (cause === PASSED || passed !== undefined) throw PASSED;

@@ -52,6 +52,11 @@ export interface Resolved {
   params: Readonly<Record<string, unknown>> | undefined;
   signal: AbortSignal | undefined;
   timeout: number | false;
+  /**
+   * The `timeout` the caller gave, when `timeout` is what is left of it
+   * (after the JSON:API module loaded): a timeout's message names it.
+   */
+  timeoutGiven?: number | false | undefined;
   /** Milliseconds for one attempt, or `false`. */
   attemptTimeout: number | false;
   responseType: ResponseType;

@@ -45,11 +45,31 @@ export function notJsonMessage(
   status: number,
   contentType: string | null,
 ): string {
-  const labelled = contentType === null
+  return `Cannot read the response: the body of the ${status} response (${
+    labelOf(contentType)
+  }) is not valid JSON; read it with responseType "text" to see what the server sent`;
+}
+
+/**
+ * What a 2xx JSON body that is no JSON:API document says: as
+ * {@linkcode notJsonMessage} does, its status and media type (an API that
+ * answers plain JSON there), and `reason`, what the document lacks.
+ */
+export function notADocumentMessage(
+  status: number,
+  contentType: string | null,
+  reason: string,
+): string {
+  return `Cannot read the response: the body of the ${status} response (${
+    labelOf(contentType)
+  }) is not a valid JSON:API document (${reason}); read it with format "json" to see what the server sent`;
+}
+
+/** A response's media type for a message: quoted as a reason phrase is. */
+function labelOf(contentType: string | null): string {
+  return contentType === null
     ? "no Content-Type"
     : `Content-Type "${quoted(contentType)}"`;
-  return `Cannot read the response: the body of the ${status} response (${labelled}) ` +
-    'is not valid JSON; read it with responseType "text" to see what the server sent';
 }
 
 /**
@@ -61,13 +81,32 @@ export const SOURCE_FAILED =
   "Cannot complete the request: the body's stream failed while it was sent, so the server got at most part of it (see the cause); it is not sent again";
 
 /**
+ * What the grab's `timeout` passing says: its milliseconds, and how to give
+ * a slow server more, as the kind alone does not tell it from
+ * `attemptTimeout`.
+ */
+export function timeoutMessage(deadline: { told: number | false }): string {
+  return `Cannot complete the request: the timeout (${deadline.told} ms) passed; raise timeout, or set it to false`;
+}
+
+/**
  * What a timeout of one attempt says: which limit passed, as `timeout`'s
- * message does not.
+ * message also does.
  */
 export function attemptTimeoutMessage(
   deadline: { timeout: number | false },
 ): string {
   return `Cannot complete the request: the attemptTimeout (${deadline.timeout} ms) passed`;
+}
+
+/**
+ * What a network failure of the last of `attempts` says: how many were
+ * made, as a caller cannot tell retries done from none; one is not counted.
+ */
+export function networkMessage(attempts: number): string | undefined {
+  return attempts > 1
+    ? `Cannot complete the request: the network failed after ${attempts} attempts`
+    : undefined;
 }
 
 /**
@@ -148,14 +187,27 @@ export function tooLarge(
   return transportError("too-large", where.method, where.href, { message });
 }
 
-/** The outcome of an exchange that failed with a transport error. */
-export function failedOutcome(
-  kind: TransportErrorKind,
+/**
+ * The outcome of a grab whose `deadline` passed (kind `"timeout"`, with its
+ * milliseconds) or whose signal aborted (kind `"abort"`).
+ */
+export function passedOutcome(
+  deadline: PassedDeadline,
   method: string,
   href: string,
-  cause: unknown,
 ): SendOutcome & { ok: false } {
-  return { ok: false, error: transportError(kind, method, href, { cause }) };
+  const kind = deadline.reason ?? "abort";
+  const cause = deadline.signal?.reason;
+  const message = kind === "timeout" ? timeoutMessage(deadline) : undefined;
+  const extra = { cause, message };
+  return { ok: false, error: transportError(kind, method, href, extra) };
+}
+
+/** What {@linkcode passedOutcome} reads of a `Deadline`. */
+export interface PassedDeadline {
+  readonly reason: "timeout" | "abort" | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly told: number | false;
 }
 
 /**

@@ -154,7 +154,7 @@ Deno.test("attemptTimeout", async (t) => {
     const [, error] = await settle(time, result);
     assertEquals((error as GrabTransportError).kind, "timeout");
     // The grab's own timeout ended it, not the attempt's.
-    assertStringIncludes(error!.message, "the timeout passed");
+    assertStringIncludes(error!.message, "the timeout (150 ms) passed");
     assertEquals(fixture.requests.length, 2);
   });
 

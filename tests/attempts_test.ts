@@ -391,7 +391,7 @@ Deno.test("runAttempts() within the deadline", async (t) => {
     assertEquals(error.url, "http://127.0.0.1:9/hang");
     assertEquals(
       error.message,
-      "Cannot complete the request: the timeout passed: GET http://127.0.0.1:9/hang",
+      "Cannot complete the request: the timeout (1000 ms) passed; raise timeout, or set it to false: GET http://127.0.0.1:9/hang",
     );
     assertSpyCalls(fetch, 1);
     assertStrictEquals(fetch.calls[0]!.args[1]?.signal, deadline.signal);

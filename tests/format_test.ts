@@ -611,7 +611,8 @@ Deno.test("decodeOutcome()", async (t) => {
       assertEquals(error.kind, "parse");
       assertEquals(
         error.message,
-        "Cannot read the response: the body is not a valid JSON:API document (not a document): GET https://api.test/v1/items",
+        'Cannot read the response: the body of the 200 response (Content-Type "application/json") is not a valid JSON:API document (not a document); ' +
+          'read it with format "json" to see what the server sent: GET https://api.test/v1/items',
       );
       assertStrictEquals(meta, TRANSPORT_META);
     },

@@ -81,7 +81,7 @@ Deno.test("a network failure says what the runtime says it was", async (t) => {
     const result = await settles(grab("GET /a"));
     assertEquals(
       assertTransport(result, "network").message,
-      `${PREFIX} (the server closed the connection before it answered): GET ${origin}/a`,
+      `${PREFIX} after 2 attempts (the server closed the connection before it answered): GET ${origin}/a`,
     );
     assertEquals(server.connections, 2, "the failure was not retried");
   });

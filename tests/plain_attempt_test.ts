@@ -335,7 +335,7 @@ Deno.test("a custom fetch that never settles times out alike on both paths", asy
     deadline.dispose();
   }
   assertEquals(seen, [
-    "timeout: Cannot complete the request: the timeout passed: GET http://127.0.0.1:9/hang",
-    "timeout: Cannot complete the request: the timeout passed: GET http://127.0.0.1:9/hang",
+    "timeout: Cannot complete the request: the timeout (1000 ms) passed; raise timeout, or set it to false: GET http://127.0.0.1:9/hang",
+    "timeout: Cannot complete the request: the timeout (1000 ms) passed; raise timeout, or set it to false: GET http://127.0.0.1:9/hang",
   ]);
 });

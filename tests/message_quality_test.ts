@@ -1,0 +1,165 @@
+/**
+ * What a failure's message tells the caller: which limit passed and its
+ * milliseconds, what a 2xx body that is no JSON:API document was, and how
+ * many attempts a network failure came after.
+ *
+ * @module
+ */
+
+import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import createGrab, { type GrabTransportError } from "../mod.ts";
+import { startServer } from "./_server.ts";
+import {
+  head,
+  neverEnds,
+  silent,
+  startFaultServer,
+  untilClosed,
+  write,
+} from "./_faults.ts";
+import { runChild } from "./_bounds.ts";
+
+function transport(error: unknown): GrabTransportError {
+  assert(
+    (error as { name?: unknown })?.name === "GrabTransportError",
+    String(error),
+  );
+  return error as GrabTransportError;
+}
+
+Deno.test("a timeout's message names the timeout option and its milliseconds, and says to raise it", async () => {
+  await using server = startFaultServer(silent);
+  const grab = createGrab(server.url, { retry: 0, timeout: 60 });
+  const [, failed] = await grab("GET /slow");
+  const error = transport(failed);
+  assertEquals(error.kind, "timeout");
+  assertEquals(
+    error.message,
+    `Cannot complete the request: the timeout (60 ms) passed; raise timeout, or set it to false: GET ${server.url}/slow`,
+  );
+});
+
+Deno.test("a timeout that passes while a header function runs names the timeout and its milliseconds", async () => {
+  await using server = startServer(() => new Response("{}"));
+  let release = () => {};
+  const hanging = new Promise<HeadersInit>((resolve) => {
+    release = () => resolve({});
+  });
+  const grab = createGrab(server.url, {
+    retry: 0,
+    timeout: 40,
+    headers: () => hanging,
+  });
+  const [, failed] = await grab("GET /slow");
+  release();
+  const error = transport(failed);
+  assertEquals(error.kind, "timeout");
+  assertStringIncludes(error.message, "the timeout (40 ms) passed");
+  assertEquals(server.requests.length, 0);
+});
+
+Deno.test("a timeout that passes while the body streams names the timeout and its milliseconds", async () => {
+  await using server = startFaultServer(neverEnds);
+  const grab = createGrab(server.url, { retry: 0, timeout: 60 });
+  const [, failed] = await grab("GET /slow");
+  const error = transport(failed);
+  assertEquals(error.kind, "timeout");
+  assertStringIncludes(error.message, "the timeout (60 ms) passed");
+});
+
+Deno.test("an error status whose body stalls: the cause names which limit passed, attemptTimeout or timeout", async () => {
+  await using server = startFaultServer(async (conn) => {
+    const headers = { "content-type": "application/json" };
+    await write(
+      conn,
+      head("404 Not Found", { ...headers, "content-length": "100" }),
+    );
+    await untilClosed(conn);
+  });
+  const grab = createGrab(server.url, { retry: 0, timeout: 10_000 });
+  const seen: string[] = [];
+  for (const options of [{ attemptTimeout: 50 }, { timeout: 70 }]) {
+    const [, error] = await grab("GET /missing", options);
+    assert(error?.name === "GrabError", String(error));
+    assertEquals(error.statusCode, 404);
+    assertEquals(error.body, null);
+    seen.push(transport(error.cause).message);
+  }
+  assertEquals(seen, [
+    `Cannot complete the request: the attemptTimeout (50 ms) passed: GET ${server.url}/missing`,
+    `Cannot complete the request: the timeout (70 ms) passed; raise timeout, or set it to false: GET ${server.url}/missing`,
+  ]);
+});
+
+Deno.test("the first JSON:API grab's timeout names the milliseconds the caller gave, not what the module's load left", async () => {
+  // In a child: the JSON:API module loads on a process's first such grab.
+  const { kind, message } = await runChild<{ kind: string; message: string }>(
+    "./_msgs_codec_child.ts",
+    ["--allow-net=127.0.0.1", "--allow-read=."],
+  );
+  assertEquals(kind, "timeout");
+  assertStringIncludes(message, "the timeout (60 ms) passed");
+});
+
+Deno.test("a 2xx JSON body that is no JSON:API document: the message names the status and the Content-Type", async () => {
+  await using server = startServer(() =>
+    Response.json({ hello: "world" }, { status: 201 })
+  );
+  const grab = createGrab(server.url, { retry: 0, format: "json-api" });
+  const [data, failed, meta] = await grab("POST /things", { body: null });
+  assertEquals(data, null);
+  assertEquals(meta, { statusCode: 0 });
+  const error = transport(failed);
+  assertEquals(error.kind, "parse");
+  assertEquals(
+    error.message,
+    'Cannot read the response: the body of the 201 response (Content-Type "application/json") ' +
+      'is not a valid JSON:API document (the document has no data, meta or extension member); read it with format "json" to see what the server sent: ' +
+      `POST ${server.url}/things`,
+  );
+});
+
+Deno.test("a 2xx JSON body with no Content-Type that is no JSON:API document says there was none", async () => {
+  await using server = startServer(() => {
+    const response = new Response("[1, 2]");
+    response.headers.delete("content-type");
+    return response;
+  });
+  const grab = createGrab(server.url, { retry: 0, format: "json-api" });
+  const [, failed] = await grab("GET /things");
+  const error = transport(failed);
+  assertEquals(error.kind, "parse");
+  assertStringIncludes(
+    error.message,
+    "the body of the 200 response (no Content-Type) is not a valid JSON:API document",
+  );
+});
+
+Deno.test("a network failure after retries says how many attempts were made", async () => {
+  await using server = startFaultServer(() => Promise.resolve());
+  const grab = createGrab(server.url, {
+    retry: { limit: 2, backoff: () => 0 },
+    timeout: 10_000,
+  });
+  const [, failed] = await grab("GET /gone");
+  const error = transport(failed);
+  assertEquals(error.kind, "network");
+  assertEquals(server.connections, 3);
+  assertStringIncludes(
+    error.message,
+    "Cannot complete the request: the network failed after 3 attempts (",
+  );
+  assertStringIncludes(error.message, `: GET ${server.url}/gone`);
+});
+
+Deno.test("a network failure of a single attempt does not count it", async () => {
+  await using server = startFaultServer(() => Promise.resolve());
+  const grab = createGrab(server.url, { retry: 0 });
+  const [, failed] = await grab("GET /gone");
+  const error = transport(failed);
+  assertEquals(error.kind, "network");
+  assertStringIncludes(
+    error.message,
+    "Cannot complete the request: the network failed (",
+  );
+});
