@@ -94,7 +94,7 @@ Deno.test("an error status whose body stalls: the cause names which limit passed
 Deno.test("the first JSON:API grab's timeout names the milliseconds the caller gave, not what the module's load left", async () => {
   // In a child: the JSON:API module loads on a process's first such grab.
   const { kind, message } = await runChild<{ kind: string; message: string }>(
-    "./_msgs_codec_child.ts",
+    "./_codec_timeout_child.ts",
     ["--allow-net=127.0.0.1", "--allow-read=."],
   );
   assertEquals(kind, "timeout");
