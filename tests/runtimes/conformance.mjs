@@ -352,7 +352,35 @@ export const CASES = [
     same(data, null, "data");
     same(error?.kind, "parse", "kind");
     same(meta, { statusCode: 0 }, "meta");
+    // What the server sent is named, a browser's CORS response included.
+    ok(
+      String(error?.message).includes(
+        'the body of the 200 response (Content-Type "text/html") is not valid JSON',
+      ),
+      String(error?.message),
+    );
+    // Read as events, it is refused at the head for its type.
+    const [events, refused] = await grab("GET /html", { responseType: "sse" });
+    same([events, refused?.kind], [null, "parse"], "sse");
+    ok(
+      String(refused?.message).includes(
+        'the 200 response is "text/html", not "text/event-stream"',
+      ),
+      String(refused?.message),
+    );
   }],
+  [
+    "request: a query parameter the endpoint names too is refused",
+    async (c) => {
+      const grab = c.mod.createGrab(c.api);
+      const error = await rejectsWith(
+        grab("GET /users/1?fields=name", { query: { fields: "id" } }),
+        "GrabValidationError",
+        "query",
+      );
+      ok(error.message.includes('"fields"'), error.message);
+    },
+  ],
   ["transport: timeout is kind timeout", async ({ mod, api }) => {
     const grab = mod.createGrab(api, { retry: 0 });
     const [, error] = await grab("GET /slow", { timeout: 100 });
