@@ -29,6 +29,15 @@ import { type GrabResult, TRANSPORT_META } from "./result.ts";
  */
 export const FOREIGN: unique symbol = Symbol.for("@grab/grab.foreign");
 
+/**
+ * Set by `paginate` on the options of each page: a function told the format
+ * the page is read in, the factory's or the call's, which `paginate` is not
+ * given. In JSON:API mode the next link is in the document, which a page
+ * read as text, bytes or a blob holds unparsed. Registered, as `FOREIGN` is.
+ * @internal
+ */
+export const TELL_FORMAT: unique symbol = Symbol.for("@grab/grab.tellFormat");
+
 const CALL_CACHE_LIMIT = 1_000;
 const CALL_CACHE_BYTES = 1024 * 1024;
 
@@ -92,6 +101,7 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
           where: "the options",
         });
       }
+      tellFormat(options, resolved.format);
       // The JSON codec is at hand; only the JSON:API one may be loading.
       const loading = codecFor(resolved.format);
       if (loading instanceof Promise) {
@@ -152,6 +162,17 @@ function isForeign(options: object): boolean {
   } catch {
     return false;
   }
+}
+
+/** Tells `paginate`, when it asks, the format a page is read in. */
+function tellFormat(options: object, format: Resolved["format"]): void {
+  let tell: unknown;
+  try {
+    tell = (options as { [TELL_FORMAT]?: unknown })[TELL_FORMAT];
+  } catch {
+    return;
+  }
+  if (typeof tell === "function") tell(format);
 }
 
 /**

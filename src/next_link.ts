@@ -8,6 +8,7 @@
 
 import { parseLinkHeader } from "./link_header.ts";
 import { MAX_URL } from "./path_segment.ts";
+import { isPlainObject } from "./object.ts";
 
 /** Why a next link cannot be sent as an endpoint, if it cannot. */
 export function unfollowable(next: URL): string | undefined {
@@ -117,4 +118,28 @@ export function nextLink(
   }
   url.hash = "";
   return url;
+}
+
+/**
+ * The `links` of a JSON:API document that a page holds unparsed (read as
+ * text, bytes or a blob), for its next link; `undefined` when the page holds
+ * no such document (a stream, a body that is not JSON), whose `Link` header
+ * then decides.
+ */
+export async function documentLinks(
+  data: unknown,
+): Promise<Record<string, unknown> | undefined> {
+  let text: string;
+  if (typeof data === "string") text = data;
+  else if (data instanceof Uint8Array) text = new TextDecoder().decode(data);
+  else if (data instanceof Blob) text = await data.text();
+  else return undefined;
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const links = isPlainObject(document) ? document["links"] : undefined;
+  return isPlainObject(links) ? links : undefined;
 }

@@ -7,7 +7,7 @@
  */
 
 import type { Hooks } from "./hooks.ts";
-import { samePage } from "./next_link.ts";
+import { documentLinks, samePage } from "./next_link.ts";
 import { urlOf } from "./platform_response.ts";
 
 /**
@@ -25,6 +25,11 @@ export class Trail {
    * read: the response is replaced by an empty one.
    */
   again = false;
+  /** The format the last page was read in, as its grab told it. */
+  format: string | undefined;
+  readonly tellFormat = (format: string): void => {
+    this.format = format;
+  };
   readonly hooks: Hooks = {
     afterResponse: (request, response) => {
       this.requestUrl = request.url;
@@ -33,6 +38,20 @@ export class Trail {
       if (this.again) return new Response(null, { status: 204 });
     },
   };
+
+  /**
+   * The `links` of a JSON:API page that holds its document unparsed (text,
+   * bytes, a blob), read before the caller may change the bytes; none for
+   * the page that reaches `limit`, whose next link is not read.
+   */
+  documentLinks(
+    data: unknown,
+    page: number,
+    limit: number,
+  ): Promise<Record<string, unknown> | undefined> | undefined {
+    if (this.format !== "json-api" || page + 1 >= limit) return undefined;
+    return documentLinks(data);
+  }
 
   #readBefore(): boolean {
     const { seen, requestUrl, responseUrl } = this;

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { FOREIGN } from "./create_grab.ts";
+import { FOREIGN, TELL_FORMAT } from "./create_grab.ts";
 import type {
   Grab,
   PageArgs,
@@ -136,10 +136,11 @@ export async function* paginate(
     throw validationError(stream ? [...issues, ONE_SHOT_BODY] : issues);
   }
   const trail = new Trail();
-  const withTracking = (call: GrabCallOptions): GrabCallOptions => ({
-    ...call,
-    hooks: tracked(call.hooks ?? undefined, trail.hooks),
-  });
+  const withTracking = (call: GrabCallOptions): GrabCallOptions =>
+    Object.assign(
+      { ...call, hooks: tracked(call.hooks ?? undefined, trail.hooks) },
+      { [TELL_FORMAT]: trail.tellFormat },
+    );
   const { query: _query, params: _params, ...rest } = first;
   // A next link on another origin gets none of the caller's headers, hooks,
   // body or credentials, and none of the factory's headers and hooks.
@@ -166,6 +167,8 @@ export async function* paginate(
     // That page again: the loop has come back round.
     if (trail.again) return;
     if (error !== null) throw error;
+    // A document read as text, bytes or a blob still holds its next link.
+    const links = meta.links ?? await trail.documentLinks(data, page, limit);
     yield [data, meta];
     const { requestUrl, responseUrl, seen } = trail;
     // The last page asked for: its next link is never followed, so it is
@@ -174,7 +177,7 @@ export async function* paginate(
     origin ??= new URL(requestUrl).origin;
     // A page redirected elsewhere was read at both URLs.
     seen.add(samePage(requestUrl)).add(samePage(responseUrl));
-    const next = nextLink(meta.links, meta.headers, responseUrl);
+    const next = nextLink(links, meta.headers, responseUrl);
     if (next === undefined) return;
     if (typeof next === "string") throw cannotFollow(method, responseUrl, next);
     if (seen.has(samePage(next.href))) return;
