@@ -10,6 +10,7 @@ import type { Exchange } from "./attempts.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
 import {
   attemptTimeoutMessage,
+  brokenBodyMessage,
   networkMessage,
   SOURCE_FAILED,
   timeoutMessage,
@@ -63,10 +64,11 @@ export function attemptLimit(exchange: Exchange): number | undefined {
 }
 
 /**
- * A failure before the head arrived, or of a 2xx body after it (`message`
- * then says so): retried while the policy allows. `refused` when `fetch`
- * itself rejected, which a browser also does for what it refuses to send
- * or to show: the message then says so.
+ * A failure before the head arrived, or of a 2xx body after it (`brokeOff`,
+ * the response's status: the message then says so): retried while the
+ * policy allows. `refused` when `fetch` itself rejected, which a browser
+ * also does for what it refuses to send or to show: the message then says
+ * so. The last of several attempts is counted.
  */
 export function networkFailure(
   exchange: Exchange,
@@ -75,7 +77,7 @@ export function networkFailure(
   request: Request | undefined,
   cause: unknown,
   refused = false,
-  message?: string,
+  brokeOff?: number,
 ): SendOutcome | Retry {
   const whole = exchange.deadline.reason;
   if (whole !== undefined) return failure(exchange, whole, cause, request);
@@ -87,6 +89,10 @@ export function networkFailure(
     return failure(exchange, "network", cause, request, refusal);
   }
   // Only the attempt's own time can have ended it: retried like the network.
+  const attempts = exchange.attempts ?? 1;
+  const message = brokeOff === undefined
+    ? undefined
+    : brokenBodyMessage(brokeOff, undefined, attempts);
   const outcome = attempt.reason === undefined
     ? failure(exchange, "network", cause, request, message, refused)
     : failure(
@@ -94,7 +100,7 @@ export function networkFailure(
       "timeout",
       cause,
       request,
-      attemptTimeoutMessage(attempt),
+      attemptTimeoutMessage(attempt, attempts),
     );
   if (retry === 0) return outcome;
   const delay = retryDelay(retry, exchange.policy);

@@ -61,7 +61,7 @@ export async function withStatus(
   if (status === 0) noteHidden(outcome, response);
   bodyAnswered(exchange, upload, outcome, source.platform);
   if (!("broken" in outcome)) return outcome;
-  const { broken, message } = outcome;
+  const { broken, status: brokeOff } = outcome;
   return networkFailure(
     exchange,
     attempt,
@@ -69,7 +69,7 @@ export async function withStatus(
     request,
     broken,
     false,
-    message,
+    brokeOff,
   );
 }
 

@@ -29,7 +29,6 @@ import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
 import { notEventStream, openLive } from "./live_open.ts";
 import {
   attemptTimeoutMessage,
-  brokenBodyMessage,
   notJsonMessage,
   timeoutMessage,
   tooLarge,
@@ -85,8 +84,8 @@ export interface Reading {
 /** A 2xx body that broke off while it was read: a network failure. */
 export interface Broken {
   broken: unknown;
-  /** What the failure says, when the body broke off while it was read. */
-  message?: string;
+  /** The response's status, when its body broke off while it was read. */
+  status?: number;
 }
 
 /**
@@ -190,7 +189,7 @@ function readFailed(
   }
   if (cause === PASSED || passed !== undefined) throw PASSED;
   if (!reached) return { broken: cause };
-  return { broken: cause, message: brokenBodyMessage(reading.status) };
+  return { broken: cause, status: reading.status };
 }
 
 /** The outcome of a body read to its end (or over the cap). */
@@ -203,7 +202,8 @@ function settle(
   const { status } = reading;
   const ok = status >= 200 && status < 300;
   if (result === TOO_LARGE) {
-    const error = tooLarge({ ...reading, href: answeredAt(reading) }, ok);
+    const where = { ...reading, href: answeredAt(reading) };
+    const error = tooLarge(where, ok, declaredSize(reading));
     if (ok) return { ok: false, error };
     [bodyError, result] = [error, null];
   }
@@ -224,6 +224,19 @@ function settle(
   const outcome = respond(reading, body, empty);
   if (bodyError !== undefined) outcome.bodyError = bodyError;
   return outcome;
+}
+
+/**
+ * The size a body over the cap declared, as `readBody` trusts it: a
+ * Content-Length over the cap of a body not compressed; else `undefined`.
+ */
+function declaredSize(reading: Reading): number | undefined {
+  const { response, source, maxBodyBytes } = reading;
+  const at = (name: string) => headerOf(response, source.platform, name);
+  const declared = Number(at("content-length") ?? NaN);
+  return declared > maxBodyBytes && at("content-encoding") === null
+    ? declared
+    : undefined;
 }
 
 /** True for the response types whose body is opened, not read. */

@@ -123,7 +123,7 @@ function plainAnswer(
             undefined,
             outcome.broken,
             false,
-            outcome.message,
+            outcome.status,
           ),
         )
         : outcome,

@@ -9,6 +9,7 @@ import type { TransportErrorKind, TransportExtra } from "./error_types.ts";
 import { GrabTransportError } from "./errors.ts";
 import { namedUrl, quoted } from "./http_error.ts";
 import { redactCause, safeUrl } from "./redact.ts";
+import { issuesDetail } from "./schema_issues.ts";
 import type { SendOutcome } from "./result.ts";
 
 export type { TransportExtra };
@@ -25,13 +26,20 @@ const TRANSPORT_MESSAGES: Record<TransportErrorKind, string> = {
 /**
  * What a body that broke off after its head arrived says: the response of
  * `status` had begun, so neither the connection nor the request failed
- * before it; `loaded` bytes of it came, when they were counted.
+ * before it; `loaded` bytes of it came, when they were counted; on the
+ * last of how many `attempts`, when there were several.
  */
-export function brokenBodyMessage(status: number, loaded?: number): string {
+export function brokenBodyMessage(
+  status: number,
+  loaded?: number,
+  attempts = 1,
+): string {
   const where = loaded === undefined
     ? "before its end"
     : `after ${loaded} bytes`;
-  return `Cannot read the response: the body of the ${status} response broke off ${where} ` +
+  return `Cannot read the response: the body of the ${status} response broke off ${where}${
+    lastOf(attempts)
+  } ` +
     "(the connection closed early, or its length, chunks or encoding were bad; see the cause)";
 }
 
@@ -91,12 +99,24 @@ export function timeoutMessage(deadline: { told: number | false }): string {
 
 /**
  * What a timeout of one attempt says: which limit passed, as `timeout`'s
- * message also does.
+ * message also does, and on the last of how many `attempts`, when there
+ * were several.
  */
 export function attemptTimeoutMessage(
   deadline: { timeout: number | false },
+  attempts = 1,
 ): string {
-  return `Cannot complete the request: the attemptTimeout (${deadline.timeout} ms) passed`;
+  return `Cannot complete the request: the attemptTimeout (${deadline.timeout} ms) passed${
+    lastOf(attempts)
+  }`;
+}
+
+/**
+ * Which attempt a failure ended, when there were several: a caller cannot
+ * tell retries made from none.
+ */
+function lastOf(attempts: number): string {
+  return attempts > 1 ? ` on the last of ${attempts} attempts` : "";
 }
 
 /**
@@ -148,7 +168,9 @@ export function transportError(
   extra: TransportExtra = {},
 ): GrabTransportError {
   const url = safeUrl(href);
-  const detail = extra.detail === undefined ? "" : ` (${extra.detail})`;
+  const told = extra.detail ??
+    (kind === "schema" ? issuesDetail(extra.issues) : undefined);
+  const detail = told === undefined ? "" : ` (${told})`;
   const what = extra.message ?? TRANSPORT_MESSAGES[kind];
   return new GrabTransportError(
     `${what}${detail}: ${method} ${namedUrl(url)}`,
@@ -166,13 +188,19 @@ export function transportError(
  * Why a body over `cap` bytes (`maxBodyBytes`), or one event or line of a
  * live body (`part`), was not read, and what to do about it: a success's
  * body (`streamable`) may be read as a stream, which the cap does not bound.
+ * A body's size is what its Content-Length `declared`, or else more than
+ * the cap, counted as it came.
  */
 export function tooLargeMessage(
   cap: number,
   part: "body" | "event" | "line",
   streamable = false,
+  declared?: number,
 ): string {
-  const what = part === "body" ? "the body" : `one ${part}`;
+  const size = declared === undefined
+    ? `more than ${cap} bytes, counted as it came`
+    : `${declared} bytes, as its Content-Length says`;
+  const what = part === "body" ? `the body (${size})` : `one ${part}`;
   const instead = streamable ? ', or read it with responseType "stream"' : "";
   return `Cannot read the response: ${what} is over maxBodyBytes ` +
     `(${cap} bytes); raise maxBodyBytes${instead}`;
@@ -182,8 +210,10 @@ export function tooLargeMessage(
 export function tooLarge(
   where: { method: string; href: string; maxBodyBytes: number },
   streamable: boolean,
+  declared?: number,
 ): GrabTransportError {
-  const message = tooLargeMessage(where.maxBodyBytes, "body", streamable);
+  const cap = where.maxBodyBytes;
+  const message = tooLargeMessage(cap, "body", streamable, declared);
   return transportError("too-large", where.method, where.href, { message });
 }
 

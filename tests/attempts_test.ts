@@ -243,7 +243,7 @@ Deno.test("runAttempts() through a real server", async (t) => {
       // An error body is read whatever the response type: only the cap helps.
       assertEquals(
         outcome.bodyError?.message,
-        `Cannot read the response: the body is over maxBodyBytes (1024 bytes); raise maxBodyBytes: GET ${server.url}/big-error`,
+        `Cannot read the response: the body (2048 bytes, as its Content-Length says) is over maxBodyBytes (1024 bytes); raise maxBodyBytes: GET ${server.url}/big-error`,
       );
       deadline.dispose();
     },

@@ -44,7 +44,10 @@ Deno.test("a GrabError's cause is why its body could not be read", async (t) => 
     const logged = JSON.parse(JSON.stringify(error));
     assertEquals(logged.body, null);
     assertEquals(logged.cause.kind, "too-large");
-    assertStringIncludes(Deno.inspect(error), "the body is over maxBodyBytes");
+    assertStringIncludes(
+      Deno.inspect(error),
+      "the body (1012 bytes, as its Content-Length says) is over maxBodyBytes",
+    );
   });
 
   await t.step("broken off: kind network", async () => {

@@ -123,14 +123,18 @@ Deno.test("grab() against broken framing", async (t) => {
       check: (result) => {
         const error = assertTransport(result, "network");
         assert(error.cause !== undefined);
-        assertBrokeOff(error);
+        assertBrokeOff(error, "before its end on the last of 3 attempts");
       },
     },
     {
       name: "a Content-Length that says 100 for 10 bytes is a network failure",
       fault: shortBody(),
       attempts: 3,
-      check: (result) => assertBrokeOff(assertTransport(result, "network")),
+      check: (result) =>
+        assertBrokeOff(
+          assertTransport(result, "network"),
+          "before its end on the last of 3 attempts",
+        ),
     },
     {
       name: "a body reset once, then a good response, gives the data",
