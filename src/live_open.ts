@@ -69,39 +69,11 @@ export function notEventStream(reading: Reading): string | undefined {
   const { response, source, status } = reading;
   const declared = headerOf(response, source.platform, "content-type");
   if (declared === null) return undefined;
-  const essence = essenceOf(declared);
+  const essence = reading.read.streams!.essenceOf(declared);
   if (essence === "" || essence === "text/event-stream") {
     return undefined;
   }
   return `Cannot read Server-Sent Events: the ${status} response is "${
     quoted(declared)
   }", not "text/event-stream" (a server that streams only when asked answers with one body); read it with responseType "text" to see what it sent`;
-}
-
-const MEDIA_TYPE = /^[!#$%&'*+\-.^_`|~0-9a-z]+\/[!#$%&'*+\-.^_`|~0-9a-z]+$/;
-
-/**
- * The essence (`type/subtype`, lower-case) of a `Content-Type`, as fetch
- * extracts it: a header given twice (by a framework and a proxy, say) reads
- * as the values comma-joined, of which the last that is a media type counts,
- * as `EventSource` takes it. Commas inside a quoted parameter do not split.
- */
-function essenceOf(declared: string): string {
-  let found: string | undefined;
-  let start = 0;
-  let inQuotes = false;
-  for (let at = 0; at <= declared.length; at++) {
-    const char = declared[at];
-    if (inQuotes && char === "\\" && at + 1 < declared.length) at++;
-    else if (char === '"') inQuotes = !inQuotes;
-    else if (at === declared.length || (char === "," && !inQuotes)) {
-      const value = declared.slice(start, at);
-      const end = value.indexOf(";");
-      const essence = (end === -1 ? value : value.slice(0, end)).trim()
-        .toLowerCase();
-      if (MEDIA_TYPE.test(essence) && essence !== "*/*") found = essence;
-      start = at + 1;
-    }
-  }
-  return found ?? declared.split(";", 1)[0]!.trim().toLowerCase();
 }

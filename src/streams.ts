@@ -46,6 +46,7 @@ export interface LiveBody {
 }
 
 export { install } from "./live_kit.ts";
+export { essenceOf } from "./media_type.ts";
 
 /** The data of a live body of `type`. */
 export function openStream(type: StreamType, live: LiveBody): unknown {
