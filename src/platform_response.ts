@@ -77,7 +77,7 @@ export function headersOrNone(response: Response, platform: boolean): Headers {
 /**
  * One header of a response whose head was read once already; `null` for
  * none, or when its headers cannot be read again (a response-like's getter
- * or `get` that throws).
+ * or `get` that throws, or gives no string).
  */
 export function headerOf(
   response: Response,
@@ -85,7 +85,10 @@ export function headerOf(
   name: string,
 ): string | null {
   try {
-    return headersOf(response, platform).get(name);
+    const value: unknown = headersOf(response, platform).get(name);
+    // A response-like's headers may give another value (a `Map`'s
+    // `undefined` for a name it lacks), which a caller would read as text.
+    return typeof value === "string" ? value : null;
   } catch {
     return null;
   }
