@@ -166,16 +166,19 @@ function refusedRedirect(chain: Said[]): string | undefined {
 /**
  * The message for a request Node's `fetch` refused as it is (undici's
  * `InvalidArgumentError`: `invalid transfer-encoding header`, `invalid
- * keep-alive header`, …), which every attempt sends alike, or `undefined`.
- * grab refuses such headers of the caller's before any request; a
+ * keep-alive header`, …; and its `NotSupportedError`: `expect header not
+ * supported`), which every attempt sends alike, or `undefined`. grab
+ * refuses such headers of the caller's before any request; a
  * `beforeRequest` hook's or a custom `fetch`'s reach the runtime.
  */
 function refusedArgument(chain: Said[]): string | undefined {
-  const said = chain.find(({ code }) => code === "UND_ERR_INVALID_ARG");
+  const said = chain.find(({ code }) =>
+    code === "UND_ERR_INVALID_ARG" || code === "UND_ERR_NOT_SUPPORTED"
+  );
   if (said === undefined) return undefined;
   return `Cannot send the request: the runtime's fetch refused it ("${
     quoted(said.message)
-  }"), as it would each attempt; a header a hook or a custom fetch set may be one the runtime sets itself (Transfer-Encoding, Connection, Keep-Alive, Upgrade)`;
+  }"), as it would each attempt; a header a hook or a custom fetch set may be one the runtime sets itself (Transfer-Encoding, Connection, Keep-Alive, Upgrade, Expect)`;
 }
 
 /**

@@ -7,8 +7,8 @@
  * @module
  */
 
-import { assertEquals, assertStrictEquals } from "@std/assert";
-import createGrab from "../mod.ts";
+import { assert, assertEquals, assertStrictEquals } from "@std/assert";
+import createGrab, { isGrabTransportError } from "../mod.ts";
 import { startServer } from "./_server.ts";
 
 /** Binds a member read through a Proxy to the object it was read of. */
@@ -60,4 +60,52 @@ Deno.test("an sse read of a response-like whose Content-Type is no string reads 
       assertStrictEquals(hits, 1);
     });
   }
+});
+
+/**
+ * A `fetch` that refuses an `Expect` header as Node's does (undici's
+ * `NotSupportedError`, under `TypeError: fetch failed`), and sends any
+ * other request.
+ */
+function nodeLikeFetch(calls: { count: number }): typeof fetch {
+  return (input, init) => {
+    calls.count++;
+    const request = new Request(input, init);
+    if (request.headers.has("expect")) {
+      const cause = Object.assign(new Error("expect header not supported"), {
+        name: "NotSupportedError",
+        code: "UND_ERR_NOT_SUPPORTED",
+      });
+      return Promise.reject(new TypeError("fetch failed", { cause }));
+    }
+    return fetch(request);
+  };
+}
+
+Deno.test("an Expect header a hook sets, which Node's fetch does not support, is sent once and says so", async () => {
+  await using server = startServer(() => Response.json({ ok: true }));
+  const calls = { count: 0 };
+  let retries = 0;
+  const grab = createGrab(server.url, {
+    retry: { limit: 2, backoff: () => 0 },
+    fetch: nodeLikeFetch(calls),
+    hooks: {
+      beforeRequest: (request) => request.headers.set("expect", "100-continue"),
+      beforeRetry: () => void retries++,
+    },
+  });
+  const [data, error] = await grab("GET /");
+  assertStrictEquals(data, null);
+  assert(isGrabTransportError(error));
+  assertStrictEquals(error.kind, "network");
+  assert(
+    error.message.includes("the runtime's fetch refused it"),
+    error.message,
+  );
+  assert(error.message.includes("expect header not supported"), error.message);
+  assertEquals([calls.count, retries], [1, 0]);
+  // Without the header, the same grab is answered.
+  const plain = createGrab(server.url, { fetch: nodeLikeFetch(calls) });
+  const [answer] = await plain("GET /");
+  assertEquals(answer, { ok: true });
 });

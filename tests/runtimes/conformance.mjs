@@ -668,14 +668,14 @@ export const CASES = [
       ok(seen !== null, "Connection: close answered");
     },
   ],
-  [
-    "headers: one a hook sets that the runtime refuses is sent once",
+  ...[["keep-alive", "5"], ["expect", "100-continue"]].map(([name, value]) => [
+    `headers: ${name}, which a hook sets and the runtime refuses, is sent once`,
     async (c) => {
       let retries = 0;
       const grab = c.mod.createGrab(c.api, {
         retry: { limit: 2, backoff: () => 0 },
         hooks: {
-          beforeRequest: (request) => request.headers.set("keep-alive", "5"),
+          beforeRequest: (request) => request.headers.set(name, value),
           beforeRetry: () => void retries++,
         },
       });
@@ -683,6 +683,8 @@ export const CASES = [
       // Node's fetch refuses it; the others send it or drop it.
       const node = globalThis.process?.release?.name === "node" &&
         !globalThis.Deno && !globalThis.Bun;
+      // workerd's takes the server's interim 100 for its answer.
+      if (!node && name === "expect" && inWorkerd()) return;
       if (!node) {
         same(error?.message ?? null, null, "error");
         ok(seen !== null, "answered");
@@ -695,7 +697,7 @@ export const CASES = [
       );
       same(retries, 0, "retries");
     },
-  ],
+  ]),
   ["redirect: a byte body goes again to a 307 or 308 target", async (c) => {
     // Node's fetch cannot send bytes twice ("detached ArrayBuffer").
     const hello = () => new TextEncoder().encode("hello");
