@@ -1,8 +1,8 @@
 /**
- * What changed most recently, met as a hostile server, custom `fetch` or
- * careless caller would: an SSE read of a response-like whose headers give
- * no string for Content-Type, and a header Node's fetch refuses as not
- * supported (`Expect`), which no retry mends.
+ * What a custom `fetch` hands back or throws, read as it is: an SSE read of
+ * a response-like whose headers give no string for Content-Type, and a
+ * header Node's fetch refuses as not supported (`Expect`), which no retry
+ * mends.
  *
  * @module
  */
