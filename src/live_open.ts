@@ -75,5 +75,5 @@ export function notEventStream(reading: Reading): string | undefined {
   }
   return `Cannot read Server-Sent Events: the ${status} response is "${
     quoted(declared)
-  }", not "text/event-stream" (a server that streams only when asked answers with one body); read it with responseType "text" to see what it sent`;
+  }", not "text/event-stream" (a server that streams only when asked answers with one body); read it with responseType "text" to see what the server sent`;
 }

@@ -151,7 +151,7 @@ function refusedRedirect(chain: Said[]): string | undefined {
     said(deno, "UnsupportedRedirectProtocol") ||
     said("URL scheme must be a HTTP(S) scheme")
   ) {
-    return "Cannot follow the redirect: the server's Location is not an http(s) URL; fix the server's redirect";
+    return "Cannot follow the redirect: the server's Location header is not an http(s) URL; fix the server's redirect";
   }
   if (
     said("while redirect mode is set to 'error'", "UnexpectedRedirect") ||

@@ -444,7 +444,7 @@ Deno.test("a 2xx the server labels as other than an event stream fails at the he
     assertEquals(error.kind, "parse");
     assertEquals(
       error.message,
-      `Cannot read Server-Sent Events: the 200 response is "${type}", not "text/event-stream" (a server that streams only when asked answers with one body); read it with responseType "text" to see what it sent: GET ${server.url}${path}`,
+      `Cannot read Server-Sent Events: the 200 response is "${type}", not "text/event-stream" (a server that streams only when asked answers with one body); read it with responseType "text" to see what the server sent: GET ${server.url}${path}`,
     );
   }
   // Each body was let go.

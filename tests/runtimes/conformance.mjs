@@ -1524,7 +1524,7 @@ CASES.push(
         hooks: { beforeRetry: () => void retries++ },
       });
       const cases = [
-        ["GET /moved/ftp", {}, "Location is not an http(s) URL"],
+        ["GET /moved/ftp", {}, "Location header is not an http(s) URL"],
         ["GET /moved", { redirect: "error" }, 'which redirect "error" refuses'],
       ];
       for (const [endpoint, options, says] of cases) {
