@@ -92,7 +92,7 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
     try {
       const options = given ?? NO_OPTIONS;
       const { call, trusted } = calls(endpoint);
-      const foreign = isForeign(options);
+      const foreign = markOf(options, FOREIGN) === true;
       const resolved = resolveOptions(factory, options, trusted && !foreign);
       if (Array.isArray(resolved)) {
         throw validationError(resolved, {
@@ -101,7 +101,9 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
           where: "the options",
         });
       }
-      tellFormat(options, resolved.format);
+      // `paginate` asks the format of a page, to read its next link.
+      const tellFormat = markOf(options, TELL_FORMAT);
+      if (typeof tellFormat === "function") tellFormat(resolved.format);
       // The JSON codec is at hand; only the JSON:API one may be loading.
       const loading = codecFor(resolved.format);
       if (loading instanceof Promise) {
@@ -152,27 +154,16 @@ function grabWith(
 }
 
 /**
- * True for the options of a next link `paginate` follows to another origin.
- * Options that cannot be read at all (a revoked `Proxy`) are refused when
- * they are resolved.
+ * What `paginate` set under `mark` (`FOREIGN`, `TELL_FORMAT`) on the
+ * options of a page, or `undefined`. Options that cannot be read at all (a
+ * revoked `Proxy`) are refused when they are resolved.
  */
-function isForeign(options: object): boolean {
+function markOf(options: object, mark: symbol): unknown {
   try {
-    return (options as { [FOREIGN]?: boolean })[FOREIGN] === true;
+    return (options as Record<symbol, unknown>)[mark];
   } catch {
-    return false;
+    return undefined;
   }
-}
-
-/** Tells `paginate`, when it asks, the format a page is read in. */
-function tellFormat(options: object, format: Resolved["format"]): void {
-  let tell: unknown;
-  try {
-    tell = (options as { [TELL_FORMAT]?: unknown })[TELL_FORMAT];
-  } catch {
-    return;
-  }
-  if (typeof tell === "function") tell(format);
 }
 
 /**

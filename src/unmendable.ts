@@ -144,8 +144,12 @@ function streamRedirect(chain: Said[]): string | undefined {
  * told by words with spaces, which no URL quoted in a network error holds.
  */
 function refusedRedirect(chain: Said[]): string | undefined {
+  // A code is asked for only where one is given: an error without one
+  // has `""`, never `undefined`, but that is no reason to match it.
   const said = (text: string, code?: string) =>
-    chain.some((each) => each.message.includes(text) || each.code === code);
+    chain.some((each) =>
+      each.message.includes(text) || (code !== undefined && each.code === code)
+    );
   const deno = "Can not redirect to a non HTTP(s) url";
   if (
     said(deno, "UnsupportedRedirectProtocol") ||
