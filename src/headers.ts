@@ -144,7 +144,7 @@ function framingProblem(
   if (!FRAMING.has(key)) return undefined;
   const connection = key === "connection";
   if (connection && CONNECTION_SENT.test(text)) return undefined;
-  return `${which}: the runtime frames the connection itself (Node's fetch ` +
+  return `${which}: the runtime manages the connection itself (Node's fetch ` +
     "refuses it, Deno's sends it as given, browsers drop it); leave it out" +
     (connection ? ', or give "close" or "keep-alive"' : "");
 }

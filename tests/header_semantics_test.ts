@@ -26,7 +26,7 @@ Deno.test("a header that says how the connection carries the message is refused 
     ["connection", "keep-alive, x-hop"],
   ];
   const refused = (name: string) =>
-    new RegExp(`Cannot send header "${name}": the runtime frames`);
+    new RegExp(`Cannot send header "${name}": the runtime manages`);
 
   await t.step("the call's", async () => {
     const grab = createGrab(server.url, { retry: 2 });
