@@ -1,5 +1,5 @@
 /**
- * Child process of message_quality_test.ts: the first JSON:API grab of a
+ * Child process of failure_messages_test.ts: the first JSON:API grab of a
  * process, which waits for the JSON:API module within its timeout, times
  * out against a server that never answers. Reports the failure's kind and
  * message.
