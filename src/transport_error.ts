@@ -108,7 +108,7 @@ export function attemptTimeoutMessage(
 ): string {
   return `Cannot complete the request: the attemptTimeout (${deadline.timeout} ms) passed${
     lastOf(attempts)
-  }`;
+  }; raise attemptTimeout, or set it to false`;
 }
 
 /**

@@ -89,7 +89,7 @@ Deno.test("an error status whose body stalls: the cause names which limit passed
     seen.push(transport(error.cause).message);
   }
   assertEquals(seen, [
-    `Cannot complete the request: the attemptTimeout (50 ms) passed: GET ${server.url}/missing`,
+    `Cannot complete the request: the attemptTimeout (50 ms) passed; raise attemptTimeout, or set it to false: GET ${server.url}/missing`,
     `Cannot complete the request: the timeout (70 ms) passed; raise timeout, or set it to false: GET ${server.url}/missing`,
   ]);
 });
@@ -305,8 +305,8 @@ Deno.test("an attemptTimeout on the last of several attempts says how many were 
   assertEquals(server.requests.length, 3);
   assertEquals(
     error.message,
-    "Cannot complete the request: the attemptTimeout (40 ms) passed on the last of 3 attempts: " +
-      `GET ${server.url}/slow`,
+    "Cannot complete the request: the attemptTimeout (40 ms) passed on the last of 3 attempts; " +
+      `raise attemptTimeout, or set it to false: GET ${server.url}/slow`,
   );
 });
 
