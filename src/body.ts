@@ -108,12 +108,7 @@ export function readBody(
   }
   const headers = headersOf(response, source.platform);
   const declared = headers.get("content-length");
-  // A compressed body's length is not its size once decoded, which the cap
-  // bounds: the bytes of little that does not compress outgrow it.
-  if (
-    declared !== null && Number(declared) > maxBodyBytes &&
-    headers.get("content-encoding") === null
-  ) {
+  if (declaredOver(declared, headers, maxBodyBytes) !== undefined) {
     return discardBody(response, source).then(() => TOO_LARGE);
   }
   // Only a body that honours the signal (the platform's reader could not be
@@ -138,6 +133,24 @@ export function readBody(
 }
 
 const textOrNull = (text: string) => text === "" ? null : text;
+
+/**
+ * The size a body's `declared` length says, when that is over the cap and
+ * believed; else `undefined`. A compressed body's length is not its size
+ * once decoded, which the cap bounds: the bytes of little that does not
+ * compress outgrow it.
+ */
+export function declaredOver(
+  declared: string | null,
+  headers: { get(name: string): string | null },
+  maxBodyBytes: number,
+): number | undefined {
+  if (declared === null) return undefined;
+  const size = Number(declared);
+  return size > maxBodyBytes && headers.get("content-encoding") === null
+    ? size
+    : undefined;
+}
 
 /**
  * The platform's own reader is far faster than a JavaScript stream loop. It

@@ -8,6 +8,7 @@
 
 import {
   type BodySource,
+  declaredOver,
   discardBody,
   hasNoBody,
   readBody,
@@ -226,17 +227,11 @@ function settle(
   return outcome;
 }
 
-/**
- * The size a body over the cap declared, as `readBody` trusts it: a
- * Content-Length over the cap of a body not compressed; else `undefined`.
- */
+/** The size a body over the cap declared, as `readBody` believes it. */
 function declaredSize(reading: Reading): number | undefined {
   const { response, source, maxBodyBytes } = reading;
   const at = (name: string) => headerOf(response, source.platform, name);
-  const declared = Number(at("content-length") ?? NaN);
-  return declared > maxBodyBytes && at("content-encoding") === null
-    ? declared
-    : undefined;
+  return declaredOver(at("content-length"), { get: at }, maxBodyBytes);
 }
 
 /** True for the response types whose body is opened, not read. */
