@@ -59,7 +59,7 @@ function notTls(chain: Said[]): string | undefined {
  */
 function notHttp(chain: Said[]): string | undefined {
   const malformed = chain.some(({ message, code }) =>
-    /invalid HTTP [\w-]{1,20} parsed|message head is too large/.test(message) ||
+    /invalid HTTP [\w-]{1,20} parsed/.test(message) ||
     code.startsWith("HPE_") || code === "Malformed_HTTP_Response"
   );
   if (!malformed) return undefined;
@@ -91,6 +91,22 @@ function proxyAuthentication(chain: Said[]): string | undefined {
  * retry can mend, or `undefined`.
  */
 export function peerFailure(chain: Said[]): string | undefined {
-  return certificateRefused(chain) ?? notTls(chain) ?? notHttp(chain) ??
-    proxyAuthentication(chain);
+  return certificateRefused(chain) ?? notTls(chain) ?? headTooLarge(chain) ??
+    notHttp(chain) ?? proxyAuthentication(chain);
+}
+
+/**
+ * An answer whose head is larger than the runtime reads, each of its lines
+ * valid: hyper (Deno) says `message head is too large` (past 100 header
+ * lines), Node's undici `UND_ERR_HEADERS_OVERFLOW` (past 16 KiB); Bun reads
+ * it. The server sends the same head again to a retry.
+ */
+function headTooLarge(chain: Said[]): string | undefined {
+  const large = chain.some(({ message, code }) =>
+    message.includes("message head is too large") ||
+    code === "UND_ERR_HEADERS_OVERFLOW"
+  );
+  if (!large) return undefined;
+  return "Cannot read the response: its head is larger than the runtime reads " +
+    "(too many header lines, or too long ones); fix the server, or ask it for less (a large cookie or Link header)";
 }

@@ -20,6 +20,7 @@ const tlsOf = (cert: string) => ({ cert: pem(cert), key: pem("server.key") });
 const CERTIFICATE = "refused the server's TLS certificate";
 const NOT_TLS = "does not speak https";
 const NOT_HTTP = "is not valid HTTP/1.1";
+const HEAD_TOO_LARGE = "its head is larger than the runtime reads";
 
 /** A `fetch` through a Deno client that trusts the fixtures' CA. */
 function trustingFetch(): typeof fetch & Disposable {
@@ -111,6 +112,18 @@ Deno.test("an answer that is not HTTP/1.1 fails at once, saying so", async (t) =
   });
 });
 
+Deno.test("an answer whose head is larger than the runtime reads fails at once, saying so", async () => {
+  // 200 header lines of about 100 bytes: past what Deno's fetch reads (and
+  // Node's 16 KiB), though each line is valid HTTP/1.1.
+  const lines = Array.from(
+    { length: 200 },
+    (_, i) => `x-h-${i}: ${"v".repeat(100)}\r\n`,
+  ).join("");
+  const answer = `HTTP/1.1 200 OK\r\n${lines}content-length: 2\r\n\r\n{}`;
+  await using server = startFaultServer((conn) => write(conn, answer));
+  await assertUnmended(server.url, HEAD_TOO_LARGE, () => server.connections);
+});
+
 Deno.test("a TLS handshake that never ends is bounded by the timeout", async () => {
   // A server that never answers: the client's hello waits for ever.
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -183,6 +196,16 @@ Deno.test("Node's and Bun's codes for the same failures are told too", async (t)
         }),
       }),
       NOT_HTTP,
+    ],
+    [
+      "Node: a head past its 16 KiB",
+      new TypeError("fetch failed", {
+        cause: Object.assign(new Error("Headers Overflow Error"), {
+          name: "HeadersOverflowError",
+          code: "UND_ERR_HEADERS_OVERFLOW",
+        }),
+      }),
+      HEAD_TOO_LARGE,
     ],
     [
       "Bun: a malformed answer, its URL's query kept out",

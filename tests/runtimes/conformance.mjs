@@ -1588,6 +1588,35 @@ CASES.push(
   }],
 );
 
+CASES.push([
+  "transport: a head larger than the runtime reads is told, and sent once",
+  async (c) => {
+    let retries = 0;
+    const { grab } = await rawGrab(c, {
+      retry: { limit: 2, backoff: () => 0 },
+      hooks: { beforeRetry: () => void retries++ },
+    });
+    const [data, error] = await grab("GET /big-head");
+    // Deno's fetch reads 100 header lines, Node's 16 KiB; Bun and browsers
+    // read this head, and workerd's limit is its own.
+    const deno = globalThis.Deno !== undefined;
+    const node = globalThis.process?.release?.name === "node" && !deno &&
+      !globalThis.Bun;
+    if (!deno && !node) {
+      ok(data !== null || error !== null, "settled");
+      return;
+    }
+    same([data, error?.kind], [null, "network"], "outcome");
+    ok(
+      String(error?.message).includes(
+        "its head is larger than the runtime reads",
+      ),
+      String(error?.message),
+    );
+    same(retries, 0, "retries");
+  },
+]);
+
 /** Waits (bounded) until the raw server saw the client let go of `name`. */
 async function rawLetGo(grab, name) {
   let state = null;

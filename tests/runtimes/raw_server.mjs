@@ -81,6 +81,19 @@ const ANSWERS = {
   // A 503 whose body stops after 4 of its 100 bytes, the connection open.
   "stalled-error": (socket) =>
     socket.write(head(503, [JSON_TYPE, "content-length: 100"]) + '{"a"'),
+  // 200 valid header lines of about 100 bytes: past Deno's 100 lines and
+  // Node's 16 KiB.
+  "big-head": (socket) =>
+    socket.end(
+      head(200, [
+        JSON_TYPE,
+        "content-length: 2",
+        ...Array.from(
+          { length: 200 },
+          (_, i) => `x-h-${i}: ${"v".repeat(100)}`,
+        ),
+      ]) + "{}",
+    ),
   "no-content-with-body": (socket) =>
     socket.end(head(204, [JSON_TYPE, "content-length: 7"]) + '{"a":1}'),
 };
