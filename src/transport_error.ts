@@ -197,9 +197,12 @@ export function tooLargeMessage(
   streamable = false,
   declared?: number,
 ): string {
+  // A length past every integer (`1e400`) is named no more than the cap.
   const size = declared === undefined
     ? `more than ${cap} bytes, counted as it came`
-    : `${declared} bytes, as its Content-Length says`;
+    : `${
+      Number.isSafeInteger(declared) ? declared : `more than ${cap}`
+    } bytes, as its Content-Length says`;
   const what = part === "body" ? `the body (${size})` : `one ${part}`;
   const instead = streamable ? ', or read it with responseType "stream"' : "";
   return `Cannot read the response: ${what} is over maxBodyBytes ` +

@@ -219,6 +219,28 @@ Deno.test("a body over maxBodyBytes with no length declared: the message says mo
   );
 });
 
+Deno.test("a declared length past any number (a custom fetch's 1e400): the message names no such size", async () => {
+  await using server = startServer(() => Response.json({ id: 7 }));
+  const grab = createGrab(server.url, {
+    retry: 0,
+    maxBodyBytes: 100,
+    // No platform fetch lets such a length through; a custom one can.
+    fetch: async (input, init) => {
+      const real = await fetch(input, init);
+      const headers = new Headers(real.headers);
+      headers.set("content-length", "1e400");
+      return new Response(real.body, { status: real.status, headers });
+    },
+  });
+  const [, failed] = await grab("GET /item");
+  const error = transport(failed);
+  assertEquals(error.kind, "too-large");
+  assertStringIncludes(
+    error.message,
+    "Cannot read the response: the body (more than 100 bytes, as its Content-Length says) is over maxBodyBytes (100 bytes); ",
+  );
+});
+
 Deno.test("a body that fails the schema: the message counts the issues and quotes the first, with its path", async () => {
   await using server = startServer(() => Response.json({ user: { id: "7" } }));
   const grab = createGrab(server.url, { retry: 0 });
