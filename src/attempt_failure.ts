@@ -21,7 +21,7 @@ import { MAX_TIMER_DELAY, retryDelay, statusRetryDelay } from "./retry.ts";
 import { type BodySource, discardBody } from "./body.ts";
 import { letGo } from "./drain.ts";
 import { headerOf } from "./platform_response.ts";
-import { isLive } from "./outcome.ts";
+import { isLive } from "./response_type.ts";
 import { chainOf, unmendable } from "./unmendable.ts";
 import { networkSaid } from "./network_said.ts";
 import type { SendOutcome } from "./result.ts";

@@ -18,7 +18,7 @@ import { isPlatform } from "./fetch.ts";
 import { type Codec, codecFor } from "./format.ts";
 import type { HeaderRecord } from "./headers.ts";
 import type { SendOptions } from "./call_options.ts";
-import { isLive, type ReadSettings } from "./outcome.ts";
+import type { ReadSettings } from "./outcome.ts";
 import { headersFrom, readSettings } from "./prepare.ts";
 import {
   completeHeaders,
@@ -27,7 +27,12 @@ import {
   releasingOnFailure,
 } from "./request.ts";
 import { NO_FACTORY, type Resolved, resolveOptions } from "./resolve.ts";
-import type { DataOf, ReadAs, ResponseType } from "./response_type.ts";
+import {
+  type DataOf,
+  isLive,
+  type ReadAs,
+  type ResponseType,
+} from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
 import { joinUrl, type UrlTemplate } from "./url.ts";
 

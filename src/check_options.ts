@@ -162,6 +162,7 @@ const CHECKS = new Map<string, [number, Check]>(
     ["jsonApi", checkJsonApi],
     ["timeout", checkTimeout],
     ["attemptTimeout", checkTimeout],
+    ["idleTimeout", checkTimeout],
     ["maxBodyBytes", (value, add) => {
       if (value !== Infinity && !isCount(value)) {
         add("a non-negative integer or Infinity");

@@ -32,7 +32,7 @@ export interface ValidationIssue {
  * - `"network"`: the connection failed, or the body broke off while reading
  * - `"abort"`: the caller's `signal` aborted
  * - `"timeout"`: the `timeout` passed, or an `attemptTimeout` that no retry
- *   followed
+ *   followed, or a live body's `idleTimeout`
  * - `"parse"`: a 2xx body was not the expected JSON (or JSON:API document)
  * - `"too-large"`: the body was over `maxBodyBytes`
  * - `"schema"`: the body failed the `schema`

@@ -70,8 +70,8 @@ export class GrabStream<T> implements AsyncIterable<T> {
   /**
    * `null` while the stream runs and after it ended cleanly (or was
    * cancelled); the failure that ended it otherwise: kind `"network"`,
-   * `"abort"`, `"timeout"` (`attemptTimeout`), `"too-large"` (one event or
-   * line over `maxBodyBytes`), `"parse"` or `"schema"`.
+   * `"abort"`, `"timeout"` (`attemptTimeout` or `idleTimeout`), `"too-large"`
+   * (one event or line over `maxBodyBytes`), `"parse"` or `"schema"`.
    */
   get error(): GrabTransportError | null {
     return this.#error;

@@ -15,6 +15,7 @@ import {
   toPlainBytes,
   totalOf,
 } from "./live_kit.ts";
+import type { GrabTransportError } from "./errors.ts";
 import type { LiveBody } from "./streams.ts";
 
 /**
@@ -35,6 +36,8 @@ export class Chunks {
   // items it gave are still decoded (a schema checks them) within it.
   #keepAtEnd: boolean;
   #passed = false;
+  // The server kept a read waiting past `idleTimeout`.
+  #idled = false;
   // A body that is not the platform's may never let timers fire.
   #pacer: Pacer | undefined;
 
@@ -61,6 +64,7 @@ export class Chunks {
   async read(): Promise<Uint8Array | null> {
     const reader = this.#reader;
     const { deadline, fail } = this.#live;
+    if (this.#idled) throw this.#idleFailure();
     if (this.#passed) {
       throw fail(deadline.reason ?? "abort", {
         cause: deadline.signal?.reason,
@@ -71,12 +75,16 @@ export class Chunks {
       return null;
     }
     let result;
+    const timer = this.#idleTimer(reader);
     try {
       result = await reader.read();
+      if (timer !== undefined) clearTimeout(timer);
       const pause = this.#pacer?.pause();
       if (pause !== undefined) await pause;
     } catch (cause) {
+      if (timer !== undefined) clearTimeout(timer);
       this.#close();
+      if (this.#idled) throw this.#idleFailure();
       if (deadline.reason !== undefined) throw fail(deadline.reason, { cause });
       const message = brokenBodyMessage(this.#live.status, this.#loaded);
       throw fail("network", { cause, message });
@@ -89,6 +97,7 @@ export class Chunks {
       await this.cancel(deadline.signal?.reason);
       throw fail(deadline.reason!, { cause: deadline.signal?.reason });
     }
+    if (this.#idled) throw this.#idleFailure();
     if (result.done) {
       this.#close(this.#keepAtEnd);
       return null;
@@ -134,6 +143,33 @@ export class Chunks {
     this.#live.release();
   }
 
+  /**
+   * Ends a read the server keeps waiting past `idleTimeout`: only such a
+   * read counts, not the caller's time between reads.
+   */
+  #idleTimer(
+    reader: ReadableStreamDefaultReader<Uint8Array>,
+  ): ReturnType<typeof setTimeout> | undefined {
+    const idle = this.#live.idleTimeout;
+    // A timer of Infinity would fire at once.
+    if (idle === false || idle === Infinity) return undefined;
+    return setTimeout(() => {
+      this.#idled = true;
+      this.#close();
+      // Ends the pending read at once, and reaches the body's own cancel.
+      reader.cancel(idleError(idle)).catch(ignore);
+    }, idle);
+  }
+
+  #idleFailure(): GrabTransportError {
+    const idle = this.#live.idleTimeout as number;
+    return this.#live.fail("timeout", {
+      cause: idleError(idle),
+      message:
+        `Cannot read on: the server sent nothing for the idleTimeout (${idle} ms) after ${this.#loaded} bytes; raise idleTimeout, or set it to false`,
+    });
+  }
+
   #close(keep = false): void {
     if (!this.#closed) {
       this.#closed = true;
@@ -144,3 +180,10 @@ export class Chunks {
 }
 
 function ignore(): void {}
+
+function idleError(idle: number): DOMException {
+  return new DOMException(
+    `The server sent nothing for ${idle} ms`,
+    "TimeoutError",
+  );
+}

@@ -54,6 +54,7 @@ function openStream(
     progress: read.onDownloadProgress,
     casing: read.casing,
     schema: read.schema,
+    idleTimeout: read.idleTimeout,
     fail: liveFailure(method, href, source.deadline, reading.bodyFailed),
   });
 }

@@ -21,6 +21,7 @@ const SHARED = [
   "wireCasing",
   "timeout",
   "attemptTimeout",
+  "idleTimeout",
   "responseType",
   "retry",
   "hooks",

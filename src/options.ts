@@ -12,34 +12,6 @@ import type { Format } from "./query.ts";
 import type { ResponseType } from "./response_type.ts";
 import type { RetryOptions } from "./retry.ts";
 
-/** The default of every option that has one. */
-export const DEFAULTS = Object.freeze(
-  {
-    format: "json",
-    responseType: "json",
-    casing: "none",
-    wireCasing: "snake_case",
-    /** 30 s for the whole grab. */
-    timeout: 30_000,
-    /** 64 MiB. */
-    maxBodyBytes: 64 * 1024 * 1024,
-    retry: Object.freeze({
-      limit: 2,
-      methods: Object.freeze([
-        "GET",
-        "HEAD",
-        "PUT",
-        "DELETE",
-        "OPTIONS",
-      ]),
-      statusCodes: Object.freeze([408, 429, 500, 502, 503, 504]),
-      maxDelay: 10_000,
-      /** The first backoff's ceiling; it doubles with each retry. */
-      backoffBase: 300,
-    }),
-  } as const,
-);
-
 /**
  * Defaults for every grab of a factory.
  *
@@ -191,6 +163,29 @@ export interface GrabOptions {
    * ```
    */
   attemptTimeout?: number | false | undefined;
+  /**
+   * Milliseconds a live body (`"stream"`, `"sse"`, `"ndjson"`) may keep
+   * each of your reads waiting for the server: a connection that stalls
+   * ends the body with a transport error of kind `"timeout"`, while a
+   * stream that keeps sending (a heartbeat comment is enough) lives on. The
+   * time you take between reads does not count. `timeout` stops at the
+   * head of a live body, so without this, `attemptTimeout` or your
+   * `signal`, a stalled stream waits as long as the connection stays up.
+   * A whole body is bounded by `timeout` instead: a grab of another
+   * response type does not take it. `false` for none.
+   * @default {false}
+   *
+   * @example Notifications that end when the server's heartbeat stops
+   * ```ts
+   * import createGrab from "@grab/grab";
+   * const grab = createGrab("https://api.example.com");
+   * const [events] = await grab("GET /notifications", {
+   *   responseType: "sse",
+   *   idleTimeout: 45_000, // the server sends a comment every 15 s
+   * });
+   * ```
+   */
+  idleTimeout?: number | false | undefined;
   /**
    * What `data` is on success: `"json"`, `"text"`, `"bytes"`, `"blob"`,
    * `"stream"`, `"sse"` or `"ndjson"`; the type of `data` follows it. Error

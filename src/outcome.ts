@@ -35,7 +35,12 @@ import {
   tooLarge,
   transportError,
 } from "./transport_error.ts";
-import type { Progress, ResponseType, StreamType } from "./response_type.ts";
+import {
+  isLive,
+  type Progress,
+  type ResponseType,
+  type StreamType,
+} from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
 import type { StandardSchema } from "./schema.ts";
 
@@ -51,6 +56,8 @@ export interface ReadSettings {
   /** For the items of a live body. */
   casing: Casing;
   schema: StandardSchema | undefined;
+  /** Milliseconds each read of a live body may wait, or `false`. */
+  idleTimeout: number | false;
 }
 
 /** The reading of a JSON body, with no progress. */
@@ -60,6 +67,7 @@ export const READ_JSON: ReadSettings = Object.freeze({
   streams: undefined,
   casing: "none",
   schema: undefined,
+  idleTimeout: false,
 });
 
 /** The response to read, and what it is read with. */
@@ -232,11 +240,6 @@ function declaredSize(reading: Reading): number | undefined {
   const { response, source, maxBodyBytes } = reading;
   const at = (name: string) => headerOf(response, source.platform, name);
   return declaredOver(at("content-length"), { get: at }, maxBodyBytes);
-}
-
-/** True for the response types whose body is opened, not read. */
-export function isLive(type: ResponseType): type is StreamType {
-  return type === "stream" || type === "sse" || type === "ndjson";
 }
 
 function respond(

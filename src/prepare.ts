@@ -11,12 +11,8 @@ import type { ValidationIssue } from "./errors.ts";
 import { validationError } from "./validation_error.ts";
 import { formTypeIssue, type HeaderRecord, mergeHeaders } from "./headers.ts";
 import { lazy } from "./lazy.ts";
-import {
-  isLive,
-  READ_JSON,
-  type ReadSettings,
-  type Streams,
-} from "./outcome.ts";
+import { READ_JSON, type ReadSettings, type Streams } from "./outcome.ts";
+import { isLive } from "./response_type.ts";
 import { unreadable } from "./thrown.ts";
 import type { Resolved } from "./resolve.ts";
 import { CallbackError, overTotal, tellProgress, totalOf } from "./progress.ts";
@@ -54,7 +50,8 @@ export function readSettings(
   resolved: Resolved,
   deadline: Deadline,
 ): ReadSettings | Promise<ReadSettings> {
-  const { responseType, onDownloadProgress, casing, schema } = resolved;
+  const { responseType, onDownloadProgress, casing, schema, idleTimeout } =
+    resolved;
   if (responseType === "json" && onDownloadProgress === undefined) {
     return READ_JSON;
   }
@@ -64,6 +61,7 @@ export function readSettings(
     streams: undefined,
     casing,
     schema,
+    idleTimeout,
   };
   if (!isLive(responseType)) return settings;
   return deadline.race(streams()).then((module) => {

@@ -18,9 +18,10 @@ import { combineHooks } from "./hook_chain.ts";
 import type { Hooks } from "./hooks.ts";
 import type { JsonApiOptions } from "./jsonapi/media_type.ts";
 import type { GrabCallOptions } from "./call_options.ts";
-import { DEFAULTS, type GrabOptions } from "./options.ts";
+import { DEFAULTS } from "./defaults.ts";
+import type { GrabOptions } from "./options.ts";
 import type { Format, QueryInit } from "./query.ts";
-import type { Progress, ResponseType } from "./response_type.ts";
+import { isLive, type Progress, type ResponseType } from "./response_type.ts";
 import { resolveRetry, type RetryPolicy } from "./retry.ts";
 import type { StandardSchema } from "./schema.ts";
 
@@ -59,6 +60,8 @@ export interface Resolved {
   timeoutGiven?: number | false | undefined;
   /** Milliseconds for one attempt, or `false`. */
   attemptTimeout: number | false;
+  /** Milliseconds each read of a live body may wait, or `false`. */
+  idleTimeout: number | false;
   responseType: ResponseType;
   onDownloadProgress: ((progress: Progress) => void) | undefined;
   onUploadProgress: ((progress: Progress) => void) | undefined;
@@ -170,7 +173,7 @@ export function resolveOptions(
     if (issues.length > 0) return issues;
     const result = resolved(f, call, headers, trusted ? factory : undefined);
     if (unset !== undefined && unset.length > 0) result.unset = unset;
-    return uncheckable(result) ?? result;
+    return uncheckable(result) ?? unboundable(call, result) ?? result;
   } catch (error) {
     // A header, a retry option or a hook read through a getter that threw.
     return [unreadable(OPTIONS, error)];
@@ -191,6 +194,25 @@ function uncheckable(
     path: "",
     message: `Cannot use the option "schema" with responseType ` +
       `"${responseType}": bytes, blobs and raw streams are not checked`,
+  }];
+}
+
+/**
+ * The issue of an `idleTimeout` a call gives for a whole body, which
+ * `timeout` bounds: it would be ignored without a word. One a factory gives
+ * is for its live grabs.
+ */
+function unboundable(
+  { idleTimeout }: CallOptions,
+  { responseType }: Resolved,
+): ValidationIssue[] | undefined {
+  if (idleTimeout === undefined || idleTimeout === false) return undefined;
+  if (isLive(responseType)) return undefined;
+  return [{
+    path: "",
+    message: `Cannot use the option "idleTimeout" with responseType ` +
+      `"${responseType}": it bounds a live body's reads ("stream", "sse", ` +
+      `"ndjson"); timeout bounds the whole body`,
   }];
 }
 
@@ -217,6 +239,7 @@ function resolved(
     signal: call.signal ?? undefined,
     timeout: call.timeout ?? f.timeout ?? DEFAULTS.timeout,
     attemptTimeout: call.attemptTimeout ?? f.attemptTimeout ?? false,
+    idleTimeout: call.idleTimeout ?? f.idleTimeout ?? false,
     responseType: call.responseType ?? f.responseType ??
       DEFAULTS.responseType,
     onDownloadProgress: call.onDownloadProgress ?? undefined,

@@ -47,6 +47,11 @@ export const RESPONSE_TYPES: readonly ResponseType[] = [
 /** The response types whose data is a stream the caller reads. */
 export type StreamType = "stream" | "sse" | "ndjson";
 
+/** True for the response types whose body is opened, not read. */
+export function isLive(type: ResponseType): type is StreamType {
+  return type === "stream" || type === "sse" || type === "ndjson";
+}
+
 /**
  * How much of a body has moved: `loaded` bytes of `total`, which is
  * `undefined` when the size is not known in advance.

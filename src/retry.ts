@@ -7,7 +7,7 @@
 
 import type { HttpMethod } from "./endpoint.ts";
 import { describeValue } from "./json_value.ts";
-import { DEFAULTS } from "./options.ts";
+import { DEFAULTS } from "./defaults.ts";
 import { parseRetryAfter } from "./retry_after.ts";
 import { validationError } from "./validation_error.ts";
 

@@ -2,8 +2,9 @@
  * Opening a live body: the `"stream"`, `"sse"` and `"ndjson"` response
  * types. The grab settles at the head; from then on the body is the
  * caller's, read only as fast as the caller reads, ended by the caller's
- * signal or `attemptTimeout` and released at its end, on cancel and on
- * failure. Loaded on first use: a program that never streams never loads it.
+ * signal, `attemptTimeout` or a stall past `idleTimeout`, and released at
+ * its end, on cancel and on failure. Loaded on first use: a program that
+ * never streams never loads it.
  *
  * @module
  */
@@ -39,6 +40,8 @@ export interface LiveBody {
   progress: ((progress: Progress) => void) | undefined;
   casing: Casing;
   schema: StandardSchema | undefined;
+  /** Milliseconds each read may wait for the server, or `false`. */
+  idleTimeout: number | false;
   fail: (
     kind: TransportErrorKind,
     extra?: TransportExtra,

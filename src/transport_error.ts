@@ -149,7 +149,7 @@ export function liveFailure(
       method,
       href,
       kind === "timeout"
-        ? { ...extra, message: attemptTimeoutMessage(attempt) }
+        ? { message: attemptTimeoutMessage(attempt), ...extra }
         : failed === undefined
         ? extra
         : { cause: failed.error, message: SOURCE_FAILED },

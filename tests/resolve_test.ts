@@ -10,7 +10,8 @@ import { assertSpyCalls, spy } from "@std/testing/mock";
 import type { Fetch } from "../src/fetch.ts";
 import { GrabValidationError, type ValidationIssue } from "../src/errors.ts";
 import type { Hooks } from "../src/hooks.ts";
-import { DEFAULTS, type GrabOptions } from "../src/options.ts";
+import { DEFAULTS } from "../src/defaults.ts";
+import type { GrabOptions } from "../src/options.ts";
 import {
   type CallOptions,
   type Factory,

@@ -189,9 +189,10 @@ const BIG = 5000;
 
 /**
  * A body that never ends: a piece every 50 ms (an SSE event when `type` is
- * "sse") until the client lets go, which `forever.get(id)` then records.
+ * "sse"), or only the first when `stalls`, until the client lets go, which
+ * `forever.get(id)` then records.
  */
-function neverEnding(response, id, type, forever) {
+function neverEnding(response, id, type, forever, stalls) {
   const state = { closed: false, sent: 0 };
   forever.set(id, state);
   const headers = type === "sse"
@@ -203,7 +204,7 @@ function neverEnding(response, id, type, forever) {
     response.write(type === "sse" ? `data: tick ${state.sent}\n\n` : "tick\n");
   };
   tick();
-  const timer = setInterval(tick, 50);
+  const timer = stalls ? undefined : setInterval(tick, 50);
   response.on("close", () => {
     clearInterval(timer);
     state.closed = true;
@@ -319,6 +320,7 @@ function route(request, response, body, context) {
       never[1],
       url.searchParams.get("type"),
       forever,
+      url.searchParams.has("stall"),
     );
   }
   if (path === "/upload" && method === "POST") {

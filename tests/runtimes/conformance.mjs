@@ -1021,6 +1021,40 @@ export const CASES = [
     same(events.error?.kind, "abort", "stream.error");
     await letGo(grab, "sse-signal");
   }],
+  ["sse: idleTimeout ends a stalled stream, not a live one", async (c) => {
+    const grab = c.mod.createGrab(c.api, { idleTimeout: 400 });
+    const [stalled, error] = await grab("GET /forever/:id", {
+      params: { id: "sse-stall" },
+      query: { type: "sse", stall: "" },
+      responseType: "sse",
+    });
+    same(error?.message ?? null, null, "error");
+    const data = await collect(stalled, 5_000, "reading the stalled stream");
+    same(data.map((event) => event.data), ["tick 1"], "events");
+    same(stalled.error?.kind, "timeout", "stream.error");
+    await letGo(grab, "sse-stall");
+    // A tick every 50 ms: twenty of them outlast the idleTimeout.
+    const [ticking] = await grab("GET /forever/:id", {
+      params: { id: "sse-ticking" },
+      query: { type: "sse" },
+      responseType: "sse",
+    });
+    const seen = [];
+    await within(
+      SETTLE_MS,
+      (async () => {
+        for await (const { data } of ticking) {
+          seen.push(data);
+          if (seen.length === 20) break;
+        }
+      })(),
+      "twenty ticks",
+      () => ticking.cancel(),
+    );
+    same(seen.at(-1), "tick 20", "last tick");
+    same(ticking.error, null, "ticking stream.error");
+    await letGo(grab, "sse-ticking");
+  }],
   ["ndjson: a value a line, a last line without its end", async (c) => {
     const grab = c.mod.createGrab(c.api);
     const [rows, error] = await grab("GET /ndjson", {
