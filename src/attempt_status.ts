@@ -14,7 +14,7 @@ import { isNetworkError, networkErrorCause } from "./fetch.ts";
 import { READ_JSON, type Reading, readOutcome } from "./outcome.ts";
 import type { SendOutcome } from "./result.ts";
 import type { Upload } from "./upload.ts";
-import { noteHidden } from "./http_error.ts";
+import { noteHidden, noteSent } from "./http_error.ts";
 import { bodyAnswered } from "./send.ts";
 
 /**
@@ -59,6 +59,7 @@ export async function withStatus(
     readingOf(exchange, response, status, source, upload, request),
   );
   if (status === 0) noteHidden(outcome, response);
+  noteSent(outcome, request?.headers ?? exchange.init.headers ?? {});
   bodyAnswered(exchange, upload, outcome, source.platform);
   if (!("broken" in outcome)) return outcome;
   const { broken, status: brokeOff } = outcome;

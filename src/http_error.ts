@@ -65,6 +65,53 @@ function hiddenMessage(hidden: Hidden | undefined): string {
       "request in cors mode";
 }
 
+/** The headers each error outcome's request was sent with. */
+const sentWith = new WeakMap<object, HeadersInit>();
+
+/**
+ * Notes the headers the request of an outcome went out with (a hook's
+ * included), whose credentials its error's message must not quote. Only a
+ * status that is an error is noted: no other makes a message.
+ */
+export function noteSent<T extends object>(
+  outcome: T,
+  headers: HeadersInit,
+): T {
+  const status = (outcome as { status?: number }).status;
+  if (status !== undefined && (status < 200 || status >= 300)) {
+    sentWith.set(outcome, headers);
+  }
+  return outcome;
+}
+
+/** The headers that carry credentials: `fetch` keeps them on their origin. */
+const CREDENTIAL_HEADERS = ["authorization", "proxy-authorization", "cookie"];
+
+/** A shorter part of a credential is left in: it would blank common words. */
+const SHORTEST_SECRET = 8;
+
+/**
+ * `text` without the credentials its request carried, each value whole and
+ * in parts (a token without its scheme, a cookie's value), as a server's
+ * detail may quote either: `Bearer abc… has expired`.
+ */
+function withoutCredentials(text: string, outcome: object): string {
+  const sent = sentWith.get(outcome);
+  if (sent === undefined) return text;
+  const headers = new Headers(sent);
+  const secrets: string[] = [];
+  for (const name of CREDENTIAL_HEADERS) {
+    const value = headers.get(name);
+    if (value !== null) secrets.push(value, ...value.split(/[\s;,=]+/));
+  }
+  // Longest first, so that a whole value goes before its parts.
+  secrets.sort((a, b) => b.length - a.length);
+  for (const secret of secrets) {
+    if (secret.length >= SHORTEST_SECRET) text = text.replaceAll(secret, "…");
+  }
+  return text;
+}
+
 /** How much of a server's text a message quotes, in UTF-16 code units. */
 export const MAX_QUOTED = 2_000;
 
@@ -130,8 +177,11 @@ export function httpError(
   // A server's error detail often quotes the request's URL, token and all.
   return new GrabError(
     message === undefined
-      ? httpErrorMessage(status, statusText, method, url, hidden)
-      : quoted(message),
+      ? withoutCredentials(
+        httpErrorMessage(status, statusText, method, url, hidden),
+        response,
+      )
+      : quoted(withoutCredentials(message, response)),
     {
       statusCode: response.status,
       body: response.body,

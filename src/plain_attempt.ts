@@ -21,6 +21,7 @@ import {
 } from "./attempt_failure.ts";
 import { PASSED } from "./deadline.ts";
 import { isPlatform, sendRequest, statusOf } from "./fetch.ts";
+import { noteSent } from "./http_error.ts";
 import { readOutcome } from "./outcome.ts";
 import type { SendOutcome } from "./result.ts";
 import { sourceOf } from "./send.ts";
@@ -126,7 +127,7 @@ function plainAnswer(
             outcome.status,
           ),
         )
-        : outcome,
+        : noteSent(outcome, exchange.init.headers ?? {}),
     (error: unknown) => rejected(exchange, error),
   );
 }
