@@ -9,7 +9,8 @@
  * (and its bill) running. Two things see to it: the upstream grab takes the
  * request's `signal`, which the server aborts when the client goes, and the
  * stream the client reads pulls one event at a time and cancels the upstream
- * stream when it is cancelled itself.
+ * stream when it is cancelled itself. An upstream that goes silent
+ * mid-answer is given up after `idleTimeout`, with `event: error`.
  *
  * Run it locally (`deno serve` uses the default export):
  *
@@ -26,6 +27,11 @@ export interface RelayOptions {
   token?: string | undefined;
   /** The model to ask for. */
   model?: string;
+  /**
+   * Milliseconds the upstream may go silent mid-answer before the relay
+   * gives up on it; 30 s by default.
+   */
+  idleTimeout?: number;
 }
 
 interface Chunk {
@@ -72,6 +78,9 @@ export function createRelay(
       },
       responseType: "sse",
       signal: request.signal,
+      // An upstream that stalls mid-answer ends the relay with an error
+      // event, rather than holding the client's connection.
+      idleTimeout: options.idleTimeout ?? 30_000,
     });
     if (error) {
       // The upstream's own words stay here: they may name its internals.

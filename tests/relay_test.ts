@@ -145,6 +145,28 @@ Deno.test("examples/relay.ts", async (t) => {
     },
   );
 
+  await t.step(
+    "says error with timeout when the upstream goes silent",
+    async () => {
+      await using api = upstream();
+      await using app = served(createRelay(api.url, { idleTimeout: 100 }));
+      const answer = ask(app.url);
+      const body = await firstTap(api);
+      body.write(chunk("par"));
+      const response = await within(answer, "the relay's answer");
+      try {
+        assertEquals(
+          await within(response.text(), "the relayed stream"),
+          'data: {"text":"par"}\n\n' +
+            'event: error\ndata: {"kind":"timeout"}\n\n',
+        );
+        await within(body.cancelled, "the upstream stream's release");
+      } finally {
+        body.close(); // else a relay that failed would hold the servers open
+      }
+    },
+  );
+
   await t.step("answers 502 when the upstream refuses", async () => {
     await using api = upstream();
     const handler = createRelay(`${api.url}/down`);
