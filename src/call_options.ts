@@ -71,7 +71,12 @@ export interface GrabCallOptions<Body = unknown>
    * });
    * ```
    */
-  headers?: HeadersInit | Record<string, string | undefined> | undefined;
+  headers?:
+    // Not `HeadersInit`: only the DOM library declares it, and a Node project
+    // compiles without it (`@types/node` declares `RequestInit`).
+    | NonNullable<RequestInit["headers"]>
+    | Record<string, string | undefined>
+    | undefined;
   /**
    * Query parameters, after any in the target: an object of its own keys or
    * `URLSearchParams`. A name the target's query (or the base address's)

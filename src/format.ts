@@ -37,10 +37,14 @@ import { lazy } from "./lazy.ts";
 import { jsonApiKit } from "./codec_kit.ts";
 import { type StandardSchema, validateWithin } from "./schema.ts";
 
+// Not `BodyInit`: only the DOM library declares it, and a Node project
+// compiles without it (`@types/node` declares `RequestInit`).
+type PassThrough = NonNullable<RequestInit["body"]>;
+
 /** A request body ready for `fetch`. */
 export interface EncodedBody {
   /** What `fetch` sends; `undefined` for no body. */
-  body: BodyInit | undefined;
+  body: PassThrough | undefined;
   /** True when the format wrote the body, so its media type applies. */
   encoded: boolean;
 }
@@ -90,7 +94,7 @@ export const NO_BODY: EncodedBody = Object.freeze({
  * from another realm too, and a `SharedArrayBuffer`, which the request then
  * refuses as bytes `fetch` cannot send rather than as JSON.
  */
-export function isPassThrough(body: unknown): body is BodyInit {
+export function isPassThrough(body: unknown): body is PassThrough {
   return typeof body === "string" ||
     body instanceof FormData ||
     body instanceof URLSearchParams ||

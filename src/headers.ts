@@ -57,7 +57,11 @@ const CONNECTION_SENT = /^[\t ]*(?:close|keep-alive)[\t ]*$/i;
  */
 export function mergeHeaders(
   target: HeaderRecord,
-  init: HeadersInit | Record<string, string | undefined> | undefined | null,
+  init:
+    | NonNullable<RequestInit["headers"]>
+    | Record<string, string | undefined>
+    | undefined
+    | null,
   unset?: string[],
 ): ValidationIssue[] {
   if (init === undefined || init === null) return NONE;

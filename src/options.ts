@@ -45,8 +45,13 @@ export interface GrabOptions {
    * ```
    */
   headers?:
-    | HeadersInit
-    | (() => HeadersInit | Promise<HeadersInit>)
+    // Not `HeadersInit` (nor `RequestRedirect` and `RequestCredentials` for
+    // the options below): only the DOM library declares them, and a Node
+    // project compiles without it (`@types/node` declares `RequestInit`).
+    | NonNullable<RequestInit["headers"]>
+    | (() =>
+      | NonNullable<RequestInit["headers"]>
+      | Promise<NonNullable<RequestInit["headers"]>>)
     | undefined;
   /**
    * Further origins (`"https://cdn.example.com"`) that receive the factory's
@@ -271,7 +276,7 @@ export interface GrabOptions {
    * });
    * ```
    */
-  redirect?: RequestRedirect | undefined;
+  redirect?: "follow" | "error" | "manual" | undefined;
   /**
    * Whether browsers send cookies and HTTP authentication; a factory's goes
    * only where its headers go.
@@ -283,5 +288,5 @@ export interface GrabOptions {
    * const grab = createGrab("https://api.example.com", { credentials: "include" });
    * ```
    */
-  credentials?: RequestCredentials | undefined;
+  credentials?: "omit" | "same-origin" | "include" | undefined;
 }

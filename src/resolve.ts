@@ -26,7 +26,9 @@ import { resolveRetry, type RetryPolicy } from "./retry.ts";
 import type { StandardSchema } from "./schema.ts";
 
 /** A header function of a factory. */
-export type HeaderFunction = () => HeadersInit | Promise<HeadersInit>;
+export type HeaderFunction = () =>
+  | NonNullable<RequestInit["headers"]>
+  | Promise<NonNullable<RequestInit["headers"]>>;
 
 /** A factory's options, checked once when it is created. */
 export interface Factory {
@@ -70,8 +72,8 @@ export interface Resolved {
   fetch: Fetch;
   maxBodyBytes: number;
   jsonApi: JsonApiOptions;
-  redirect: RequestRedirect | undefined;
-  credentials: RequestCredentials | undefined;
+  redirect: GrabOptions["redirect"];
+  credentials: GrabOptions["credentials"];
   schema: StandardSchema | undefined;
 }
 

@@ -25,6 +25,8 @@ const path = (relative: string): string => new URL(relative, ROOT).pathname;
 
 const TOOLS = Deno.env.get("GRAB_TOOLS") ?? path(".ci/.tools/runtimes");
 const BIN = `${TOOLS}/node_modules/.bin`;
+// Not `.bin/tsc`: the oldest TypeScript installed names its binary alike.
+const TSC = `${TOOLS}/node_modules/typescript/bin/tsc`;
 const BUILD = path(".ci/.tools/build");
 const NPM = `${BUILD}/npm`;
 const CHROMIUM = Deno.env.get("CHROMIUM") ?? "/usr/bin/chromium";
@@ -170,7 +172,7 @@ async function hasNode(): Promise<boolean> {
 // types/**/*.d.ts (tsc) with relative specifiers ending in .js, and a
 // package.json, as JSR's npm layer lays a package out.
 async function build(): Promise<string | undefined> {
-  if (!await exists(`${BIN}/esbuild`) || !await exists(`${BIN}/tsc`)) {
+  if (!await exists(`${BIN}/esbuild`) || !await exists(TSC)) {
     return `esbuild or tsc ${NOT_INSTALLED}`;
   }
   await Deno.remove(BUILD, { recursive: true }).catch(() => {});
@@ -184,7 +186,8 @@ async function build(): Promise<string | undefined> {
     `--outfile=${NPM}/mod.js`,
   ]);
   if (bundle.code !== 0) return `esbuild failed\n${tail(bundle.stderr)}`;
-  const types = await run(`${BIN}/tsc`, [
+  const types = await run("node", [
+    TSC,
     "mod.ts",
     "--declaration",
     "--emitDeclarationOnly",
@@ -252,44 +255,96 @@ async function* walk(dir: string): AsyncGenerator<string> {
   }
 }
 
-// tsc on a consumer that imports "@grab/grab" from node_modules, the way a
-// Node project that ran `npx jsr add @grab/grab` sees the package.
+// tsc on consumers that import "@grab/grab" from node_modules, the way a
+// project that ran `npx jsr add @grab/grab` sees the package: with the
+// oldest TypeScript the README supports and the newest, as a browser project
+// (the DOM library) and a Node project (`@types/node`, no DOM), each as strict
+// as a project makes it, and checking grab's `.d.ts` (no skipLibCheck).
+const COMPILERS = ["typescript-oldest", "typescript"];
+const CONSUMERS = ["consumer_types.ts", "consumer_readme.ts"];
+const STRICT = {
+  noEmit: true,
+  strict: true,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  noPropertyAccessFromIndexSignature: true,
+  isolatedModules: true,
+  verbatimModuleSyntax: true,
+  skipLibCheck: false,
+  target: "es2022",
+};
+const PROJECTS = {
+  "browser, bundler": {
+    lib: ["dom", "dom.iterable", "es2022"],
+    types: [],
+    module: "esnext",
+    moduleResolution: "bundler",
+  },
+  "browser, nodenext": {
+    lib: ["dom", "dom.iterable", "es2022"],
+    types: [],
+    module: "nodenext",
+    moduleResolution: "nodenext",
+  },
+  "node, no DOM": {
+    lib: ["es2022"],
+    types: ["node"],
+    typeRoots: [`${TOOLS}/node_modules/@types`],
+    module: "nodenext",
+    moduleResolution: "nodenext",
+  },
+};
+
 async function checkTypes(): Promise<Omit<Row, "seconds">> {
-  const tsVersion = (await version(`${BIN}/tsc`, ["--version"])).replace(
-    "Version ",
-    "",
-  );
+  const versions: string[] = [];
+  for (const compiler of COMPILERS) {
+    const tsc = `${TOOLS}/node_modules/${compiler}/bin/tsc`;
+    if (!await exists(tsc)) {
+      return skipped("tsc (.d.ts)", `${compiler} ${NOT_INSTALLED}`);
+    }
+    versions.push(
+      (await version("node", [tsc, "--version"])).replace("Version ", ""),
+    );
+  }
   const consumer = `${BUILD}/consumer`;
   await copyDir(NPM, `${consumer}/node_modules/@grab/grab`);
-  await Deno.copyFile(
-    path("tests/runtimes/consumer_types.ts"),
-    `${consumer}/consumer.ts`,
-  );
+  for (const file of CONSUMERS) {
+    await Deno.copyFile(path(`tests/runtimes/${file}`), `${consumer}/${file}`);
+  }
   await Deno.writeTextFile(
     `${consumer}/package.json`,
     '{ "type": "module" }\n',
   );
-  const ran = await run(`${BIN}/tsc`, [
-    "--noEmit",
-    "--strict",
-    "--exactOptionalPropertyTypes",
-    "--target",
-    "es2022",
-    "--module",
-    "nodenext",
-    "--moduleResolution",
-    "nodenext",
-    "--lib",
-    "es2022,dom,dom.iterable",
-    `${consumer}/consumer.ts`,
-  ]);
+  // Each project has its own config; every compile runs at once.
+  const runs = Object.entries(PROJECTS).flatMap(([name, options], p) => {
+    const config = `${consumer}/tsconfig.${p}.json`;
+    const written = Deno.writeTextFile(
+      config,
+      JSON.stringify({
+        compilerOptions: { ...STRICT, ...options },
+        files: CONSUMERS,
+      }),
+    );
+    return COMPILERS.map(async (compiler, i) => {
+      await written;
+      const tsc = `${TOOLS}/node_modules/${compiler}/bin/tsc`;
+      const ran = await run("node", [tsc, "-p", config]);
+      return ran.code === 0
+        ? undefined
+        : `typescript ${versions[i]}, ${name}:\n${
+          tail(ran.stdout + ran.stderr)
+        }`;
+    });
+  });
+  const failures = (await Promise.all(runs)).filter((f) => f !== undefined);
+  const passed = runs.length - failures.length;
   return {
     runtime: "tsc (.d.ts)",
-    version: `typescript ${tsVersion}`,
-    status: ran.code === 0 ? "PASS" : "FAIL",
-    passed: ran.code === 0 ? 1 : 0,
-    failed: ran.code === 0 ? 0 : 1,
-    detail: ran.code === 0 ? "" : tail(ran.stdout + ran.stderr),
+    version: `typescript ${versions.join(", ")}`,
+    status: failures.length === 0 ? "PASS" : "FAIL",
+    passed,
+    failed: failures.length,
+    detail: failures.join("\n"),
   };
 }
 
