@@ -9,6 +9,7 @@ import {
   bodyOf,
   brokenBodyMessage,
   CallbackError,
+  clockOf,
   overTotal,
   Pacer,
   tellProgress,
@@ -38,6 +39,12 @@ export class Chunks {
   #passed = false;
   // The server kept a read waiting past `idleTimeout`.
   #idled = false;
+  // One timer for every read, re-armed when it fires: one set and cleared
+  // per read would cost a stream of small chunks a tenth of its speed.
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  // When the pending read began; `undefined` between reads.
+  #readSince: number | undefined;
+  #clock = clockOf();
   // A body that is not the platform's may never let timers fire.
   #pacer: Pacer | undefined;
 
@@ -75,14 +82,14 @@ export class Chunks {
       return null;
     }
     let result;
-    const timer = this.#idleTimer(reader);
+    this.#watchIdle();
     try {
       result = await reader.read();
-      if (timer !== undefined) clearTimeout(timer);
+      this.#readSince = undefined;
       const pause = this.#pacer?.pause();
       if (pause !== undefined) await pause;
     } catch (cause) {
-      if (timer !== undefined) clearTimeout(timer);
+      this.#readSince = undefined;
       this.#close();
       if (this.#idled) throw this.#idleFailure();
       if (deadline.reason !== undefined) throw fail(deadline.reason, { cause });
@@ -144,21 +151,35 @@ export class Chunks {
   }
 
   /**
-   * Ends a read the server keeps waiting past `idleTimeout`: only such a
-   * read counts, not the caller's time between reads.
+   * Counts the read about to wait for the server: only such a read counts
+   * toward `idleTimeout`, not the caller's time between reads.
    */
-  #idleTimer(
-    reader: ReadableStreamDefaultReader<Uint8Array>,
-  ): ReturnType<typeof setTimeout> | undefined {
+  #watchIdle(): void {
     const idle = this.#live.idleTimeout;
     // A timer of Infinity would fire at once.
-    if (idle === false || idle === Infinity) return undefined;
-    return setTimeout(() => {
+    if (idle === false || idle === Infinity) return;
+    this.#readSince = this.#clock();
+    if (this.#idleTimer === undefined) this.#armIdle(idle);
+  }
+
+  /**
+   * Ends the pending read once it has waited `idleTimeout`. A timer that
+   * finds no read pending lapses, and one that finds a later read than it
+   * was set for waits out that read's rest.
+   */
+  #armIdle(ms: number): void {
+    this.#idleTimer = setTimeout(() => {
+      this.#idleTimer = undefined;
+      const since = this.#readSince;
+      if (since === undefined || this.#closed) return;
+      const idle = this.#live.idleTimeout as number;
+      const waited = this.#clock() - since;
+      if (waited < idle) return this.#armIdle(Math.ceil(idle - waited));
       this.#idled = true;
       this.#close();
       // Ends the pending read at once, and reaches the body's own cancel.
-      reader.cancel(idleError(idle)).catch(ignore);
-    }, idle);
+      this.#reader?.cancel(idleError(idle)).catch(ignore);
+    }, ms);
   }
 
   #idleFailure(): GrabTransportError {
@@ -174,6 +195,8 @@ export class Chunks {
     if (!this.#closed) {
       this.#closed = true;
       this.#stopWaiting();
+      clearTimeout(this.#idleTimer);
+      this.#idleTimer = undefined;
     }
     if (!keep) this.release();
   }

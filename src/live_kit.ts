@@ -9,6 +9,7 @@
  */
 
 import type * as chunk from "./chunk.ts";
+import type * as clock from "./clock.ts";
 import type * as convertKeys_ from "./convert_keys.ts";
 import type * as platformResponse from "./platform_response.ts";
 import type * as progress from "./progress.ts";
@@ -33,6 +34,7 @@ export type LiveKit = readonly [
   validateWithin: typeof schema.validateWithin,
   tooLargeMessage: typeof transportError.tooLargeMessage,
   brokenBodyMessage: typeof transportError.brokenBodyMessage,
+  clockOf: typeof clock.clockOf,
 ];
 
 /** A pacer, as a type; the class is {@linkcode Pacer}. */
@@ -50,6 +52,7 @@ export let KeyClash: typeof convertKeys_.KeyClash;
 export let validateWithin: typeof schema.validateWithin;
 export let tooLargeMessage: typeof transportError.tooLargeMessage;
 export let brokenBodyMessage: typeof transportError.brokenBodyMessage;
+export let clockOf: typeof clock.clockOf;
 
 /** Takes the core's helpers; called once, before a live body is opened. */
 export function install(kit: LiveKit): void {
@@ -66,5 +69,6 @@ export function install(kit: LiveKit): void {
     validateWithin,
     tooLargeMessage,
     brokenBodyMessage,
+    clockOf,
   ] = kit;
 }

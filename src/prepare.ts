@@ -18,6 +18,7 @@ import type { Resolved } from "./resolve.ts";
 import { CallbackError, overTotal, tellProgress, totalOf } from "./progress.ts";
 import { bodyOf } from "./platform_response.ts";
 import { Pacer, toPlainBytes } from "./chunk.ts";
+import { clockOf } from "./clock.ts";
 import { convertKeys, KeyClash } from "./convert_keys.ts";
 import { validateWithin } from "./schema.ts";
 import { brokenBodyMessage, tooLargeMessage } from "./transport_error.ts";
@@ -37,6 +38,7 @@ const streams = lazy<Streams>(() =>
       validateWithin,
       tooLargeMessage,
       brokenBodyMessage,
+      clockOf,
     ]);
     return module;
   })
