@@ -14,6 +14,7 @@ import type {
   ResponseType,
   SchemaDataOf,
   ServerSentEvent,
+  StreamType,
 } from "./response_type.ts";
 import type { GrabResult } from "./result.ts";
 import type { SchemaOutput, StandardSchema } from "./schema.ts";
@@ -90,6 +91,20 @@ type Checks<R extends ResponseType, S> = [
   : never;
 
 /**
+ * The `idleTimeout` of a grab read as `R`: a live body's reads take one,
+ * while a whole body, which `timeout` bounds, takes only `false`, as the run
+ * time refuses the call otherwise. A union (`"sse" | "json"`) takes one only
+ * when all its types are live.
+ * @internal
+ */
+export type IdleFor<R extends ResponseType> = {
+  idleTimeout?:
+    | ([Exclude<R, StreamType>] extends [never] ? number : never)
+    | false
+    | undefined;
+};
+
+/**
  * The `schema` and `responseType` of a grab or paginate with a schema;
  * `Default` is read where `responseType` is `undefined`.
  * @internal
@@ -128,10 +143,13 @@ export type PageOptions =
     limit?: number | null | undefined;
   };
 
-/** The call options of a grab, but for those its overloads type. */
+/**
+ * The call options of a grab, but for those its overloads type. A literal
+ * whose `idleTimeout` no overload takes is refused by the last one too.
+ */
 type Rest<Body = unknown> = Omit<
   GrabCallOptions<Body>,
-  "params" | "schema" | "responseType"
+  "params" | "schema" | "responseType" | "idleTimeout"
 >;
 
 /**
@@ -149,42 +167,74 @@ export interface Grab<Default extends ResponseType = "json"> {
     R extends ResponseType | undefined = Default,
   >(
     endpoint: E,
-    options: Rest & ParamsFor<E> & SchemaFor<R, S, Default>,
+    options:
+      & Rest
+      & ParamsFor<E>
+      & SchemaFor<R, S, Default>
+      & IdleFor<ReadAs<R, Default>>,
   ): Promise<GrabResult<SchemaDataOf<ReadAs<R, Default>, SchemaOutput<S>>>>;
   /** Grab a stream of NDJSON values, each of the type you expect. */
   <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
     endpoint: E,
-    options: Rest<Body> & ParamsFor<E> & { responseType: "ndjson" },
+    options:
+      & Rest<Body>
+      & ParamsFor<E>
+      & { responseType: "ndjson" }
+      & IdleFor<"ndjson">,
   ): Promise<GrabResult<GrabStream<Data> | null>>;
   /** Grab JSON; `Data` is the type you expect the body to have. */
   <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
     endpoint: E,
-    options: Rest<Body> & ParamsFor<E> & { responseType: "json" },
+    options:
+      & Rest<Body>
+      & ParamsFor<E>
+      & { responseType: "json" }
+      & IdleFor<"json">,
   ): Promise<GrabResult<Data>>;
   /** Grab text, also with explicit type arguments. */
   <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
     endpoint: E,
-    options: Rest<Body> & ParamsFor<E> & { responseType: "text" },
+    options:
+      & Rest<Body>
+      & ParamsFor<E>
+      & { responseType: "text" }
+      & IdleFor<"text">,
   ): Promise<GrabResult<string | null>>;
   /** Grab bytes, also with explicit type arguments. */
   <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
     endpoint: E,
-    options: Rest<Body> & ParamsFor<E> & { responseType: "bytes" },
+    options:
+      & Rest<Body>
+      & ParamsFor<E>
+      & { responseType: "bytes" }
+      & IdleFor<"bytes">,
   ): Promise<GrabResult<Uint8Array | null>>;
   /** Grab a blob, also with explicit type arguments. */
   <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
     endpoint: E,
-    options: Rest<Body> & ParamsFor<E> & { responseType: "blob" },
+    options:
+      & Rest<Body>
+      & ParamsFor<E>
+      & { responseType: "blob" }
+      & IdleFor<"blob">,
   ): Promise<GrabResult<Blob | null>>;
   /** Grab the body as a stream, also with explicit type arguments. */
   <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
     endpoint: E,
-    options: Rest<Body> & ParamsFor<E> & { responseType: "stream" },
+    options:
+      & Rest<Body>
+      & ParamsFor<E>
+      & { responseType: "stream" }
+      & IdleFor<"stream">,
   ): Promise<GrabResult<ReadableStream<Uint8Array> | null>>;
   /** Grab Server-Sent Events, also with explicit type arguments. */
   <Data = unknown, Body = unknown, const E extends Endpoint = Endpoint>(
     endpoint: E,
-    options: Rest<Body> & ParamsFor<E> & { responseType: "sse" },
+    options:
+      & Rest<Body>
+      & ParamsFor<E>
+      & { responseType: "sse" }
+      & IdleFor<"sse">,
   ): Promise<GrabResult<GrabStream<ServerSentEvent> | null>>;
   /** Grab; `Data` is the type you expect a JSON body to have. */
   <
@@ -194,7 +244,10 @@ export interface Grab<Default extends ResponseType = "json"> {
     R extends ResponseType | undefined = Default,
   >(
     endpoint: E,
-    ...options: GrabArgs<E, Rest<Body> & { responseType?: R }>
+    ...options: GrabArgs<
+      E,
+      Rest<Body> & { responseType?: R } & IdleFor<ReadAs<R, Default>>
+    >
   ): Promise<GrabResult<DataOf<ReadAs<R, Default>, Data>>>;
   /**
    * Grab with options whose `responseType` is not a literal (a variable typed

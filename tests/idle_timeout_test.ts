@@ -191,6 +191,7 @@ Deno.test("idleTimeout is for live bodies only", async (t) => {
       const grab = createGrab(server.url);
       for (const responseType of ["json", "text", "bytes", "blob"] as const) {
         const error = await assertValidation(
+          // @ts-expect-error: refused at compile time too
           () => grab("GET /x", { responseType, idleTimeout: IDLE }),
           "idleTimeout",
         );
