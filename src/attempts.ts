@@ -10,6 +10,7 @@ import { Deadline, PASSED, sleep } from "./deadline.ts";
 import type { HttpMethod } from "./endpoint.ts";
 import {
   attemptLimit,
+  isRetry,
   networkFailure,
   passed,
   retriesOf,
@@ -99,7 +100,7 @@ export async function runAttempts(
           attempt < retries ? attempt + 1 : 0,
           upload,
         );
-      const retrying = "retry" in step;
+      const retrying = isRetry(step);
       // A failed or retried attempt ends its upload; a callback error rejects.
       if (retrying || !step.ok) upload?.end();
       if (!retrying) return step;

@@ -64,7 +64,8 @@ export function checkOptions(
     const name = member === undefined ? option : `${option}.${member}`;
     refuse(`Cannot use the option "${name}": it must be ${wanted}`, thrown);
   };
-  for (const name in options) {
+  // Own keys: a copy of options inherits only what no caller gave.
+  for (const name of Object.keys(options)) {
     const value = (options as Record<string, unknown>)[name];
     if (value === undefined || value === null) continue;
     if (!isOption(name, scope)) {

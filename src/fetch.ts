@@ -9,6 +9,7 @@ import { cancelBody } from "./body.ts";
 import type { Deadline } from "./deadline.ts";
 import { bodyTaken, RESPONSE_TYPE, RESPONSE_URL } from "./platform_response.ts";
 import { ReusedResponse } from "./unmendable.ts";
+import { bare } from "./object.ts";
 
 /** A `fetch` as grab calls it: a plain function, never a method. */
 export type Fetch = (
@@ -73,7 +74,7 @@ export function sendRequest(
     ? fetch(href, init)
     : deadline.signal === undefined
     ? fetch(request)
-    : fetch(request, { signal: deadline.signal });
+    : fetch(request, bare({ signal: deadline.signal }));
   // The platform's own honours the signal. A wrapper installed before grab
   // loaded passes for it and is trusted alike: racing every answer would
   // cost each grab a listener on the shared timeout signal, which Deno

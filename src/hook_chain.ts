@@ -29,7 +29,8 @@ export function combineHooks(
 ): Hooks | undefined {
   if (first === undefined) return second;
   if (second === undefined) return first;
-  const out: Hooks = {};
+  // No prototype: a hook a dependency put on `Object.prototype` never runs.
+  const out: Hooks = Object.create(null);
   const beforeRequest = chain(first.beforeRequest, second.beforeRequest);
   if (beforeRequest) out.beforeRequest = chainBeforeRequest(beforeRequest);
   const afterResponse = chain(first.afterResponse, second.afterResponse);

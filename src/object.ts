@@ -17,6 +17,16 @@ export function isPlainObject(
   return proto === Object.prototype || proto === null;
 }
 
+/**
+ * `fields` in an object with no prototype, for a `RequestInit`: `fetch` and
+ * `Request` read each member of an init through its prototype, so a key a
+ * dependency put on `Object.prototype` (`headers`, `method`, `body`) would
+ * be sent, and one it gave only a getter (`signal`) could not be set.
+ */
+export function bare<T extends object>(fields: T): T {
+  return Object.assign(Object.create(null), fields);
+}
+
 const EMPTY = {};
 
 /**

@@ -21,7 +21,7 @@ import { combineHooks } from "./hook_chain.ts";
 import { HOOK_NAMES, type Hooks } from "./hooks.ts";
 import { nextLink, samePage, unfollowable } from "./next_link.ts";
 import { Trail } from "./page_trail.ts";
-import { notOptions, ownCopy, readMembers } from "./read_options.ts";
+import { member, notOptions, ownCopy, readMembers } from "./read_options.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import type { OrThrowResult } from "./or_throw.ts";
 import type {
@@ -138,7 +138,7 @@ export async function* paginate(
   const trail = new Trail();
   const withTracking = (call: GrabCallOptions): GrabCallOptions =>
     Object.assign(
-      { ...call, hooks: tracked(call.hooks ?? undefined, trail.hooks) },
+      { ...call, hooks: tracked(call, trail.hooks) },
       { [TELL_FORMAT]: trail.tellFormat },
     );
   const { query: _query, params: _params, ...rest } = first;
@@ -223,13 +223,15 @@ function readOptions(
 }
 
 /**
- * The caller's hooks, read as a grab reads them (`null` is none, a hook
+ * The hooks of `call`, read as a grab reads them (`null` is none, a hook
  * keeps its object as `this`), then paginate's. Hooks that are not an
  * object of functions, or that have a member no hook is named (a misspelt
  * one), are left as read, for the grab to refuse; hooks that cannot be read
  * are refused.
  */
-function tracked(hooks: Hooks | undefined, track: Hooks): Hooks {
+function tracked(call: GrabCallOptions, track: Hooks): Hooks {
+  // `call` is a rest object, with a prototype: its own hooks only.
+  const hooks = (member(call, "hooks") ?? undefined) as Hooks | undefined;
   if (hooks === undefined) return track;
   if (typeof hooks !== "object") return hooks;
   let own: Record<string, unknown>;

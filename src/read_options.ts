@@ -9,8 +9,43 @@ import { isRecord } from "./check_options.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { ALL_OPTIONS, MEMBERS } from "./option_names.ts";
 
-/** Options with nothing in them, shared. */
-export const NO_OPTIONS: Readonly<Record<string, never>> = Object.freeze({});
+/**
+ * Options with nothing in them, shared, and the prototype of every copy of
+ * options: each option's name is its own key, `undefined` and not
+ * enumerable, so a key that a dependency put on `Object.prototype`
+ * (`headers`, `query`, `hooks`) is never read as an option. Not an object
+ * without a prototype: the engine reads such an object's keys from a
+ * table, slower on every grab. Not frozen either: a copy could not be
+ * given a key its prototype has read-only.
+ */
+export const NO_OPTIONS: Readonly<Record<string, undefined>> = Object
+  .preventExtensions(
+    Object.defineProperties(
+      {},
+      Object.fromEntries(
+        ALL_OPTIONS.map((name) => [name, { value: undefined, writable: true }]),
+      ),
+    ),
+  );
+
+/**
+ * `value[key]`, unless only `Object.prototype` has it: there it is a
+ * dependency's pollution, not the caller's option. A prototype of the
+ * caller's own (`Object.create(defaults)`, a class's getters) is read.
+ */
+export function member(value: object, key: string): unknown {
+  const from = value as Record<string, unknown>;
+  // Unpolluted, `Object.prototype` has none of the options' names.
+  if (!(key in Object.prototype)) return from[key];
+  for (
+    let holder: object | null = value;
+    holder !== null && holder !== Object.prototype;
+    holder = Object.getPrototypeOf(holder)
+  ) {
+    if (Object.hasOwn(holder, key)) return from[key];
+  }
+  return undefined;
+}
 
 /**
  * True for options with no enumerable key, which need no copy; options
@@ -96,20 +131,28 @@ export function ownCopy(
   given: object,
   extra?: string,
 ): Record<string, unknown> {
-  const options: Record<string, unknown> = { ...given };
+  const options: Record<string, unknown> = Object.assign(
+    Object.create(NO_OPTIONS),
+    given,
+  );
   if (isPlain(given)) return options;
-  const from = given as Record<string, unknown>;
-  for (const key in from) {
-    if (!Object.hasOwn(options, key)) options[key] = from[key];
+  for (const key in given) {
+    if (!Object.hasOwn(options, key)) take(options, given, key);
   }
   for (
     const name of extra === undefined ? ALL_OPTIONS : [...ALL_OPTIONS, extra]
   ) {
-    if (!Object.hasOwn(options, name) && name in from) {
-      options[name] = from[name];
+    if (!Object.hasOwn(options, name) && name in given) {
+      take(options, given, name);
     }
   }
   return options;
+}
+
+/** Copies `key` of `from` into `to`, when it is not pollution. */
+function take(to: Record<string, unknown>, from: object, key: string): void {
+  const value = member(from, key);
+  if (value !== undefined) to[key] = value;
 }
 
 /**
@@ -142,9 +185,9 @@ export function readMembers(
   value: Record<string, unknown>,
   keys: readonly string[],
 ): Record<string, unknown> {
-  const copy: Record<string, unknown> = {};
+  const copy: Record<string, unknown> = Object.create(null);
   for (const key of keys) {
-    const item = value[key];
+    const item = member(value, key);
     if (item === undefined || item === null) continue;
     copy[key] = typeof item === "function"
       ? item.bind(value)

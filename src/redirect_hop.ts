@@ -5,6 +5,16 @@
  * @module
  */
 
+/**
+ * `fields` in an object with no prototype, as `bare` of `./object.ts` makes
+ * a `RequestInit` (this module and `./upload.ts` load on first use, and may
+ * not import the core): `fetch` reads an init's members through its
+ * prototype, where a dependency may have put `headers` or `body`.
+ */
+export function bare<T extends object>(fields: T): T {
+  return Object.assign(Object.create(null), fields);
+}
+
 /** The statuses `fetch` follows by sending the request again. */
 export const REDIRECTS: ReadonlySet<number> = new Set([
   301,
@@ -71,7 +81,7 @@ export function redirectInit(
   const get = (status === 303 && method !== "HEAD") ||
     ((status === 301 || status === 302) && method === "POST");
   // The next redirect is met, and counted, by the caller of `follow`.
-  const hop: RequestInit = { ...plain, headers, redirect: "manual" };
+  const hop: RequestInit = bare({ ...plain, headers, redirect: "manual" });
   if (get) {
     hop.method = "GET";
     delete hop.body;

@@ -20,6 +20,7 @@ import type { SendOutcome } from "./result.ts";
 import type { SourcePipe } from "./source_pipe.ts";
 import { fillUrl, type UrlTemplate } from "./url.ts";
 import { tooLong } from "./path_segment.ts";
+import { bare } from "./object.ts";
 
 /** A request ready for its attempts, but for the factory's header function. */
 export interface EncodedRequest {
@@ -78,7 +79,10 @@ export function encodeRequest(
   if (issues.length > 0 || typeof href !== "string" || Array.isArray(body)) {
     return issues;
   }
-  const init: EncodedRequest["init"] = { method, headers: resolved.headers };
+  const init: EncodedRequest["init"] = bare({
+    method,
+    headers: resolved.headers,
+  });
   const mediaType = codec.mediaType(resolved);
   const stream = body.body instanceof ReadableStream;
   if (body.body !== undefined) {

@@ -120,9 +120,12 @@ export function resolveFactory(given: GrabOptions): Factory {
   };
 }
 
+/** An option object with no members, none inherited either. */
+const NO_MEMBERS = Object.freeze(Object.create(null));
+
 /** A factory with no options, for `Call.send`. */
 export const NO_FACTORY: Factory = Object.freeze({
-  options: Object.freeze({}),
+  options: NO_OPTIONS,
   headers: undefined,
   headerFunction: undefined,
 });
@@ -255,7 +258,7 @@ function resolved(
     ),
     fetch: call.fetch ?? f.fetch ?? globalThis.fetch,
     maxBodyBytes: call.maxBodyBytes ?? f.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
-    jsonApi: call.jsonApi ?? f.jsonApi ?? {},
+    jsonApi: call.jsonApi ?? f.jsonApi ?? NO_MEMBERS,
     redirect: call.redirect ?? f.redirect ?? undefined,
     // Like its headers, the factory's cookies stay with the origins it
     // trusts.

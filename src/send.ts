@@ -20,6 +20,7 @@ import { isLive, type ResponseType } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
 import { unloadedOutcome } from "./transport_error.ts";
 import type { Upload } from "./upload.ts";
+import { bare } from "./object.ts";
 
 /**
  * Thrown for an upload module that could not be loaded (a bundle's chunk
@@ -86,7 +87,7 @@ export function attemptInit(
 ): RequestInit {
   let init = exchange.init;
   if (attempt !== exchange.deadline) {
-    init = { ...init, signal: attempt.signal ?? null };
+    init = bare({ ...init, signal: attempt.signal ?? null });
   }
   if (upload === undefined) return init;
   const counted = upload.init(init as EncodedInit);

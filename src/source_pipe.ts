@@ -10,6 +10,7 @@
 
 import type { GrabValidationError } from "./errors.ts";
 import { asValidationError } from "./validation_error.ts";
+import { bare } from "./object.ts";
 
 /** The caller's stream body and grab's stream of it, which `fetch` is given. */
 export class SourcePipe {
@@ -143,7 +144,10 @@ export function pipeSource(
   const source = init.body;
   if (!(source instanceof ReadableStream)) return undefined;
   try {
-    new Request(href, { method, body: source, duplex: "half" } as RequestInit);
+    new Request(
+      href,
+      bare({ method, body: source, duplex: "half" }) as RequestInit,
+    );
   } catch (error) {
     return asValidationError(error, method, href);
   }

@@ -7,7 +7,7 @@
  */
 
 import type { HeaderRecord } from "./headers.ts";
-import { hopUrl, redirectInit, REDIRECTS } from "./redirect_hop.ts";
+import { bare, hopUrl, redirectInit, REDIRECTS } from "./redirect_hop.ts";
 import type { Progress } from "./response_type.ts";
 
 /** The piece of a body handed to `fetch` at a time. */
@@ -103,7 +103,7 @@ export class Upload {
     if (whole === undefined) {
       const body = init.body as ReadableStream<Uint8Array>;
       const hop: Hop = this.#hop = { left: false };
-      return { ...init, body: body.pipeThrough(this.#counter(hop)) };
+      return bare({ ...init, body: body.pipeThrough(this.#counter(hop)) });
     }
     let headers: HeaderRecord = init.headers;
     if (this.#type !== null && headers["content-type"] === undefined) {
@@ -116,11 +116,11 @@ export class Upload {
       // The bytes as the grab began, not as the caller has left them.
       if (whole instanceof Blob) return init;
       const body = this.#send === "blob" ? new Blob([whole]) : whole;
-      return { ...init, body, headers };
+      return bare({ ...init, body, headers });
     }
     const hop: Hop = this.#hop = { left: false };
     const body = this.#slices(whole, init.signal ?? undefined, hop);
-    const counted = { ...init, body, headers, duplex: "half" } as RequestInit;
+    const counted = bare({ ...init, body, headers, duplex: "half" as const });
     // A streamed body cannot follow a redirect: it is followed by sending
     // the body again as it was given (see `follow`).
     if (init.redirect === undefined || init.redirect === "follow") {
