@@ -10,23 +10,27 @@ import type { ValidationIssue } from "./errors.ts";
 import { ALL_OPTIONS, MEMBERS } from "./option_names.ts";
 
 /**
- * Options with nothing in them, shared, and the prototype of every copy of
- * options: each option's name is its own key, `undefined` and not
- * enumerable, so a key that a dependency put on `Object.prototype`
- * (`headers`, `query`, `hooks`) is never read as an option. Not an object
- * without a prototype: the engine reads such an object's keys from a
- * table, slower on every grab. Not frozen either: a copy could not be
- * given a key its prototype has read-only.
+ * The prototype of every copy of options: each option's name is its own
+ * key, `undefined` and not enumerable, so a key that a dependency put on
+ * `Object.prototype` (`headers`, `query`, `hooks`) is never read as an
+ * option. Not an object without a prototype: the engine reads such an
+ * object's keys from a table, slower on every grab. Not frozen: a copy
+ * could not be given a key its prototype has read-only; no other module
+ * sees it.
  */
-export const NO_OPTIONS: Readonly<Record<string, undefined>> = Object
-  .preventExtensions(
-    Object.defineProperties(
-      {},
-      Object.fromEntries(
-        ALL_OPTIONS.map((name) => [name, { value: undefined, writable: true }]),
-      ),
+const NAMED: object = Object.preventExtensions(
+  Object.defineProperties(
+    {},
+    Object.fromEntries(
+      ALL_OPTIONS.map((name) => [name, { value: undefined, writable: true }]),
     ),
-  );
+  ),
+);
+
+/** Options with nothing in them, shared. */
+export const NO_OPTIONS: Readonly<Record<string, undefined>> = Object.freeze(
+  Object.create(NAMED),
+);
 
 /**
  * `value[key]`, unless only `Object.prototype` has it: there it is a
@@ -132,7 +136,7 @@ export function ownCopy(
   extra?: string,
 ): Record<string, unknown> {
   const options: Record<string, unknown> = Object.assign(
-    Object.create(NO_OPTIONS),
+    Object.create(NAMED),
     given,
   );
   if (isPlain(given)) return options;
