@@ -264,6 +264,8 @@ const COMPILERS = ["typescript-oldest", "typescript"];
 const CONSUMERS = ["consumer_types.ts", "consumer_readme.ts"];
 const STRICT = {
   noEmit: true,
+  // A package's exports must be nameable in its declarations.
+  declaration: true,
   strict: true,
   exactOptionalPropertyTypes: true,
   noUncheckedIndexedAccess: true,

@@ -107,3 +107,8 @@ export async function health(base: string): Promise<number> {
   const outcome = await new Call("GET /health", base).send({ retry: 0 });
   return outcome.ok ? outcome.status : 0;
 }
+
+// A package that exports a grab names its type, as the README shows.
+export const exported: ReturnType<
+  typeof createGrab<{ casing: "camelCase" }>
+> = createGrab("https://api.example.com", { casing: "camelCase" });
