@@ -2,7 +2,8 @@
  * Failures of `fetch` that the server's side of the connection makes and no
  * retry mends: a TLS certificate the runtime refuses, a port that does not
  * speak TLS to an `https` URL, an answer that is not HTTP/1.1, a proxy on the
- * way that wants credentials the client did not give. Each is told
+ * way that wants credentials the client did not give, a body that is not in
+ * the coding its `Content-Encoding` names. Each is told
  * by what the runtime says of it (Deno's rustls and hyper, Node's OpenSSL and
  * llhttp, Bun's own codes), never by the error's class.
  *
@@ -92,7 +93,33 @@ function proxyAuthentication(chain: Said[]): string | undefined {
  */
 export function peerFailure(chain: Said[]): string | undefined {
   return certificateRefused(chain) ?? notTls(chain) ?? headTooLarge(chain) ??
-    notHttp(chain) ?? proxyAuthentication(chain);
+    notHttp(chain) ?? proxyAuthentication(chain) ?? undecodable(chain);
+}
+
+/**
+ * Deno's words for a body its decoder refuses (a gzip header or check that
+ * is wrong, a deflate or brotli stream that is not one), and workerd's for
+ * gzip, each the whole message. Deno's `unexpected end of file`, a gzip cut
+ * short, is left out: Rust says it of other reads too.
+ */
+const UNDECODABLE =
+  /^(?:Invalid gzip header|CRC computed does not match|amount of bytes read does not match|deflate decompression error: .{1,200}|brotli error|Gzip decompression failed\.)$/;
+
+/**
+ * A body that is not in the coding its `Content-Encoding` names, which the
+ * server sends again to a retry: Deno and workerd say so in words, Node's
+ * undici gives zlib's `Z_DATA_ERROR` (brotli's `ERR__ERROR_FORMAT_…`) as
+ * its cause, Bun codes it `ZlibError` or `BrotliDecompressionError`.
+ */
+function undecodable(chain: Said[]): string | undefined {
+  const refused = chain.some(({ message, code }) =>
+    UNDECODABLE.test(message) || code === "Z_DATA_ERROR" ||
+    code.startsWith("ERR__ERROR_FORMAT_") || code === "ZlibError" ||
+    code === "BrotliDecompressionError"
+  );
+  if (!refused) return undefined;
+  return "Cannot read the response: its body is not in the coding its Content-Encoding header names " +
+    "(the runtime could not decode it; the cause says how); fix the server";
 }
 
 /**

@@ -1762,6 +1762,30 @@ CASES.push(
     },
   ],
   [
+    "hostile framing: a body its Content-Encoding does not describe is not retried",
+    async (c) => {
+      // Deno, Node, Bun and workerd say their decoder refused it; a
+      // browser says only "network error", and the failure is retried as
+      // the network's.
+      const { api, grab } = await rawGrab(c, { retry: 2 });
+      const told = !inBrowser();
+      for (const type of BUFFERED) {
+        const label = `not-gzip ${type}`;
+        const [data, error] = await grab("GET /not-gzip", {
+          responseType: type,
+        });
+        same([data, error?.kind], [null, "network"], label);
+        if (told) {
+          ok(
+            String(error?.message).includes("Content-Encoding header names"),
+            `${label}: message: ${error?.message}`,
+          );
+        }
+        await rawLetGo(api, "not-gzip");
+      }
+    },
+  ],
+  [
     "hostile framing: an error status beats an endless or stalled body",
     async (c) => {
       const { api, grab } = await rawGrab(c, { maxBodyBytes: 20_000 });

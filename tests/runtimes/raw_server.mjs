@@ -70,6 +70,17 @@ const ANSWERS = {
     ]));
     socket.end(body);
   },
+  // JSON labelled gzip that is not gzip: no retry would decode it.
+  "not-gzip": (socket) => {
+    const body = JSON.stringify({ a: "not gzip ".repeat(20) });
+    socket.end(
+      head(200, [
+        JSON_TYPE,
+        "content-encoding: gzip",
+        `content-length: ${body.length}`,
+      ]) + body,
+    );
+  },
   // A 500 whose chunked body never ends.
   "endless-error": (socket) => {
     socket.write(
