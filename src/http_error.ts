@@ -92,8 +92,9 @@ const SHORTEST_SECRET = 8;
 
 /**
  * `text` without the credentials its request carried, each value whole and
- * in parts (a token without its scheme, a cookie's value), as a server's
- * detail may quote either: `Bearer abc… has expired`.
+ * in parts (a token without its scheme, a cookie's value, a Basic
+ * credential's password), also URL-encoded, as a server's detail may quote
+ * any of them: `Bearer abc… has expired`, `?token=abc%2B…`.
  */
 function withoutCredentials(text: string, outcome: object): string {
   const sent = sentWith.get(outcome);
@@ -102,7 +103,9 @@ function withoutCredentials(text: string, outcome: object): string {
   const secrets: string[] = [];
   for (const name of CREDENTIAL_HEADERS) {
     const value = headers.get(name);
-    if (value !== null) secrets.push(value, ...value.split(/[\s;,=]+/));
+    if (value === null) continue;
+    const parts = [value, ...value.split(/[\s;,=]+/), ...basicParts(value)];
+    for (const part of parts) secrets.push(part, encodeURIComponent(part));
   }
   // Longest first, so that a whole value goes before its parts.
   secrets.sort((a, b) => b.length - a.length);
@@ -110,6 +113,23 @@ function withoutCredentials(text: string, outcome: object): string {
     if (secret.length >= SHORTEST_SECRET) text = text.replaceAll(secret, "…");
   }
   return text;
+}
+
+/**
+ * A Basic credential as the server decodes it, `user:password`, and its
+ * password: a detail may quote the pair it refused.
+ */
+function basicParts(value: string): string[] {
+  const [scheme, encoded] = value.split(/\s+/);
+  if (scheme?.toLowerCase() !== "basic" || encoded === undefined) return [];
+  let pair: string;
+  try {
+    pair = atob(encoded);
+  } catch {
+    return [];
+  }
+  const colon = pair.indexOf(":");
+  return colon === -1 ? [pair] : [pair, pair.slice(colon + 1)];
 }
 
 /** How much of a server's text a message quotes, in UTF-16 code units. */
