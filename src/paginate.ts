@@ -130,7 +130,8 @@ export async function* paginate(
   const { limit: given, ...first } = readOptions(options);
   const { method } = parseEndpoint(endpoint);
   const limit = parsePageLimit(given);
-  const stream = first.body instanceof ReadableStream;
+  // A rest object: its `body` is the caller's, not `Object.prototype`'s.
+  const stream = member(first, "body") instanceof ReadableStream;
   if (typeof limit !== "number" || stream) {
     const issues = typeof limit === "number" ? [] : [limit];
     throw validationError(stream ? [...issues, ONE_SHOT_BODY] : issues);
@@ -214,9 +215,11 @@ function readOptions(
   if (not !== undefined) throw validationError([not]);
   try {
     // Each grab checks the options it is given.
-    return ownCopy(options ?? {}, "limit") as GrabCallOptions & {
-      limit?: number | null;
-    };
+    const copy = ownCopy(options ?? {}, "limit");
+    // `limit` is no grab's option, which the copy's prototype names: one
+    // only `Object.prototype` has (a dependency's) is none.
+    copy.limit = member(copy, "limit");
+    return copy as GrabCallOptions & { limit?: number | null };
   } catch (error) {
     throw validationError([unreadable("the options", error)]);
   }

@@ -10,7 +10,7 @@
 import { assertEquals, assertStringIncludes } from "@std/assert";
 import createGrab, { type GrabError } from "../mod.ts";
 import { json, startServer } from "./_server.ts";
-import { assertHttp, settles } from "./_bounds.ts";
+import { assertHttp, runChild, settles } from "./_bounds.ts";
 
 /** A token with the characters of base64 that a URL encodes. */
 const TOKEN = "dG9rLTNm+OWExYzc3/ZTJiNTRkMDg=";
@@ -61,3 +61,19 @@ Deno.test("a 401 whose detail quotes a Basic credential decoded keeps the passwo
   assertStringIncludes(error.message, "wrong password");
   assertHidden(error, "correct-horse-9");
 });
+
+for (const key of ["limit", "body"]) {
+  Deno.test(`paginate reads no ${key} a dependency put on Object.prototype`, async () => {
+    await using server = startServer((_request, seen) => {
+      const page = Number(seen.url.searchParams.get("page") ?? 1);
+      const next = `</items?page=${page + 1}>; rel="next"`;
+      return json([page], { headers: page < 3 ? { link: next } : {} });
+    });
+    const pages = await runChild<unknown[]>(
+      "./_page_limit_child.ts",
+      ["--allow-net=127.0.0.1", "--allow-read=."],
+      { args: [server.url, key] },
+    );
+    assertEquals(pages, [[1], [2], [3]]);
+  });
+}
