@@ -211,8 +211,9 @@ function unboundable(
   { idleTimeout }: CallOptions,
   { responseType }: Resolved,
 ): ValidationIssue[] | undefined {
-  if (idleTimeout === undefined || idleTimeout === false) return undefined;
-  if (isLive(responseType)) return undefined;
+  // `null`, as in every option, means none.
+  if (idleTimeout === undefined || idleTimeout === null) return undefined;
+  if (idleTimeout === false || isLive(responseType)) return undefined;
   return [{
     path: "",
     message: `Cannot use the option "idleTimeout" with responseType ` +

@@ -77,3 +77,11 @@ for (const key of ["limit", "body"]) {
     assertEquals(pages, [[1], [2], [3]]);
   });
 }
+
+Deno.test("a call's idleTimeout of null is none, with a whole body too", async () => {
+  await using server = startServer(() => json({ ok: true }));
+  const grab = createGrab(server.url, { retry: 0 });
+  const options = { idleTimeout: null } as unknown as { idleTimeout: false };
+  const [data, error] = await settles(grab("GET /whole", options));
+  assertEquals([data, error], [{ ok: true }, null]);
+});
