@@ -40,6 +40,23 @@ async function dataOf(events: GrabStream<ServerSentEvent>): Promise<string[]> {
   return seen;
 }
 
+/**
+ * An SSE grab with `idleTimeout` of a server whose body the test writes,
+ * and that body; disposing of it shuts the server down.
+ */
+async function eventsOf(idleTimeout: number) {
+  const server = tapServer("text/event-stream");
+  const grab = createGrab(server.url);
+  const [events] = await settles(
+    grab("GET /events", { responseType: "sse", idleTimeout }),
+  );
+  return {
+    events: events!,
+    live: await tapped(server.taps, 1),
+    [Symbol.asyncDispose]: () => server[Symbol.asyncDispose](),
+  };
+}
+
 function assertIdle(error: unknown, bytes: number): void {
   assertInstanceOf(error, GrabTransportError);
   assertEquals(error.kind, "timeout");
@@ -55,15 +72,11 @@ Deno.test("idleTimeout bounds each read of a live body", async (t) => {
   await t.step(
     "an event stream that stalls ends with timeout, and its connection is let go",
     async () => {
-      await using server = tapServer("text/event-stream");
-      const grab = createGrab(server.url);
-      const [events] = await settles(
-        grab("GET /events", { responseType: "sse", idleTimeout: IDLE }),
-      );
-      const live = await tapped(server.taps, 1);
+      await using opened = await eventsOf(IDLE);
+      const { events, live } = opened;
       live.write("data: 1\n\n");
-      assertEquals(await dataOf(events!), ["1"]);
-      assertIdle(events!.error, 9);
+      assertEquals(await dataOf(events), ["1"]);
+      assertIdle(events.error, 9);
       await settles(live.cancelled, "the server's cancel");
     },
   );
@@ -110,21 +123,17 @@ Deno.test("idleTimeout bounds each read of a live body", async (t) => {
   await t.step(
     "a stream that keeps sending lives longer than its idleTimeout",
     async () => {
-      await using server = tapServer("text/event-stream");
-      const grab = createGrab(server.url);
       // Each event comes 20 ms after the last was read: 30 of them take
       // longer than the idleTimeout, each read far shorter.
       const idleTimeout = 300;
-      const [events] = await settles(
-        grab("GET /events", { responseType: "sse", idleTimeout }),
-      );
-      const live = await tapped(server.taps, 1);
+      await using opened = await eventsOf(idleTimeout);
+      const { events, live } = opened;
       const started = performance.now();
       live.write("data: 0\n\n");
       const seen: string[] = [];
       await settles(
         (async () => {
-          for await (const { data } of events!) {
+          for await (const { data } of events) {
             seen.push(data);
             await sleep(20);
             if (seen.length < 30) {
@@ -136,21 +145,17 @@ Deno.test("idleTimeout bounds each read of a live body", async (t) => {
       );
       assert(performance.now() - started > idleTimeout, "the test is too fast");
       assertEquals(seen.length, 30);
-      assertEquals(events!.error, null);
+      assertEquals(events.error, null);
     },
   );
 
   await t.step(
     "the caller's time between reads does not count",
     async () => {
-      await using server = tapServer("text/event-stream");
-      const grab = createGrab(server.url);
-      const [events] = await settles(
-        grab("GET /events", { responseType: "sse", idleTimeout: IDLE }),
-      );
-      const live = await tapped(server.taps, 1);
+      await using opened = await eventsOf(IDLE);
+      const { events, live } = opened;
       live.write("data: 1\n\n");
-      const iterator = events![Symbol.asyncIterator]();
+      const iterator = events[Symbol.asyncIterator]();
       const first = await settles(iterator.next(), "the first event");
       assertEquals(first.value?.data, "1");
       // Three idle timeouts with no read pending: nothing is waiting.
@@ -160,7 +165,7 @@ Deno.test("idleTimeout bounds each read of a live body", async (t) => {
       assertEquals(second.value?.data, "2");
       live.close();
       assertEquals((await settles(iterator.next(), "the end")).done, true);
-      assertEquals(events!.error, null);
+      assertEquals(events.error, null);
     },
   );
 
@@ -235,14 +240,10 @@ Deno.test("idleTimeout is for live bodies only", async (t) => {
 });
 
 Deno.test("idleTimeout sets no timer per read of a live body", async () => {
-  await using server = tapServer("text/event-stream");
-  const grab = createGrab(server.url);
   // Told apart from every other timer by its delay.
   const idleTimeout = 60_000;
-  const [events] = await settles(
-    grab("GET /events", { responseType: "sse", idleTimeout }),
-  );
-  const live = await tapped(server.taps, 1);
+  await using opened = await eventsOf(idleTimeout);
+  const { events, live } = opened;
   const count = 200;
   let timers = 0;
   const platform = globalThis.setTimeout;
@@ -256,7 +257,7 @@ Deno.test("idleTimeout sets no timer per read of a live body", async () => {
     live.write("data: 0\n\n");
     await settles(
       (async () => {
-        for await (const { data } of events!) {
+        for await (const { data } of events) {
           seen.push(data);
           if (seen.length < count) live.write(`data: ${seen.length}\n\n`);
           else live.close();
@@ -268,22 +269,17 @@ Deno.test("idleTimeout sets no timer per read of a live body", async () => {
     globalThis.setTimeout = platform;
   }
   assertEquals(seen.length, count);
-  assertEquals(events!.error, null);
+  assertEquals(events.error, null);
   assert(timers <= 2, `${timers} idle timers for ${count} reads`);
 });
 
 Deno.test(
   "a read that begins late in the idle timer's span waits its whole idleTimeout",
   async () => {
-    await using server = tapServer("text/event-stream");
-    const grab = createGrab(server.url);
-    const idleTimeout = 500;
-    const [events] = await settles(
-      grab("GET /events", { responseType: "sse", idleTimeout }),
-    );
-    const live = await tapped(server.taps, 1);
+    await using opened = await eventsOf(500);
+    const { events, live } = opened;
     live.write("data: 1\n\n");
-    const iterator = events![Symbol.asyncIterator]();
+    const iterator = events[Symbol.asyncIterator]();
     assertEquals((await settles(iterator.next())).value?.data, "1");
     // The second read begins 300 ms on and is answered 300 ms later: past
     // the span of a timer set for the first read, within its own.
@@ -294,7 +290,7 @@ Deno.test(
     assertEquals((await settles(second, "the second event")).value?.data, "2");
     live.close();
     assertEquals((await settles(iterator.next(), "the end")).done, true);
-    assertEquals(events!.error, null);
+    assertEquals(events.error, null);
   },
 );
 
