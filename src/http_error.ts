@@ -94,7 +94,8 @@ const SHORTEST_SECRET = 8;
  * `text` without the credentials its request carried, each value whole and
  * in parts (a token without its scheme, a cookie's value, a Basic
  * credential's password), also URL-encoded, as a server's detail may quote
- * any of them: `Bearer abc… has expired`, `?token=abc%2B…`.
+ * any of them: `Bearer abc… has expired`, `?token=abc%2B…`. A scheme and a
+ * cookie's name are no secret, and stay: `Negotiate`, `sessionid`.
  */
 function withoutCredentials(text: string, outcome: object): string {
   const sent = sentWith.get(outcome);
@@ -104,7 +105,9 @@ function withoutCredentials(text: string, outcome: object): string {
   for (const name of CREDENTIAL_HEADERS) {
     const value = headers.get(name);
     if (value === null) continue;
-    const parts = [value, ...value.split(/[\s;,=]+/), ...basicParts(value)];
+    const parts = name === "cookie"
+      ? [value, ...cookieValues(value)]
+      : [value, value.replace(/^\S+\s+/, ""), ...basicParts(value)];
     for (const part of parts) secrets.push(part, encodeURIComponent(part));
   }
   // Longest first, so that a whole value goes before its parts.
@@ -113,6 +116,11 @@ function withoutCredentials(text: string, outcome: object): string {
     if (secret.length >= SHORTEST_SECRET) text = text.replaceAll(secret, "…");
   }
   return text;
+}
+
+/** The value of each `name=value` pair of a `Cookie` header. */
+function cookieValues(value: string): string[] {
+  return value.split(";").map((pair) => pair.slice(pair.indexOf("=") + 1));
 }
 
 /**

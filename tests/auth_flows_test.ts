@@ -190,3 +190,26 @@ Deno.test("a 401 whose error detail quotes the credentials keeps them out of the
     });
   }
 });
+
+Deno.test("a 401's message keeps the scheme and the cookie's name its server quotes", async () => {
+  await using server = startServer(() =>
+    json({
+      errors: [{
+        status: "401",
+        detail: "Negotiate failed: sessionid is stale",
+      }],
+    }, {
+      status: 401,
+      headers: { "content-type": "application/vnd.api+json" },
+    })
+  );
+  const grab = createGrab(server.url, {
+    retry: 0,
+    headers: {
+      authorization: "Negotiate YIIGhgYGKwYBBQUCoIIGejCCBnagMDAu",
+      cookie: "sessionid=8d2e61b0c4a9f317; csrftoken=77e2b54d08aa",
+    },
+  });
+  const error = assertHttp(await settles(grab("GET /me")), 401);
+  assertStringIncludes(error.message, "Negotiate failed: sessionid is stale");
+});
