@@ -16,6 +16,7 @@ import type { SendOutcome } from "./result.ts";
 import type { Upload } from "./upload.ts";
 import { noteHidden, noteSent } from "./http_error.ts";
 import { bodyAnswered } from "./send.ts";
+import { owns } from "./object.ts";
 
 /**
  * An attempt from its status on, read once (a response-like may give
@@ -61,7 +62,7 @@ export async function withStatus(
   if (status === 0) noteHidden(outcome, response);
   noteSent(outcome, request?.headers ?? exchange.init.headers ?? {});
   bodyAnswered(exchange, upload, outcome, source.platform);
-  if (!("broken" in outcome)) return outcome;
+  if (!owns(outcome, "broken")) return outcome;
   const { broken, status: brokeOff } = outcome;
   return networkFailure(
     exchange,

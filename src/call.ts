@@ -35,6 +35,7 @@ import {
 } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
 import { joinUrl, type UrlTemplate } from "./url.ts";
+import { owns } from "./object.ts";
 
 /** A call's URL template, for {@linkcode templateOf}; set by `Call` itself. */
 let templateOfCall: (call: Call) => UrlTemplate;
@@ -129,7 +130,7 @@ export class Call {
     const loaded = loading instanceof Promise
       ? await withCodec(this.method, this.#template, resolved, loading)
       : { resolved, codec: loading };
-    if ("failed" in loaded) return loaded.failed;
+    if (owns(loaded, "failed")) return loaded.failed;
     const { outcome, deadline } = exchange(this, loaded.resolved, loaded.codec);
     try {
       return await outcome as SendOutcome<DataOf<ReadAs<R, "json">, unknown>>;

@@ -30,6 +30,8 @@ import {
   isIdentityKey,
   isPlainObject,
   joinPointer,
+  owns,
+  ownValue,
   setOwn,
 } from "./object.ts";
 
@@ -52,6 +54,8 @@ export function jsonApiKit(
     isPlainObject,
     hasEnumerableInheritedKeys,
     setOwn,
+    owns,
+    ownValue,
     isIdentityKey,
     escapeToken,
     joinPointer,

@@ -18,6 +18,7 @@ import { trustedOriginSet } from "./trusted_origins.ts";
 import { baseText, type UrlTemplate } from "./url.ts";
 import type { FactoryType, Grab } from "./grab_types.ts";
 import { type GrabResult, TRANSPORT_META } from "./result.ts";
+import { owns } from "./object.ts";
 
 /**
  * Marks call options as bound for an origin nobody named (a next link that
@@ -109,7 +110,7 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
       if (loading instanceof Promise) {
         return withCodec(call.method, templateOf(call), resolved, loading).then(
           (loaded) =>
-            "failed" in loaded
+            owns(loaded, "failed")
               ? [null, loaded.failed.error, TRANSPORT_META]
               : grabWith(call, loaded.resolved, loaded.codec),
         );

@@ -14,6 +14,7 @@ import type {
 import type { JsonApiError } from "./jsonapi/types.ts";
 import { loggedView, transportView } from "./logged_view.ts";
 import { loggedValue } from "./redact.ts";
+import { errorOptions, onlyInherited, ownValue } from "./object.ts";
 
 export type {
   GrabErrorOptions,
@@ -64,10 +65,12 @@ export class GrabError extends Error {
    * @param options Status, body, headers and request context.
    */
   constructor(message: string, options: GrabErrorOptions) {
-    super(message, options.cause === undefined ? undefined : options);
+    super(message, errorOptions(options));
     this.statusCode = options.statusCode;
     hidden(this, "body", options.body);
-    if (options.errors !== undefined) hidden(this, "errors", options.errors);
+    if (!onlyInherited(options, "errors") && options.errors !== undefined) {
+      hidden(this, "errors", options.errors);
+    }
     HEADERS.set(this, options.headers);
     this.method = options.method;
     this.url = options.url;
@@ -170,11 +173,13 @@ export class GrabTransportError extends Error {
    * @param options Kind, request context, and the cause.
    */
   constructor(message: string, options: GrabTransportErrorOptions) {
-    super(message, options.cause === undefined ? undefined : options);
+    super(message, errorOptions(options));
     this.kind = options.kind;
     this.method = options.method;
     this.url = options.url;
-    if (options.issues !== undefined) hidden(this, "issues", options.issues);
+    if (!onlyInherited(options, "issues") && options.issues !== undefined) {
+      hidden(this, "issues", options.issues);
+    }
   }
 
   /**
@@ -282,7 +287,8 @@ export class GrabValidationError extends Error {
       message: this.message,
       issues: this.issues,
     };
-    if (this.cause !== undefined) view.cause = loggedValue(this.cause, true);
+    const cause = ownValue(this, "cause");
+    if (cause !== undefined) view.cause = loggedValue(cause, true);
     return view;
   }
 }

@@ -36,6 +36,7 @@ import {
 import { lazy } from "./lazy.ts";
 import { jsonApiKit } from "./codec_kit.ts";
 import { type StandardSchema, validateWithin } from "./schema.ts";
+import { owns } from "./object.ts";
 
 // Not `BodyInit`: only the DOM library declares it, and a Node project
 // compiles without it (`@types/node` declares `RequestInit`).
@@ -230,13 +231,13 @@ async function checkData(
   { meta, method, href, deadline, codec }: CheckContext,
 ): Promise<GrabResult<unknown>> {
   const checked = await validateWithin(schema, data, deadline);
-  if ("passed" in checked) {
+  if (owns(checked, "passed")) {
     const { passed, cause } = checked;
     const message = passed === "timeout" ? timeoutMessage(deadline) : undefined;
     const failure = transportError(passed, method, href, { cause, message });
     return [null, failure, TRANSPORT_META];
   }
-  if ("issues" in checked) {
+  if (owns(checked, "issues")) {
     return failed("schema", method, href, { issues: checked.issues });
   }
   codec.adopt?.(data, checked.value);

@@ -8,6 +8,7 @@
  */
 
 import type { GrabTransportError } from "./errors.ts";
+import { owns } from "./live_kit.ts";
 
 /**
  * The next step of a stream's source: an item, the failure that ends the
@@ -144,7 +145,7 @@ export class GrabStream<T> implements AsyncIterable<T> {
       this.#ended = true;
       return DONE;
     }
-    if ("error" in step) {
+    if (owns(step, "error")) {
       this.#ended = true;
       this.#error = step.error;
       await this.#source.cancel();

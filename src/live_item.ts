@@ -7,7 +7,7 @@
  */
 
 import type { ItemStep } from "./grab_stream.ts";
-import { convertKeys, KeyClash, validateWithin } from "./live_kit.ts";
+import { convertKeys, KeyClash, owns, validateWithin } from "./live_kit.ts";
 import type { ServerSentEvent } from "./response_type.ts";
 import type { LiveBody } from "./streams.ts";
 
@@ -47,10 +47,10 @@ export async function decodeItem(
   }
   if (schema !== undefined) {
     const checked = await validateWithin(schema, value, deadline);
-    if ("passed" in checked) {
+    if (owns(checked, "passed")) {
       return { error: fail(checked.passed, { cause: checked.cause }) };
     }
-    if ("issues" in checked) {
+    if (owns(checked, "issues")) {
       return { error: fail("schema", { issues: checked.issues }) };
     }
     value = checked.value;

@@ -11,6 +11,7 @@
 import type * as chunk from "./chunk.ts";
 import type * as clock from "./clock.ts";
 import type * as convertKeys_ from "./convert_keys.ts";
+import type * as object from "./object.ts";
 import type * as platformResponse from "./platform_response.ts";
 import type * as progress from "./progress.ts";
 import type * as schema from "./schema.ts";
@@ -35,6 +36,7 @@ export type LiveKit = readonly [
   tooLargeMessage: typeof transportError.tooLargeMessage,
   brokenBodyMessage: typeof transportError.brokenBodyMessage,
   clockOf: typeof clock.clockOf,
+  owns: typeof object.owns,
 ];
 
 /** A pacer, as a type; the class is {@linkcode Pacer}. */
@@ -53,6 +55,7 @@ export let validateWithin: typeof schema.validateWithin;
 export let tooLargeMessage: typeof transportError.tooLargeMessage;
 export let brokenBodyMessage: typeof transportError.brokenBodyMessage;
 export let clockOf: typeof clock.clockOf;
+export let owns: typeof object.owns;
 
 /** Takes the core's helpers; called once, before a live body is opened. */
 export function install(kit: LiveKit): void {
@@ -70,5 +73,6 @@ export function install(kit: LiveKit): void {
     tooLargeMessage,
     brokenBodyMessage,
     clockOf,
+    owns,
   ] = kit;
 }

@@ -7,7 +7,7 @@
  */
 
 import type { GrabError, GrabTransportError } from "./errors.ts";
-import { isPlainObject } from "./object.ts";
+import { isPlainObject, ownValue } from "./object.ts";
 import { loggedValue, MAX_OBJECTS, read } from "./redact.ts";
 
 /**
@@ -26,9 +26,12 @@ export function loggedView(
     url: error.url,
     body: loggedValue(error.body, json),
   };
-  if (error.errors !== undefined) view.errors = loggedValue(error.errors, json);
+  // An error's own members only: not a key put on Object.prototype.
+  const errors = ownValue(error, "errors");
+  if (errors !== undefined) view.errors = loggedValue(errors, json);
   // Why `body` is `null`: a body over `maxBodyBytes`, broken off, too slow.
-  if (error.cause !== undefined) view.cause = loggedValue(error.cause, json);
+  const cause = ownValue(error, "cause");
+  if (cause !== undefined) view.cause = loggedValue(cause, json);
   return view;
 }
 
@@ -41,7 +44,9 @@ export function transportView(
   error: GrabTransportError,
   json = false,
 ): Record<string, unknown> {
-  const { name, message, kind, method, url, cause, issues } = error;
+  const { name, message, kind, method, url } = error;
+  const cause = ownValue(error, "cause");
+  const issues = ownValue(error, "issues") as typeof error.issues;
   const view: Record<string, unknown> = { name, message, kind, method, url };
   if (cause !== undefined) view.cause = loggedValue(cause, json);
   if (issues !== undefined) {

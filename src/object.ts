@@ -27,6 +27,48 @@ export function bare<T extends object>(fields: T): T {
   return Object.assign(Object.create(null), fields);
 }
 
+/**
+ * True when `key` is `value`'s own member. `key in value` is also true for a
+ * key a dependency put on `Object.prototype` (prototype pollution), which
+ * would pass any object for another; TypeScript does not narrow on
+ * `Object.hasOwn`, hence this guard.
+ */
+export function owns<T extends object, K extends PropertyKey>(
+  value: T,
+  key: K,
+): value is Extract<T, { [P in K]: unknown }> {
+  return Object.hasOwn(value, key);
+}
+
+/** `object[key]` when it is the object's own, else `undefined`. */
+export function ownValue(object: object, key: PropertyKey): unknown {
+  return Object.hasOwn(object, key)
+    ? (object as Record<PropertyKey, unknown>)[key]
+    : undefined;
+}
+
+/**
+ * True when `object` has no `key` of its own and `Object.prototype` has one:
+ * reading it would give what a dependency put there. A member of a class
+ * (a getter on the object's own prototype) is still read.
+ */
+export function onlyInherited(object: object, key: PropertyKey): boolean {
+  return !Object.hasOwn(object, key) && key in Object.prototype;
+}
+
+/**
+ * `options` for `Error` when they give a cause: `Error` reads `cause` through
+ * the prototype, so a key a dependency put on `Object.prototype` would be
+ * every error's cause.
+ */
+export function errorOptions(
+  options: { cause?: unknown },
+): ErrorOptions | undefined {
+  return options.cause === undefined || onlyInherited(options, "cause")
+    ? undefined
+    : options;
+}
+
 const EMPTY = {};
 
 /**

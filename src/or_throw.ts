@@ -5,6 +5,7 @@
  */
 
 import type { GrabResult, SuccessMeta } from "./result.ts";
+import { owns } from "./object.ts";
 
 /**
  * `[data, meta]` of a successful grab.
@@ -63,7 +64,7 @@ function notAResult(value: unknown): string {
     : value.length !== 3
     ? `an array of ${value.length} item${value.length === 1 ? "" : "s"}`
     : `a tuple whose error is ${kindOf(value[1])}, not null or an error`;
-  const hint = typeof value === "object" && value !== null && "ok" in value
+  const hint = typeof value === "object" && value !== null && owns(value, "ok")
     ? " (a Call.send outcome: read its ok, error and body instead)"
     : "";
   return `Cannot use orThrow on ${what}${hint}: it takes the promise a grab returns, which resolves to [data, error, meta]`;

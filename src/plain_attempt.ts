@@ -26,6 +26,7 @@ import { noteSent } from "./http_error.ts";
 import { readOutcome } from "./outcome.ts";
 import type { SendOutcome } from "./result.ts";
 import { sourceOf } from "./send.ts";
+import { owns } from "./object.ts";
 
 /**
  * Runs the attempts of `exchange` until one gives an outcome the policy does
@@ -115,7 +116,7 @@ function plainAnswer(
   );
   return readOutcome(reading).then(
     (outcome) =>
-      "broken" in outcome
+      owns(outcome, "broken")
         ? goOn(
           exchange,
           networkFailure(

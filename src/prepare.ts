@@ -19,6 +19,7 @@ import { CallbackError, overTotal, tellProgress, totalOf } from "./progress.ts";
 import { bodyOf } from "./platform_response.ts";
 import { Pacer, toPlainBytes } from "./chunk.ts";
 import { clockOf } from "./clock.ts";
+import { owns } from "./object.ts";
 import { convertKeys, KeyClash } from "./convert_keys.ts";
 import { validateWithin } from "./schema.ts";
 import { brokenBodyMessage, tooLargeMessage } from "./transport_error.ts";
@@ -39,6 +40,7 @@ const streams = lazy<Streams>(() =>
       tooLargeMessage,
       brokenBodyMessage,
       clockOf,
+      owns,
     ]);
     return module;
   })

@@ -7,6 +7,7 @@
  */
 
 import { type Deadline, PASSED } from "./deadline.ts";
+import { onlyInherited } from "./object.ts";
 
 /**
  * A Standard Schema v1 validator whose output is `Output`.
@@ -62,9 +63,15 @@ export async function validateSchema(
   // Any thenable: a promise of another realm or of a library is one too.
   const result: unknown = await schema["~standard"].validate(value);
   if (typeof result === "object" && result !== null) {
-    const { issues } = result as { issues?: unknown };
+    // A key a dependency put on Object.prototype is no member of a result.
+    const issues = onlyInherited(result, "issues")
+      ? undefined
+      : (result as { issues?: unknown }).issues;
     if (Array.isArray(issues)) return { issues };
-    if (issues === undefined && "value" in result) {
+    if (
+      issues === undefined && "value" in result &&
+      !onlyInherited(result, "value")
+    ) {
       return { value: (result as { value: unknown }).value };
     }
   }

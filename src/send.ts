@@ -20,7 +20,7 @@ import { isLive, type ResponseType } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
 import { unloadedOutcome } from "./transport_error.ts";
 import type { Upload } from "./upload.ts";
-import { bare } from "./object.ts";
+import { bare, owns } from "./object.ts";
 
 /**
  * Thrown for an upload module that could not be loaded (a bundle's chunk
@@ -233,7 +233,7 @@ export function isHandedOver(
   outcome: SendOutcome | Broken,
   type: ResponseType,
 ): boolean {
-  return "ok" in outcome && outcome.ok && !outcome.empty &&
+  return owns(outcome, "ok") && outcome.ok && !outcome.empty &&
     outcome.status >= 200 && outcome.status < 300 && isLive(type);
 }
 

@@ -14,7 +14,7 @@ import type { Deadline } from "./deadline.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
 import { grabStream, type ItemStep } from "./grab_stream.ts";
 import { Chunks } from "./live_chunks.ts";
-import { CallbackError, tooLargeMessage } from "./live_kit.ts";
+import { CallbackError, owns, tooLargeMessage } from "./live_kit.ts";
 import { decodeItem } from "./live_item.ts";
 import { LineSplitter } from "./ndjson.ts";
 import type { Progress, ServerSentEvent, StreamType } from "./response_type.ts";
@@ -134,7 +134,7 @@ class Items<Raw extends ServerSentEvent | string> {
         }
         // Cancelled while a schema checked the item: it is not served.
         if (this.#cancelled) return null;
-        if (typeof raw !== "string" && step !== null && "value" in step) {
+        if (typeof raw !== "string" && step !== null && owns(step, "value")) {
           this.#lastEventId = (raw as ServerSentEvent).id;
         }
         return step;

@@ -13,6 +13,7 @@
 
 import { quoted } from "./http_error.ts";
 import { peerFailure, type Said } from "./peer_failure.ts";
+import { ownValue } from "./object.ts";
 
 /**
  * Thrown when a custom `fetch` gives a response whose body is used or held
@@ -42,7 +43,8 @@ export function chainOf(cause: unknown): Said[] {
         0,
         100,
       );
-      error = error.cause;
+      // Its own cause: one on Object.prototype would be every error's.
+      error = ownValue(error, "cause");
     }
   } catch {
     // What was read so far is what the failure says.

@@ -10,6 +10,7 @@ import { GrabValidationError, type ValidationIssue } from "./errors.ts";
 import { namedUrl, quoted } from "./http_error.ts";
 import { redactCause, safeUrl } from "./redact.ts";
 import { quoting, reasonOf, thrownBy } from "./thrown.ts";
+import { owns } from "./object.ts";
 
 /** The request a validation error is about, and where in it the problems are. */
 export interface RequestContext {
@@ -60,7 +61,7 @@ export function validationError(
     return new GrabValidationError(detail, issues, options);
   }
   const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
-  const action = "action" in context
+  const action = owns(context, "action")
     ? context.action
     : `Cannot send ${context.method} ${namedUrl(safeUrl(context.url))}`;
   return new GrabValidationError(

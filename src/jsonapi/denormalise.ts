@@ -6,7 +6,7 @@
  * @module
  */
 
-import { isPlainObject, KeyClash } from "./kit.ts";
+import { isPlainObject, KeyClash, ownValue } from "./kit.ts";
 import type { Casing } from "../casing.ts";
 import { FIELDS_CLASHED, locateClash } from "./field_clash.ts";
 import {
@@ -192,10 +192,13 @@ function denormaliseDocument(
 // success document.
 function readTopLevel(document: unknown): TopLevel | string {
   if (!isPlainObject(document)) return "the document is not an object";
-  if (document.errors !== undefined) return "the document has an errors member";
-  const primary = document.data;
-  const meta = document.meta;
-  const links = document.links;
+  // Own members only: a key on Object.prototype is none of the document's.
+  if (ownValue(document, "errors") !== undefined) {
+    return "the document has an errors member";
+  }
+  const primary = ownValue(document, "data");
+  const meta = ownValue(document, "meta");
+  const links = ownValue(document, "links");
   const extension = primary === undefined &&
     Object.keys(document).some((name) => EXTENSION_MEMBER.test(name));
   if (primary === undefined && meta === undefined && !extension) {
@@ -207,7 +210,7 @@ function readTopLevel(document: unknown): TopLevel | string {
   if (links !== undefined && !isPlainObject(links)) {
     return "/links is not an object";
   }
-  const included = document.included;
+  const included = ownValue(document, "included");
   if (included !== undefined && !Array.isArray(included)) {
     return "/included is not an array";
   }

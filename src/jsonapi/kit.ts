@@ -36,6 +36,8 @@ export type JsonApiKit = readonly [
   isPlainObject: typeof object.isPlainObject,
   hasEnumerableInheritedKeys: typeof object.hasEnumerableInheritedKeys,
   setOwn: typeof object.setOwn,
+  owns: typeof object.owns,
+  ownValue: typeof object.ownValue,
   isIdentityKey: typeof object.isIdentityKey,
   escapeToken: typeof object.escapeToken,
   joinPointer: typeof object.joinPointer,
@@ -65,6 +67,8 @@ export let findKeyClash: typeof convertKeys_.findKeyClash;
 export let isPlainObject: typeof object.isPlainObject;
 export let hasEnumerableInheritedKeys: typeof object.hasEnumerableInheritedKeys;
 export let setOwn: typeof object.setOwn;
+export let owns: typeof object.owns;
+export let ownValue: typeof object.ownValue;
 export let isIdentityKey: typeof object.isIdentityKey;
 export let escapeToken: typeof object.escapeToken;
 export let joinPointer: typeof object.joinPointer;
@@ -97,6 +101,8 @@ export function install(kit: JsonApiKit): void {
     isPlainObject,
     hasEnumerableInheritedKeys,
     setOwn,
+    owns,
+    ownValue,
     isIdentityKey,
     escapeToken,
     joinPointer,

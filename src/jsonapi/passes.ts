@@ -14,6 +14,7 @@ import {
   isIdentityKey,
   isPlainObject,
   mayHaveClashed,
+  ownValue,
   setOwn,
 } from "./kit.ts";
 import type { Casing } from "../casing.ts";
@@ -104,23 +105,25 @@ export function indexResources(pass: Pass): string | undefined {
   for (let i = 0; i < pass.total; i++) {
     const wire = wireAt(pass, i);
     if (!isPlainObject(wire)) return `${pointerOf(pass, i)} is not an object`;
-    const type = wire.type;
+    // Own members only: a key a dependency put on Object.prototype is no
+    // member the document has.
+    const type = ownValue(wire, "type");
     if (typeof type !== "string" || type === "") {
       return `${pointerOf(pass, i)}/type is not a non-empty string`;
     }
-    const id = wire.id;
+    const id = ownValue(wire, "id");
     if (id !== undefined && typeof id !== "string") {
       return `${pointerOf(pass, i)}/id is not a string`;
     }
-    const lid = wire.lid;
+    const lid = ownValue(wire, "lid");
     if (lid !== undefined && typeof lid !== "string") {
       return `${pointerOf(pass, i)}/lid is not a string`;
     }
-    const attributes = wire.attributes;
+    const attributes = ownValue(wire, "attributes");
     if (attributes !== undefined && !isPlainObject(attributes)) {
       return `${pointerOf(pass, i)}/attributes is not an object`;
     }
-    const relationships = wire.relationships;
+    const relationships = ownValue(wire, "relationships");
     if (relationships !== undefined && !isPlainObject(relationships)) {
       return `${pointerOf(pass, i)}/relationships is not an object`;
     }
@@ -164,7 +167,8 @@ function placeResource(
     // none): this occurrence's, all of it. Looked at only on a repeat, so
     // that a document of identifiers alone pays nothing for it.
     if (
-      (attributes === undefined && wire.relationships === undefined) ||
+      (attributes === undefined &&
+        ownValue(wire, "relationships") === undefined) ||
       !WireLink.fill(flat, wire)
     ) {
       pass.targets[i] = null;
@@ -223,7 +227,7 @@ export function linkResources(pass: Pass): string | undefined {
   const { index, targets, inherited, convert, casing } = pass;
   for (let i = 0; i < pass.total; i++) {
     const wire = wireAt(pass, i) as Wire;
-    const relationships = wire.relationships as Wire | undefined;
+    const relationships = ownValue(wire, "relationships") as Wire | undefined;
     if (relationships === undefined) continue;
     const flat = targets[i]!;
     // One loop inside the other rather than a function per resource, which
@@ -239,7 +243,7 @@ export function linkResources(pass: Pass): string | undefined {
       if (key !== name && flat !== null && isIdentityKey(key)) {
         throw FIELDS_CLASHED;
       }
-      const linkage = relationship.data;
+      const linkage = ownValue(relationship, "data");
       if (linkage === undefined) continue;
       const value = resolveLinkage(index, linkage);
       if (typeof value === "string") {
@@ -253,7 +257,10 @@ export function linkResources(pass: Pass): string | undefined {
     }
     if (
       convert && flat !== null && mayHaveClashed(casing, pass.mark) &&
-      fieldsClash(pass, [wire.attributes as Wire | undefined, relationships])
+      fieldsClash(pass, [
+        ownValue(wire, "attributes") as Wire | undefined,
+        relationships,
+      ])
     ) throw FIELDS_CLASHED;
   }
   return undefined;

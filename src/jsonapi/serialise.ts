@@ -9,6 +9,8 @@ import {
   convertKeys,
   isIdentityKey,
   isPlainObject,
+  owns,
+  ownValue,
   setOwn,
 } from "./kit.ts";
 import type { Casing } from "../casing.ts";
@@ -29,8 +31,10 @@ const WIRE_MEMBERS = new Set(["type", "id", "lid", "meta", "links"]);
  * otherwise `"flat"`.
  */
 export function shapeOf(body: Item): BodyShape {
+  // The body's own members are what is sent: a key on Object.prototype
+  // (`type`, `id`, `data`) is none of them.
   if (
-    body.type === undefined &&
+    ownValue(body, "type") === undefined &&
     (Object.hasOwn(body, "data") || isExtensionDocument(Object.keys(body)))
   ) return "document";
   let wire = false;
@@ -56,8 +60,9 @@ function isExtensionDocument(names: string[]): boolean {
 
 /** A plain object with `type` and `id` or `lid`: a flat relationship target. */
 function isIdentifierLike(value: unknown): value is Item {
-  return isPlainObject(value) && value.type !== undefined &&
-    (value.id !== undefined || value.lid !== undefined);
+  return isPlainObject(value) && ownValue(value, "type") !== undefined &&
+    (ownValue(value, "id") !== undefined ||
+      ownValue(value, "lid") !== undefined);
 }
 
 /**
@@ -88,8 +93,8 @@ export function isExtraMember(key: string): boolean {
  * an extension's members) rather than bare linkage.
  */
 export function isRelationshipObject(value: unknown): value is Item {
-  return isPlainObject(value) && value.type === undefined &&
-    ("data" in value || "links" in value || "meta" in value ||
+  return isPlainObject(value) && ownValue(value, "type") === undefined &&
+    (owns(value, "data") || owns(value, "links") || owns(value, "meta") ||
       Object.keys(value).some(isExtensionMember));
 }
 
@@ -179,16 +184,18 @@ export function serialise(
   if (shape === "wire") return { data: wireResource(b, to) };
   if (shape === "document") {
     const out = { ...b };
-    const data = b.data;
+    const data = ownValue(b, "data");
     if (Array.isArray(data)) {
       out.data = data.map((item: Item) =>
-        item.attributes !== undefined || item.relationships !== undefined
+        ownValue(item, "attributes") !== undefined ||
+          ownValue(item, "relationships") !== undefined
           ? wireResource(item, to)
           : identifier(item)
       );
     } else if (isPlainObject(data)) out.data = wireResource(data, to);
-    if (Array.isArray(b.included)) {
-      out.included = b.included.map((item: Item) => wireResource(item, to));
+    const included = ownValue(b, "included");
+    if (Array.isArray(included)) {
+      out.included = included.map((item: Item) => wireResource(item, to));
     }
     return out;
   }
@@ -215,14 +222,16 @@ export function serialise(
 
 // `{ type, id?, lid? }` with a number id as a string.
 function reduce(item: Item): Item {
-  const out: Item = { type: item.type };
-  if (item.id !== undefined) out.id = String(item.id);
-  if (item.lid !== undefined) out.lid = item.lid;
+  const out: Item = { type: ownValue(item, "type") };
+  if (ownValue(item, "id") !== undefined) out.id = String(item.id);
+  if (ownValue(item, "lid") !== undefined) out.lid = ownValue(item, "lid");
   return out;
 }
 
 function identifier(item: Item): Item {
-  return typeof item.id === "number" ? { ...item, id: String(item.id) } : item;
+  return typeof ownValue(item, "id") === "number"
+    ? { ...item, id: String(item.id) }
+    : item;
 }
 
 function linkage(value: unknown): unknown {
@@ -235,11 +244,12 @@ function linkage(value: unknown): unknown {
 
 function wireResource(resource: Item, to: Casing): Item {
   const out: Item = { ...resource };
-  if (typeof resource.id === "number") out.id = String(resource.id);
-  if (isPlainObject(resource.attributes)) {
-    out.attributes = convertKeys(resource.attributes, to);
+  if (typeof ownValue(resource, "id") === "number") {
+    out.id = String(resource.id);
   }
-  const relationships = resource.relationships;
+  const attributes = ownValue(resource, "attributes");
+  if (isPlainObject(attributes)) out.attributes = convertKeys(attributes, to);
+  const relationships = ownValue(resource, "relationships");
   if (isPlainObject(relationships)) {
     const converted: Item = {};
     for (const key of Object.keys(relationships)) {
@@ -249,7 +259,7 @@ function wireResource(resource: Item, to: Casing): Item {
         converted,
         convertKey(key, to),
         isRelationshipObject(value)
-          ? value.data === undefined
+          ? ownValue(value, "data") === undefined
             ? value
             : { ...value, data: linkage(value.data) }
           : { data: linkage(value) },

@@ -11,6 +11,7 @@ import {
   isPlainObject,
   joinPointer,
   mayHaveClashed,
+  ownValue,
 } from "./kit.ts";
 import type { Casing } from "../casing.ts";
 import type { HttpMethod } from "../endpoint.ts";
@@ -128,7 +129,8 @@ function checkDocument(check: Check, body: Item): void {
         const p = joinPointer(at, i);
         if (
           isPlainObject(item) &&
-          (item.attributes !== undefined || item.relationships !== undefined)
+          (ownValue(item, "attributes") !== undefined ||
+            ownValue(item, "relationships") !== undefined)
         ) checkWireResource(check, item, p, [body, value]);
         else checkIdentifier(check, item, p, [body, value]);
       }
@@ -163,7 +165,10 @@ function checkIncluded(check: Check, value: unknown, root: Item[]): void {
     if (isPlainObject(item)) {
       checkWireResource(check, item, at, [...root, value]);
       // Only linkage names an included resource: one without both is lost.
-      if (item.id === undefined && item.lid === undefined) {
+      if (
+        ownValue(item, "id") === undefined &&
+        ownValue(item, "lid") === undefined
+      ) {
         add(
           check,
           at,

@@ -11,6 +11,7 @@ import {
   isIdentityKey,
   isPlainObject,
   joinPointer,
+  ownValue,
 } from "./kit.ts";
 import { isExtraMember, isRelationshipObject } from "./serialise.ts";
 import {
@@ -165,7 +166,8 @@ const checkRelationshipMember: MemberCheck = (
 export function checkResourceHead(check: Check, item: Item, at: string): void {
   checkTypeAndId(check, item, at, "resource");
   if (
-    check.method === "PATCH" && item.id === undefined && item.lid === undefined
+    check.method === "PATCH" && ownValue(item, "id") === undefined &&
+    ownValue(item, "lid") === undefined
   ) {
     add(
       check,

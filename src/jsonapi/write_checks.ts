@@ -12,6 +12,7 @@ import {
   isIdentityKey,
   isPlainObject,
   joinPointer,
+  ownValue,
 } from "./kit.ts";
 import type { Casing } from "../casing.ts";
 import type { HttpMethod } from "../endpoint.ts";
@@ -137,7 +138,9 @@ export function checkIdentifier(
     return;
   }
   checkTypeAndId(check, value, at, "linkage");
-  if (value.id === undefined && value.lid === undefined) {
+  if (
+    ownValue(value, "id") === undefined && ownValue(value, "lid") === undefined
+  ) {
     add(check, at, `Cannot send the linkage: "id" and "lid" are missing`);
   }
   for (const key of Object.keys(value)) {
