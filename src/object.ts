@@ -149,3 +149,60 @@ export function numbered(
     return name;
   });
 }
+
+/** The keys the language itself puts on `Object.prototype`. */
+const STANDARD = new Set([
+  "constructor",
+  "__defineGetter__",
+  "__defineSetter__",
+  "hasOwnProperty",
+  "__lookupGetter__",
+  "__lookupSetter__",
+  "isPrototypeOf",
+  "propertyIsEnumerable",
+  "toString",
+  "valueOf",
+  "__proto__",
+  "toLocaleString",
+]);
+
+/** True when `Object.prototype` has a key the language did not put there. */
+function polluted(): boolean {
+  for (const name of Object.getOwnPropertyNames(Object.prototype)) {
+    if (!STANDARD.has(name)) return true;
+  }
+  return false;
+}
+
+/**
+ * `document` as it is, or, when `Object.prototype` is polluted, a copy whose
+ * objects have no prototype, so that a member they lack reads `undefined`.
+ * The copy is made without recursion: a document may nest deeper than the
+ * stack goes.
+ */
+export function ownMembersOnly(document: unknown): unknown {
+  if (typeof document !== "object" || document === null || !polluted()) {
+    return document;
+  }
+  const copyOf = (value: object): Record<string, unknown> =>
+    Array.isArray(value) ? [] as unknown as Record<string, unknown> : Object
+      .create(null);
+  const root = copyOf(document);
+  const work: [from: object, into: Record<string, unknown>][] = [
+    [document, root],
+  ];
+  for (let next = work.pop(); next !== undefined; next = work.pop()) {
+    const [from, into] = next;
+    for (const key of Object.keys(from)) {
+      const value = (from as Record<string, unknown>)[key];
+      if (typeof value === "object" && value !== null) {
+        const copy = copyOf(value);
+        work.push([value, copy]);
+        into[key] = copy;
+      } else {
+        into[key] = value;
+      }
+    }
+  }
+  return root;
+}

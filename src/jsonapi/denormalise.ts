@@ -6,7 +6,7 @@
  * @module
  */
 
-import { isPlainObject, KeyClash, ownValue } from "./kit.ts";
+import { isPlainObject, KeyClash, ownMembersOnly } from "./kit.ts";
 import type { Casing } from "../casing.ts";
 import { FIELDS_CLASHED, locateClash } from "./field_clash.ts";
 import {
@@ -126,7 +126,10 @@ export function denormalise(
   options?: DenormaliseOptions,
 ): DenormaliseResult {
   try {
-    return denormaliseDocument(document, options?.casing ?? "none");
+    return denormaliseDocument(
+      ownMembersOnly(document),
+      options?.casing ?? "none",
+    );
   } catch {
     // Only a hostile object (a throwing getter or proxy) gets here: a parsed
     // JSON text never does.
@@ -192,13 +195,10 @@ function denormaliseDocument(
 // success document.
 function readTopLevel(document: unknown): TopLevel | string {
   if (!isPlainObject(document)) return "the document is not an object";
-  // Own members only: a key on Object.prototype is none of the document's.
-  if (ownValue(document, "errors") !== undefined) {
-    return "the document has an errors member";
-  }
-  const primary = ownValue(document, "data");
-  const meta = ownValue(document, "meta");
-  const links = ownValue(document, "links");
+  if (document.errors !== undefined) return "the document has an errors member";
+  const primary = document.data;
+  const meta = document.meta;
+  const links = document.links;
   const extension = primary === undefined &&
     Object.keys(document).some((name) => EXTENSION_MEMBER.test(name));
   if (primary === undefined && meta === undefined && !extension) {
@@ -210,7 +210,7 @@ function readTopLevel(document: unknown): TopLevel | string {
   if (links !== undefined && !isPlainObject(links)) {
     return "/links is not an object";
   }
-  const included = ownValue(document, "included");
+  const included = document.included;
   if (included !== undefined && !Array.isArray(included)) {
     return "/included is not an array";
   }

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { ownMembersOnly } from "../object.ts";
 import { type Casing, convertKey } from "../casing.ts";
 import { isPlainObject, unescapeToken } from "../object.ts";
 import { redactUrls } from "../redact.ts";
@@ -69,9 +70,10 @@ const FIELD = /^\/data\/(?:attributes|relationships)\/([^/]+)/;
  * ```
  */
 export function parseErrorDocument(
-  body: unknown,
+  given: unknown,
   options: ParseErrorDocumentOptions = {},
 ): JsonApiError[] | undefined {
+  const body = ownMembersOnly(given);
   if (!isPlainObject(body) || Object.hasOwn(body, "data")) return undefined;
   const strict = options.declared !== true;
   if (strict && !Object.keys(body).every(isTopLevel)) return undefined;

@@ -17,7 +17,6 @@ import {
   isIdentityKey,
   isPlainObject,
   KeyClash,
-  ownValue,
 } from "./kit.ts";
 import type { Pass } from "./passes.ts";
 import type { Check } from "./write_checks.ts";
@@ -63,8 +62,12 @@ export function locateClash(
     if (pass.targets[i] === null) continue;
     const wire = wireAt(i);
     const at = pointerOf(i);
-    const attributes = plainOrNone(ownValue(wire, "attributes"));
-    const relationships = plainOrNone(ownValue(wire, "relationships"));
+    const attributes = isPlainObject(wire.attributes)
+      ? wire.attributes
+      : undefined;
+    const relationships = isPlainObject(wire.relationships)
+      ? wire.relationships
+      : undefined;
     const clash =
       clashIn(`${at}/attributes`, fieldNames(pass, [attributes]), casing) ??
         clashIn(at, fieldNames(pass, [attributes, relationships]), casing) ??
@@ -139,8 +142,4 @@ export function checkFieldClash(
   if (pair === undefined) return;
   const [[first], [second, path]] = [fields[pair[0]]!, fields[pair[1]]!];
   check.issues.push(new KeyClash(at, [first, second], check.to).issue(path));
-}
-
-function plainOrNone(value: unknown): Wire | undefined {
-  return isPlainObject(value) ? value : undefined;
 }

@@ -38,6 +38,7 @@ export type JsonApiKit = readonly [
   setOwn: typeof object.setOwn,
   owns: typeof object.owns,
   ownValue: typeof object.ownValue,
+  ownMembersOnly: typeof object.ownMembersOnly,
   isIdentityKey: typeof object.isIdentityKey,
   escapeToken: typeof object.escapeToken,
   joinPointer: typeof object.joinPointer,
@@ -69,6 +70,7 @@ export let hasEnumerableInheritedKeys: typeof object.hasEnumerableInheritedKeys;
 export let setOwn: typeof object.setOwn;
 export let owns: typeof object.owns;
 export let ownValue: typeof object.ownValue;
+export let ownMembersOnly: typeof object.ownMembersOnly;
 export let isIdentityKey: typeof object.isIdentityKey;
 export let escapeToken: typeof object.escapeToken;
 export let joinPointer: typeof object.joinPointer;
@@ -103,6 +105,7 @@ export function install(kit: JsonApiKit): void {
     setOwn,
     owns,
     ownValue,
+    ownMembersOnly,
     isIdentityKey,
     escapeToken,
     joinPointer,

@@ -14,7 +14,6 @@ import {
   isIdentityKey,
   isPlainObject,
   mayHaveClashed,
-  ownValue,
   setOwn,
 } from "./kit.ts";
 import type { Casing } from "../casing.ts";
@@ -105,25 +104,23 @@ export function indexResources(pass: Pass): string | undefined {
   for (let i = 0; i < pass.total; i++) {
     const wire = wireAt(pass, i);
     if (!isPlainObject(wire)) return `${pointerOf(pass, i)} is not an object`;
-    // Own members only: a key a dependency put on Object.prototype is no
-    // member the document has.
-    const type = ownValue(wire, "type");
+    const type = wire.type;
     if (typeof type !== "string" || type === "") {
       return `${pointerOf(pass, i)}/type is not a non-empty string`;
     }
-    const id = ownValue(wire, "id");
+    const id = wire.id;
     if (id !== undefined && typeof id !== "string") {
       return `${pointerOf(pass, i)}/id is not a string`;
     }
-    const lid = ownValue(wire, "lid");
+    const lid = wire.lid;
     if (lid !== undefined && typeof lid !== "string") {
       return `${pointerOf(pass, i)}/lid is not a string`;
     }
-    const attributes = ownValue(wire, "attributes");
+    const attributes = wire.attributes;
     if (attributes !== undefined && !isPlainObject(attributes)) {
       return `${pointerOf(pass, i)}/attributes is not an object`;
     }
-    const relationships = ownValue(wire, "relationships");
+    const relationships = wire.relationships;
     if (relationships !== undefined && !isPlainObject(relationships)) {
       return `${pointerOf(pass, i)}/relationships is not an object`;
     }
@@ -167,8 +164,7 @@ function placeResource(
     // none): this occurrence's, all of it. Looked at only on a repeat, so
     // that a document of identifiers alone pays nothing for it.
     if (
-      (attributes === undefined &&
-        ownValue(wire, "relationships") === undefined) ||
+      (attributes === undefined && wire.relationships === undefined) ||
       !WireLink.fill(flat, wire)
     ) {
       pass.targets[i] = null;
@@ -227,7 +223,7 @@ export function linkResources(pass: Pass): string | undefined {
   const { index, targets, inherited, convert, casing } = pass;
   for (let i = 0; i < pass.total; i++) {
     const wire = wireAt(pass, i) as Wire;
-    const relationships = ownValue(wire, "relationships") as Wire | undefined;
+    const relationships = wire.relationships as Wire | undefined;
     if (relationships === undefined) continue;
     const flat = targets[i]!;
     // One loop inside the other rather than a function per resource, which
@@ -243,7 +239,7 @@ export function linkResources(pass: Pass): string | undefined {
       if (key !== name && flat !== null && isIdentityKey(key)) {
         throw FIELDS_CLASHED;
       }
-      const linkage = ownValue(relationship, "data");
+      const linkage = relationship.data;
       if (linkage === undefined) continue;
       const value = resolveLinkage(index, linkage);
       if (typeof value === "string") {
@@ -257,10 +253,7 @@ export function linkResources(pass: Pass): string | undefined {
     }
     if (
       convert && flat !== null && mayHaveClashed(casing, pass.mark) &&
-      fieldsClash(pass, [
-        ownValue(wire, "attributes") as Wire | undefined,
-        relationships,
-      ])
+      fieldsClash(pass, [wire.attributes as Wire | undefined, relationships])
     ) throw FIELDS_CLASHED;
   }
   return undefined;

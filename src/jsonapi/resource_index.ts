@@ -5,7 +5,7 @@
  * @module
  */
 
-import { isPlainObject, ownValue } from "./kit.ts";
+import { isPlainObject } from "./kit.ts";
 import type { Casing } from "../casing.ts";
 import { WireLink } from "./wire_link.ts";
 
@@ -136,10 +136,10 @@ function resolveIdentifier(
   linkage: unknown,
 ): Flat | undefined {
   if (!isPlainObject(linkage)) return undefined;
-  const type = ownValue(linkage, "type");
+  const type = linkage.type;
   if (typeof type !== "string" || type === "") return undefined;
-  const id = ownValue(linkage, "id");
-  const lid = ownValue(linkage, "lid");
+  const id = linkage.id;
+  const lid = linkage.lid;
   if (!isOptionalString(id) || !isOptionalString(lid)) return undefined;
   if (id === undefined && lid === undefined) return undefined;
   let found = id === undefined ? undefined : idsOf(index, type).get(id);
@@ -169,8 +169,6 @@ function addIdentifier(
     flat = { type, lid };
   }
   if (lid !== undefined) addLid(index, type, lid, flat);
-  if (isPlainObject(ownValue(linkage, "meta"))) {
-    new WireLink(flat, linkage, index.casing);
-  }
+  if (isPlainObject(linkage.meta)) new WireLink(flat, linkage, index.casing);
   return flat;
 }

@@ -10,7 +10,6 @@ import {
   convertKey,
   isIdentityKey,
   isPlainObject,
-  ownValue,
   setInfoReader,
   setOwn,
 } from "./kit.ts";
@@ -53,8 +52,8 @@ export class WireLink extends Base {
   static fill(flat: object, wire: Wire): boolean {
     if (!(#wire in flat)) return false;
     const link = flat as WireLink;
-    const bare = ownValue(link.#wire, "attributes") === undefined &&
-      ownValue(link.#wire, "relationships") === undefined;
+    const bare = link.#wire.attributes === undefined &&
+      link.#wire.relationships === undefined;
     if (bare) link.#wire = wire;
     return bare;
   }
@@ -94,12 +93,9 @@ export function readLinks(): void {
 
 function infoOf(wire: Wire, casing: Casing): JsonApiInfo {
   const info: JsonApiInfo = { relationships: {} };
-  // Own members only: a key on Object.prototype is none of the document's.
-  const links = ownValue(wire, "links");
-  if (isPlainObject(links)) info.links = links;
-  const meta = ownValue(wire, "meta");
-  if (isPlainObject(meta)) info.meta = meta;
-  const rels = ownValue(wire, "relationships");
+  if (isPlainObject(wire.links)) info.links = wire.links;
+  if (isPlainObject(wire.meta)) info.meta = wire.meta;
+  const rels = wire.relationships;
   if (!isPlainObject(rels)) return info;
   for (const name of Object.keys(rels)) {
     // @-members are not relationships (JSON:API 1.1, "@-Members").
@@ -108,10 +104,8 @@ function infoOf(wire: Wire, casing: Casing): JsonApiInfo {
     if (isIdentityKey(key)) continue;
     const rel = rels[name] as Wire;
     const entry: JsonApiInfo["relationships"][string] = {};
-    const relLinks = ownValue(rel, "links");
-    if (isPlainObject(relLinks)) entry.links = relLinks;
-    const relMeta = ownValue(rel, "meta");
-    if (isPlainObject(relMeta)) entry.meta = relMeta;
+    if (isPlainObject(rel.links)) entry.links = rel.links;
+    if (isPlainObject(rel.meta)) entry.meta = rel.meta;
     setOwn(info.relationships as Record<string, unknown>, key, entry);
   }
   return info;
