@@ -174,7 +174,10 @@ export class Chunks {
       if (since === undefined || this.#closed) return;
       const idle = this.#live.idleTimeout as number;
       const waited = this.#clock() - since;
-      if (waited < idle) return this.#armIdle(Math.ceil(idle - waited));
+      // A clock that went back leaves at most a whole idleTimeout to wait.
+      if (waited < idle) {
+        return this.#armIdle(Math.min(idle, Math.ceil(idle - waited)));
+      }
       this.#idled = true;
       this.#close();
       // Ends the pending read at once, and reaches the body's own cancel.

@@ -48,12 +48,28 @@ export function ownValue(object: object, key: PropertyKey): unknown {
 }
 
 /**
- * True when `object` has no `key` of its own and `Object.prototype` has one:
- * reading it would give what a dependency put there. A member of a class
- * (a getter on the object's own prototype) is still read.
+ * True when only `Object.prototype` gives `object` its `key`: reading it
+ * would give what a dependency put there. A member of a prototype of its
+ * own (`Object.create(defaults)`, a class's getters) is still read.
  */
 export function onlyInherited(object: object, key: PropertyKey): boolean {
-  return !Object.hasOwn(object, key) && key in Object.prototype;
+  // Unpolluted, `Object.prototype` has none of the keys asked for.
+  if (!(key in Object.prototype)) return false;
+  for (
+    let holder: object | null = object;
+    holder !== null && holder !== Object.prototype;
+    holder = Object.getPrototypeOf(holder)
+  ) {
+    if (Object.hasOwn(holder, key)) return false;
+  }
+  return true;
+}
+
+/** `value[key]`, unless only `Object.prototype` gives it (see above). */
+export function member(value: object, key: string): unknown {
+  return onlyInherited(value, key)
+    ? undefined
+    : (value as Record<string, unknown>)[key];
 }
 
 /**

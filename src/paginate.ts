@@ -21,7 +21,8 @@ import { combineHooks } from "./hook_chain.ts";
 import { HOOK_NAMES, type Hooks } from "./hooks.ts";
 import { nextLink, samePage, unfollowable } from "./next_link.ts";
 import { Trail } from "./page_trail.ts";
-import { member, notOptions, ownCopy, readMembers } from "./read_options.ts";
+import { member } from "./object.ts";
+import { notOptions, ownCopy, readMembers } from "./read_options.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import type { OrThrowResult } from "./or_throw.ts";
 import type {

@@ -8,6 +8,7 @@
 import { isRecord } from "./check_options.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { ALL_OPTIONS, MEMBERS } from "./option_names.ts";
+import { member } from "./object.ts";
 
 /**
  * The prototype of every copy of options: each option's name is its own
@@ -31,25 +32,6 @@ const NAMED: object = Object.preventExtensions(
 export const NO_OPTIONS: Readonly<Record<string, undefined>> = Object.freeze(
   Object.create(NAMED),
 );
-
-/**
- * `value[key]`, unless only `Object.prototype` has it: there it is a
- * dependency's pollution, not the caller's option. A prototype of the
- * caller's own (`Object.create(defaults)`, a class's getters) is read.
- */
-export function member(value: object, key: string): unknown {
-  const from = value as Record<string, unknown>;
-  // Unpolluted, `Object.prototype` has none of the options' names.
-  if (!(key in Object.prototype)) return from[key];
-  for (
-    let holder: object | null = value;
-    holder !== null && holder !== Object.prototype;
-    holder = Object.getPrototypeOf(holder)
-  ) {
-    if (Object.hasOwn(holder, key)) return from[key];
-  }
-  return undefined;
-}
 
 /**
  * True for options with no enumerable key, which need no copy; options
