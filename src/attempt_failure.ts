@@ -36,15 +36,6 @@ export interface Retry {
 }
 
 /**
- * True for a retry, told by its own `retry`: an outcome is a plain object,
- * and `"retry" in` would also find one a dependency put on
- * `Object.prototype`, and retry every answer until the timeout.
- */
-export function isRetry(step: SendOutcome | Retry): step is Retry {
-  return Object.hasOwn(step, "retry");
-}
-
-/**
  * How many retries may follow the first attempt: none for a stream body or
  * a method the policy leaves alone.
  */

@@ -6,11 +6,11 @@
  * @module
  */
 
+import { owns } from "./object.ts";
 import { Deadline, PASSED, sleep } from "./deadline.ts";
 import type { HttpMethod } from "./endpoint.ts";
 import {
   attemptLimit,
-  isRetry,
   networkFailure,
   passed,
   retriesOf,
@@ -100,7 +100,7 @@ export async function runAttempts(
           attempt < retries ? attempt + 1 : 0,
           upload,
         );
-      const retrying = isRetry(step);
+      const retrying = owns(step, "retry");
       // A failed or retried attempt ends its upload; a callback error rejects.
       if (retrying || !step.ok) upload?.end();
       if (!retrying) return step;

@@ -14,7 +14,6 @@ import { type Exchange, runAttempts } from "./attempts.ts";
 import { readingOf, withStatus } from "./attempt_status.ts";
 import {
   attemptLimit,
-  isRetry,
   networkFailure,
   passed,
   retriesOf,
@@ -145,7 +144,7 @@ function goOn(
       (error: unknown) => rejected(exchange, error),
     );
   }
-  return isRetry(step) ? runAttempts(exchange, step) : step;
+  return owns(step, "retry") ? runAttempts(exchange, step) : step;
 }
 
 /** A rejection as the loop gives it: the deadline's passing is an outcome. */
