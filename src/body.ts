@@ -15,7 +15,7 @@ import {
   RESPONSE_TYPE,
 } from "./platform_response.ts";
 import { type Counted, DIGITS, report, totalOf } from "./progress.ts";
-import type { Progress } from "./response_type.ts";
+import { isEventStream, type Progress } from "./response_type.ts";
 
 /**
  * Cancels a response body, ignoring a body that is already used or locked
@@ -72,11 +72,26 @@ export function cancelSettles(source: BodySource): boolean {
 
 const UNTRUSTED: BodySource = { platform: false };
 
-/** How a body is collected: decoded text, or its bytes. */
-export type Collect = "text" | "bytes";
+/**
+ * The body was one JSON body cannot be, a live event stream, and has been
+ * cancelled unread: it may never end for a read to its end to finish.
+ */
+export const ENDLESS: unique symbol = Symbol("endless");
+
+/**
+ * How a body is collected: decoded text, its bytes, or decoded text that
+ * must end as one JSON body does (a body of no declared length labelled an
+ * event stream is {@linkcode ENDLESS}).
+ */
+export type Collect = "text" | "bytes" | "json";
 
 /** A read body: text or bytes, `null` when empty by status or method. */
-export type ReadResult = string | Uint8Array | null | typeof TOO_LARGE;
+export type ReadResult =
+  | string
+  | Uint8Array
+  | null
+  | typeof TOO_LARGE
+  | typeof ENDLESS;
 
 /** True when status or method say there is no body to read. */
 export function hasNoBody(method: string, status: number): boolean {
@@ -111,6 +126,13 @@ export function readBody(
   if (declaredOver(declared, headers, maxBodyBytes) !== undefined) {
     return discardBody(response, source).then(() => TOO_LARGE);
   }
+  // Only a body of no declared length may never end.
+  if (collect === "json" && declared === null) {
+    const type = headers.get("content-type");
+    if (type !== null && isEventStream(type)) {
+      return discardBody(response, source).then(() => ENDLESS);
+    }
+  }
   // Only a body that honours the signal (the platform's reader could not be
   // cancelled), read as the platform reads it, whatever is put on it. Its
   // declared length is trusted only from the platform's own `fetch`: on Deno
@@ -122,9 +144,9 @@ export function readBody(
       (maxBodyBytes === Infinity && source.deadline?.signal === undefined)) &&
     fitsFastPath(response, headers, declared, maxBodyBytes)
   ) {
-    return collect === "text"
-      ? platformText(response).then(textOrNull)
-      : platformBytes(response);
+    return collect === "bytes"
+      ? platformBytes(response)
+      : platformText(response).then(textOrNull);
   }
   const counted = progress === undefined
     ? undefined

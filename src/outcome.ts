@@ -10,6 +10,7 @@ import {
   type BodySource,
   declaredOver,
   discardBody,
+  ENDLESS,
   hasNoBody,
   readBody,
   type ReadResult,
@@ -115,7 +116,12 @@ export function readOutcome(reading: Reading): Promise<
   ) {
     return handOver(reading, type);
   }
-  const collect = type === "bytes" || type === "blob" ? "bytes" : "text";
+  // A 2xx JSON body is one a live event stream would never end.
+  const collect = type === "bytes" || type === "blob"
+    ? "bytes"
+    : ok && type === "json"
+    ? "json"
+    : "text";
   let body: Promise<ReadResult>;
   let reached = true;
   try {
@@ -210,6 +216,19 @@ function settle(
 ): SendOutcome {
   const { status } = reading;
   const ok = status >= 200 && status < 300;
+  if (result === ENDLESS) {
+    const declared = headerOf(
+      reading.response,
+      reading.source.platform,
+      "content-type",
+    );
+    return failure(
+      reading,
+      "parse",
+      undefined,
+      notJsonMessage(status, declared),
+    );
+  }
   if (result === TOO_LARGE) {
     const where = { ...reading, href: answeredAt(reading) };
     const error = tooLarge(where, ok, declaredSize(reading));

@@ -1,6 +1,7 @@
 /**
  * What a success's `data` is: the `responseType` option, the types that
- * follow from it, and the progress of a body.
+ * follow from it, the progress of a body, and the event stream a body read
+ * whole is not.
  *
  * @module
  */
@@ -142,4 +143,16 @@ export interface ServerSentEvent<Data = string> {
    * `Infinity`, is skipped).
    */
   retry?: number;
+}
+
+/** A `Content-Type` of an event stream alone: any case, parameters after. */
+const EVENT_STREAM = /^[\t ]*text\/event-stream[\t ]*(?:;|$)/i;
+
+/**
+ * True for a `Content-Type` that names an event stream alone, which no
+ * JSON body is: one given twice (`text/event-stream, application/json`) is
+ * not, as its last media type may count.
+ */
+export function isEventStream(contentType: string): boolean {
+  return EVENT_STREAM.test(contentType);
 }

@@ -6,6 +6,7 @@
  */
 
 import type { TransportErrorKind, TransportExtra } from "./error_types.ts";
+import { isEventStream } from "./response_type.ts";
 import { GrabTransportError } from "./errors.ts";
 import { namedUrl, quoted } from "./http_error.ts";
 import { redactCause, safeUrl } from "./redact.ts";
@@ -44,8 +45,8 @@ export function brokenBodyMessage(
 }
 
 /**
- * What a 2xx body that is not JSON says: its status and the media type the
- * server gave it (quoted as a reason phrase is: redacted, cut), which tell
+ * What a 2xx body that is not JSON says (or an event stream asked for as
+ * JSON, let go unread): its status and the media type the server gave it (quoted as a reason phrase is: redacted, cut), which tell
  * a proxy's or a login's HTML page from JSON cut short, since the body
  * itself is not kept.
  */
@@ -53,9 +54,10 @@ export function notJsonMessage(
   status: number,
   contentType: string | null,
 ): string {
-  return `Cannot read the response: the body of the ${status} response (${
-    labelOf(contentType)
-  }) is not valid JSON; read it with responseType "text" to see what the server sent`;
+  const label = labelOf(contentType);
+  return contentType !== null && isEventStream(contentType)
+    ? `Cannot read the response: the ${status} response is an event stream (${label}), not one JSON body, and may never end; read it with responseType "sse" for its events, or "text" for the text`
+    : `Cannot read the response: the body of the ${status} response (${label}) is not valid JSON; read it with responseType "text" to see what the server sent`;
 }
 
 /**

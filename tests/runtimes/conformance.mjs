@@ -370,6 +370,32 @@ export const CASES = [
     );
   }],
   [
+    "transport: a 2xx event stream read as JSON is let go at its head",
+    async (c) => {
+      const grab = c.mod.createGrab(c.api, { timeout: 10_000 });
+      const [data, error, meta] = await within(
+        SETTLE_MS,
+        grab("GET /forever/:id", {
+          params: { id: "sse-as-json" },
+          query: { type: "sse" },
+        }),
+        "the grab",
+      );
+      same(
+        [data, error?.kind, meta],
+        [null, "parse", { statusCode: 0 }],
+        "json",
+      );
+      ok(
+        String(error?.message).includes(
+          'the 200 response is an event stream (Content-Type "text/event-stream"), not one JSON body',
+        ),
+        String(error?.message),
+      );
+      await letGo(grab, "sse-as-json");
+    },
+  ],
+  [
     "request: a query parameter the endpoint names too is refused",
     async (c) => {
       const grab = c.mod.createGrab(c.api);
