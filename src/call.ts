@@ -34,6 +34,7 @@ import {
   type ResponseType,
 } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
+import type { IdleFor } from "./grab_types.ts";
 import { joinUrl, type UrlTemplate } from "./url.ts";
 import { owns } from "./object.ts";
 
@@ -119,9 +120,25 @@ export class Call {
    * if (!outcome.ok) console.log(outcome.error.kind);
    * ```
    */
-  async send<R extends ResponseType | undefined = "json">(
-    options: SendOptions & { responseType?: R } = {},
-  ): Promise<SendOutcome<DataOf<ReadAs<R, "json">, unknown>>> {
+  send<R extends ResponseType | undefined = "json">(
+    options?:
+      & Omit<SendOptions, "idleTimeout">
+      & { responseType?: R }
+      & IdleFor<ReadAs<R, "json">>,
+  ): Promise<SendOutcome<DataOf<ReadAs<R, "json">, unknown>>>;
+  /**
+   * Performs one exchange with options whose `responseType` is not a
+   * literal (a variable typed `SendOptions`): `body` is `unknown`.
+   *
+   * @param options Body, headers, query, params and the exchange's settings.
+   * @returns The response with its body read, or the transport error.
+   */
+  send(
+    options: Omit<SendOptions, "idleTimeout"> & {
+      responseType?: ResponseType | undefined;
+    },
+  ): Promise<SendOutcome<unknown>>;
+  async send(options: SendOptions = {}): Promise<SendOutcome<unknown>> {
     const resolved = resolveOptions(NO_FACTORY, options ?? {}, true, "send");
     if (Array.isArray(resolved)) {
       throw invalid(this.method, this.#template.url, resolved);
@@ -133,7 +150,7 @@ export class Call {
     if (owns(loaded, "failed")) return loaded.failed;
     const { outcome, deadline } = exchange(this, loaded.resolved, loaded.codec);
     try {
-      return await outcome as SendOutcome<DataOf<ReadAs<R, "json">, unknown>>;
+      return await outcome;
     } finally {
       deadline.dispose();
     }

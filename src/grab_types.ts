@@ -136,7 +136,7 @@ export type PageArgs<E extends string, Options> = Loose<E> extends true
 export type PageOptions =
   & Omit<
     GrabCallOptions,
-    "params" | "schema" | "responseType"
+    "params" | "schema" | "responseType" | "idleTimeout"
   >
   & {
     /** The most pages to fetch; `null` or `undefined` is no limit. */

@@ -7,6 +7,7 @@
 import { FOREIGN, TELL_FORMAT } from "./create_grab.ts";
 import type {
   Grab,
+  IdleFor,
   PageArgs,
   PageOptions,
   ParamsFor,
@@ -79,7 +80,10 @@ export function paginate<
 >(
   grab: Grab<D>,
   endpoint: E,
-  ...options: PageArgs<E, PageOptions & { responseType?: R }>
+  ...options: PageArgs<
+    E,
+    PageOptions & { responseType?: R } & IdleFor<ReadAs<R, D>>
+  >
 ): AsyncGenerator<OrThrowResult<DataOf<ReadAs<R, D>, Data>>, void, undefined>;
 /**
  * Iterates over pages checked by a Standard Schema: each page's data is the
@@ -99,7 +103,11 @@ export function paginate<
 >(
   grab: Grab<D>,
   endpoint: E,
-  options: PageOptions & ParamsFor<E> & SchemaFor<R, S, D>,
+  options:
+    & PageOptions
+    & ParamsFor<E>
+    & SchemaFor<R, S, D>
+    & IdleFor<ReadAs<R, D>>,
 ): AsyncGenerator<
   OrThrowResult<SchemaDataOf<ReadAs<R, D>, SchemaOutput<S>>>,
   void,

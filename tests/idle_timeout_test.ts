@@ -16,9 +16,12 @@ import {
   assertStringIncludes,
 } from "@std/assert";
 import createGrab, {
+  Call,
   type GrabCallOptions,
   type GrabStream,
   GrabTransportError,
+  paginate,
+  type SendOptions,
   type ServerSentEvent,
 } from "../mod.ts";
 import { assertOk, assertValidation, settles, sleep } from "./_bounds.ts";
@@ -213,6 +216,23 @@ Deno.test("idleTimeout is for live bodies only", async (t) => {
     },
   );
 
+  await t.step("paginate's and Call.send's alike", async () => {
+    const grab = createGrab(server.url);
+    await assertValidation(async () => {
+      // @ts-expect-error: refused at compile time too
+      for await (const _ of paginate(grab, "GET /x", { idleTimeout: IDLE })) {
+        // No page comes.
+      }
+    }, "idleTimeout");
+    const call = new Call("GET /x", server.url);
+    await assertValidation(
+      // @ts-expect-error: refused at compile time too
+      () => call.send({ responseType: "text", idleTimeout: IDLE }),
+      "idleTimeout",
+    );
+    assertEquals(server.requests.length, 0);
+  });
+
   await t.step("a factory's idleTimeout is for its live grabs", async () => {
     const grab = createGrab(server.url, { idleTimeout: IDLE });
     assertEquals(assertOk(await grab("GET /x")), { ok: true });
@@ -338,4 +358,24 @@ async function _compileOnly(base: string): Promise<void> {
   // Options typed as any call's still compile: the run time decides.
   const options: GrabCallOptions = { idleTimeout: 100 };
   await grab("GET /x", options);
+  // paginate and Call.send take it as a grab does.
+  // @ts-expect-error: no idleTimeout with JSON pages
+  paginate(grab, "GET /x", { idleTimeout: 100 });
+  // @ts-expect-error: no idleTimeout with a schema read as JSON
+  paginate(grab, "GET /x", { schema, idleTimeout: 100 });
+  paginate(grab, "GET /x", { responseType: "ndjson", idleTimeout: 100 });
+  paginate(grab, "GET /x", { idleTimeout: false });
+  paginate(grab, "GET /x", options);
+  const call = new Call("GET /x", base);
+  // @ts-expect-error: no idleTimeout with JSON, the default
+  await call.send({ idleTimeout: 100 });
+  // @ts-expect-error: no idleTimeout with text
+  await call.send({ responseType: "text", idleTimeout: 100 });
+  const sent = await call.send({ responseType: "sse", idleTimeout: 100 });
+  if (sent.ok) same<typeof sent.body, GrabStream<ServerSentEvent> | null>(true);
+  const json = await call.send({ idleTimeout: false });
+  if (json.ok) same<typeof json.body, unknown>(true);
+  const sendOptions: SendOptions = { idleTimeout: 100 };
+  const wide = await call.send(sendOptions);
+  if (wide.ok) same<typeof wide.body, unknown>(true);
 }
