@@ -34,7 +34,7 @@ import {
   type ResponseType,
 } from "./response_type.ts";
 import type { SendOutcome } from "./result.ts";
-import type { IdleFor } from "./grab_types.ts";
+import type { SendFor } from "./grab_types.ts";
 import { joinUrl, type UrlTemplate } from "./url.ts";
 import { owns } from "./object.ts";
 
@@ -121,10 +121,7 @@ export class Call {
    * ```
    */
   send<R extends ResponseType | undefined = "json">(
-    options?:
-      & Omit<SendOptions, "idleTimeout">
-      & { responseType?: R }
-      & IdleFor<ReadAs<R, "json">>,
+    options?: SendFor<R>,
   ): Promise<SendOutcome<DataOf<ReadAs<R, "json">, unknown>>>;
   /**
    * Performs one exchange with options whose `responseType` is not a
@@ -133,11 +130,7 @@ export class Call {
    * @param options Body, headers, query, params and the exchange's settings.
    * @returns The response with its body read, or the transport error.
    */
-  send(
-    options: Omit<SendOptions, "idleTimeout"> & {
-      responseType?: ResponseType | undefined;
-    },
-  ): Promise<SendOutcome<unknown>>;
+  send(options: Omit<SendOptions, "idleTimeout">): Promise<SendOutcome>;
   async send(options: SendOptions = {}): Promise<SendOutcome<unknown>> {
     const resolved = resolveOptions(NO_FACTORY, options ?? {}, true, "send");
     if (Array.isArray(resolved)) {

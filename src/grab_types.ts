@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { GrabCallOptions } from "./call_options.ts";
+import type { GrabCallOptions, SendOptions } from "./call_options.ts";
 import type { Endpoint, PathParamNames, PathParamValue } from "./endpoint.ts";
 import type { GrabStream } from "./grab_stream.ts";
 import type {
@@ -103,6 +103,15 @@ export type IdleFor<R extends ResponseType> = {
     | false
     | undefined;
 };
+
+/**
+ * The options of a `Call.send` read as `R`, its `idleTimeout` as a grab's.
+ * @internal
+ */
+export type SendFor<R extends ResponseType | undefined> =
+  & Omit<SendOptions, "idleTimeout">
+  & { responseType?: R }
+  & IdleFor<ReadAs<R, "json">>;
 
 /**
  * The `schema` and `responseType` of a grab or paginate with a schema;

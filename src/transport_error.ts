@@ -46,19 +46,27 @@ export function brokenBodyMessage(
 
 /**
  * What a 2xx body that is not JSON says (or an event stream asked for as
- * JSON, let go unread): its status and the media type the server gave it (quoted as a reason phrase is: redacted, cut), which tell
- * a proxy's or a login's HTML page from JSON cut short, since the body
- * itself is not kept.
+ * JSON, let go unread): its status and the media type the server gave it
+ * (quoted as a reason phrase is: redacted, cut), which tell a proxy's or a
+ * login's HTML page from JSON cut short, since the body itself is not kept,
+ * and the response type that reads an event stream or NDJSON.
  */
 export function notJsonMessage(
   status: number,
   contentType: string | null,
 ): string {
   const label = labelOf(contentType);
-  return contentType !== null && isEventStream(contentType)
-    ? `Cannot read the response: the ${status} response is an event stream (${label}), not one JSON body, and may never end; read it with responseType "sse" for its events, or "text" for the text`
+  if (contentType !== null && isEventStream(contentType)) {
+    return `Cannot read the response: the ${status} response is an event stream (${label}), not one JSON body, and may never end; read it with responseType "sse" for its events, or "text" for the text`;
+  }
+  return contentType !== null && NDJSON.test(contentType)
+    ? `Cannot read the response: the body of the ${status} response (${label}) is not one JSON value but one a line; read it with responseType "ndjson"`
     : `Cannot read the response: the body of the ${status} response (${label}) is not valid JSON; read it with responseType "text" to see what the server sent`;
 }
+
+/** A `Content-Type` of newline-delimited JSON, by its common names. */
+const NDJSON =
+  /^[\t ]*application\/(?:x-)?(?:ndjson|jsonl|jsonlines)[\t ]*(?:;|$)/i;
 
 /**
  * What a 2xx JSON body that is no JSON:API document says: as

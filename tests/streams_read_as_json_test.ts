@@ -1,8 +1,9 @@
 /**
- * A 2xx event stream asked for as one JSON body: an endless stream never
+ * A 2xx stream asked for as one JSON body. An endless event stream never
  * ends as a body read to its end must, so the grab fails at the head, the
- * stream let go, rather than waiting out its timeout. Other types still read
- * an event stream whole, and other bodies are read as JSON as before.
+ * stream let go, rather than waiting out its timeout; other types still read
+ * an event stream whole, and other bodies are read as JSON as before. NDJSON
+ * of more than one value fails to parse, and says which type reads it.
  */
 
 import {
@@ -63,6 +64,19 @@ function eventServer() {
         headers: { "content-type": "text/event-stream, application/json" },
       }),
     "/json": () => Response.json({ a: 1 }),
+    "/ndjson": (request) =>
+      new Response(
+        new URL(request.url).searchParams.has("one")
+          ? '{"a":1}\n'
+          : '{"a":1}\n{"a":2}\n',
+        {
+          headers: { "content-type": "application/x-ndjson; charset=utf-8" },
+        },
+      ),
+    "/jsonl": () =>
+      new Response('{"a":1}\n{"a":2}', {
+        headers: { "content-type": "Application/JSONL" },
+      }),
   });
   return Object.assign(server, { taps });
 }
@@ -158,4 +172,32 @@ Deno.test("an event stream is still read whole where that can end", async (t) =>
       assertEquals(plain, { a: 1 });
     },
   );
+});
+
+Deno.test("NDJSON read as JSON says to read it as NDJSON", async () => {
+  await using server = eventServer();
+  const grab = createGrab(server.url, { retry: 0 });
+  for (
+    const [path, type] of [
+      ["/ndjson", "application/x-ndjson; charset=utf-8"],
+      ["/jsonl", "Application/JSONL"],
+    ] as const
+  ) {
+    const [data, error] = await grab(`GET ${path}`);
+    assertEquals(data, null);
+    assertInstanceOf(error, GrabTransportError);
+    assertEquals(error.kind, "parse");
+    assertInstanceOf(error.cause, SyntaxError);
+    assertEquals(
+      error.message,
+      `Cannot read the response: the body of the 200 response (Content-Type "${type}") is not one JSON value but one a line; read it with responseType "ndjson": GET ${server.url}${path}`,
+    );
+    const [rows] = await grab(`GET ${path}`, { responseType: "ndjson" });
+    const values = [];
+    for await (const row of rows!) values.push(row);
+    assertEquals(values, [{ a: 1 }, { a: 2 }]);
+  }
+  // One value is one JSON body, whatever its label.
+  const [one, error] = await grab("GET /ndjson?one");
+  assertEquals([one, error], [{ a: 1 }, null]);
 });
