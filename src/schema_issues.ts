@@ -6,7 +6,7 @@
  */
 
 import { quoted } from "./http_error.ts";
-import { read } from "./redact.ts";
+import { read, redactUrls } from "./redact.ts";
 
 /**
  * What a schema's `issues` say in a message: how many, and the first, its
@@ -49,7 +49,10 @@ function pointerOf(path: unknown): string {
       const name = typeof key === "symbol"
         ? key.description ?? ""
         : String(key);
-      pointer += "/" + name.replaceAll("~", "~0").replaceAll("/", "~1");
+      // A key may be a URL (a map of links): its query goes before the
+      // escaping of "/" hides its "://" from the message's redaction.
+      pointer += "/" +
+        redactUrls(name).replaceAll("~", "~0").replaceAll("/", "~1");
     }
   } catch {
     // A revoked proxy, or a key whose text throws: the path as far as read.
