@@ -104,6 +104,7 @@ export function readingOf(
     bodyFailed: exchange.source === undefined
       ? undefined
       : () => exchange.source!.failed,
+    sent: request?.headers ?? exchange.init.headers,
   };
 }
 

@@ -87,4 +87,6 @@ export interface TransportExtra {
   /** The message in place of the kind's own. */
   message?: string | undefined;
   issues?: readonly unknown[];
+  /** The request's headers, whose credentials the issues' detail leaves out. */
+  sent?: HeadersInit | undefined;
 }

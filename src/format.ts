@@ -10,12 +10,13 @@
 import { convertKeys, KeyClash } from "./convert_keys.ts";
 import type { HttpMethod } from "./endpoint.ts";
 import type { ValidationIssue } from "./errors.ts";
+import type { TransportExtra } from "./error_types.ts";
 import {
   notADocumentMessage,
   timeoutMessage,
   transportError,
 } from "./transport_error.ts";
-import { httpError, MAX_QUOTED } from "./http_error.ts";
+import { httpError, MAX_QUOTED, sentHeaders } from "./http_error.ts";
 import { isArrayBuffer, isSharedBuffer } from "./buffers.ts";
 import { toJson } from "./json_text.ts";
 import {
@@ -212,6 +213,7 @@ export function decodeOutcome(
     href: outcome.url,
     deadline,
     codec,
+    sent: sentHeaders(outcome),
   });
 }
 
@@ -222,13 +224,15 @@ interface CheckContext {
   href: string;
   deadline: Deadline;
   codec: Codec;
+  /** The request's headers, whose credentials the message leaves out. */
+  sent: HeadersInit | undefined;
 }
 
 /** The data checked by the call's schema, within the deadline. */
 async function checkData(
   schema: StandardSchema,
   data: unknown,
-  { meta, method, href, deadline, codec }: CheckContext,
+  { meta, method, href, deadline, codec, sent }: CheckContext,
 ): Promise<GrabResult<unknown>> {
   const checked = await validateWithin(schema, data, deadline);
   if (owns(checked, "passed")) {
@@ -238,7 +242,7 @@ async function checkData(
     return [null, failure, TRANSPORT_META];
   }
   if (owns(checked, "issues")) {
-    return failed("schema", method, href, { issues: checked.issues });
+    return failed("schema", method, href, { issues: checked.issues, sent });
   }
   codec.adopt?.(data, checked.value);
   return [checked.value, null, meta];
@@ -248,7 +252,7 @@ function failed(
   kind: "parse" | "schema",
   method: string,
   href: string,
-  extra: { detail?: string; message?: string; issues?: readonly unknown[] },
+  extra: TransportExtra,
 ): GrabResult<unknown> {
   return [null, transportError(kind, method, href, extra), TRANSPORT_META];
 }

@@ -65,23 +65,26 @@ function hiddenMessage(hidden: Hidden | undefined): string {
       "request in cors mode";
 }
 
-/** The headers each error outcome's request was sent with. */
+/** The headers each outcome's request was sent with. */
 const sentWith = new WeakMap<object, HeadersInit>();
 
 /**
  * Notes the headers the request of an outcome went out with (a hook's
- * included), whose credentials its error's message must not quote. Only a
- * status that is an error is noted: no other makes a message.
+ * included), whose credentials its error's message must not quote. A 2xx
+ * is noted too: a schema that refuses its body makes a message, which may
+ * quote the value that failed.
  */
 export function noteSent<T extends object>(
   outcome: T,
   headers: HeadersInit,
 ): T {
-  const status = (outcome as { status?: number }).status;
-  if (status !== undefined && (status < 200 || status >= 300)) {
-    sentWith.set(outcome, headers);
-  }
+  sentWith.set(outcome, headers);
   return outcome;
+}
+
+/** The headers an outcome's request was sent with, if noted. */
+export function sentHeaders(outcome: object): HeadersInit | undefined {
+  return sentWith.get(outcome);
 }
 
 /** The headers that carry credentials: `fetch` keeps them on their origin. */
@@ -98,7 +101,14 @@ const SHORTEST_SECRET = 8;
  * cookie's name are no secret, and stay: `Negotiate`, `sessionid`.
  */
 function withoutCredentials(text: string, outcome: object): string {
-  const sent = sentWith.get(outcome);
+  return withoutSent(text, sentWith.get(outcome));
+}
+
+/** `text` without the credentials of the headers `sent` (see above). */
+export function withoutSent(
+  text: string,
+  sent: HeadersInit | undefined,
+): string {
   if (sent === undefined) return text;
   const headers = new Headers(sent);
   const secrets: string[] = [];

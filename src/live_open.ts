@@ -55,7 +55,13 @@ function openStream(
     casing: read.casing,
     schema: read.schema,
     idleTimeout: read.idleTimeout,
-    fail: liveFailure(method, href, source.deadline, reading.bodyFailed),
+    fail: liveFailure(
+      method,
+      href,
+      source.deadline,
+      reading.bodyFailed,
+      reading.sent,
+    ),
   });
 }
 

@@ -89,6 +89,8 @@ export interface Reading {
   letGoOfBody?: (() => void) | undefined;
   /** How the request's stream body failed while it was sent, if it did. */
   bodyFailed?: (() => { error: unknown } | undefined) | undefined;
+  /** The request's headers, whose credentials no message quotes. */
+  sent?: HeadersInit | undefined;
 }
 
 /** A 2xx body that broke off while it was read: a network failure. */

@@ -5,25 +5,29 @@
  * @module
  */
 
-import { quoted } from "./http_error.ts";
+import { quoted, withoutSent } from "./http_error.ts";
 import { read, redactUrls } from "./redact.ts";
 
 /**
  * What a schema's `issues` say in a message: how many, and the first, its
  * path as a JSON pointer and its message quoted (redacted, cut: a validator
- * may quote the value that failed). Read with care, as a validator's issue
- * may be anything.
+ * may quote the value that failed, even a credential of the headers `sent`
+ * that the server echoed). Read with care, as a validator's issue may be
+ * anything.
  */
 export function issuesDetail(
   issues: readonly unknown[] | undefined,
+  sent?: HeadersInit,
 ): string | undefined {
   const count = issues === undefined ? undefined : read(issues, "length");
   if (typeof count !== "number" || count < 1) return undefined;
   const first = read(issues!, 0);
   const issue = typeof first === "object" && first !== null ? first : {};
   const text = read(issue, "message");
-  const message = typeof text === "string" ? quoted(text) : "no message";
-  const path = pointerOf(read(issue, "path"));
+  const message = typeof text === "string"
+    ? quoted(withoutSent(text, sent))
+    : "no message";
+  const path = withoutSent(pointerOf(read(issue, "path")), sent);
   const where = path === "" ? "at the root" : `at ${quoted(path)}`;
   return count === 1
     ? `1 issue; ${where}: ${message}`

@@ -144,13 +144,14 @@ export function networkMessage(attempts: number): string | undefined {
  * it, as the grab's has stopped: a timeout names `attemptTimeout`. When the
  * request's stream body failed meanwhile (`bodyFailed` tells how), the
  * network's failure is that: the server's answer broke off as its request
- * did.
+ * did. A schema's detail leaves out the credentials of the headers `sent`.
  */
 export function liveFailure(
   method: string,
   href: string,
   attempt: { timeout: number | false },
   bodyFailed?: () => { error: unknown } | undefined,
+  sent?: HeadersInit,
 ): (kind: TransportErrorKind, extra?: TransportExtra) => GrabTransportError {
   return (kind, extra = {}) => {
     const failed = kind === "network" ? bodyFailed?.() : undefined;
@@ -161,7 +162,7 @@ export function liveFailure(
       kind === "timeout"
         ? { message: attemptTimeoutMessage(attempt), ...extra }
         : failed === undefined
-        ? extra
+        ? { sent, ...extra }
         : { cause: failed.error, message: SOURCE_FAILED },
     );
   };
@@ -179,7 +180,7 @@ export function transportError(
 ): GrabTransportError {
   const url = safeUrl(href);
   const told = extra.detail ??
-    (kind === "schema" ? issuesDetail(extra.issues) : undefined);
+    (kind === "schema" ? issuesDetail(extra.issues, extra.sent) : undefined);
   const detail = told === undefined ? "" : ` (${told})`;
   const what = extra.message ?? TRANSPORT_MESSAGES[kind];
   return new GrabTransportError(

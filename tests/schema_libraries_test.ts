@@ -242,3 +242,41 @@ Deno.test("async transforms give their output, typed", async () => {
   // arktype keeps undeclared keys unless told to delete them.
   assertEquals(d?.id, 7);
 });
+
+Deno.test("a schema's message leaves out the credentials the request sent", async () => {
+  // valibot quotes the value that failed: here the token an echoing server
+  // (httpbin's /headers, a token introspection) sent back.
+  const token = "sk_live_ABCDEFGH12345";
+  const echo = (request: Request) => request.headers.get("authorization");
+  await using server = startServer({
+    "/me": (request) => json({ id: echo(request) }),
+    "/sse": (request) =>
+      new Response(`data: ${JSON.stringify({ id: echo(request) })}\n\n`, {
+        headers: { "content-type": "text/event-stream" },
+      }),
+    "/nd": (request) =>
+      new Response(`${JSON.stringify({ id: echo(request) })}\n`, {
+        headers: { "content-type": "application/x-ndjson" },
+      }),
+  });
+  const grab = createGrab(server.url, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const schema = v.object({ id: v.number() });
+  const [, error] = await grab("GET /me", { schema });
+  assertInstanceOf(error, GrabTransportError);
+  assertEquals(error.kind, "schema");
+  assertStringIncludes(error.message, 'but received "…"');
+  assert(!error.message.includes(token), error.message);
+  // The issues keep what the schema gave.
+  assertStringIncludes(JSON.stringify(error.issues), token);
+  for (const responseType of ["sse", "ndjson"] as const) {
+    const [stream] = await grab(
+      responseType === "sse" ? "GET /sse" : "GET /nd",
+      { responseType, schema },
+    );
+    for await (const _ of stream!) throw new Error("no item passes");
+    assertEquals(stream!.error?.kind, "schema");
+    assertStringIncludes(stream!.error!.message, 'but received "…"');
+  }
+});
