@@ -60,7 +60,8 @@ export async function withStatus(
     readingOf(exchange, response, status, source, upload, request),
   );
   if (status === 0) noteHidden(outcome, response);
-  noteSent(outcome, request?.headers ?? exchange.init.headers ?? {});
+  const sent = request?.headers ?? exchange.init.headers ?? {};
+  noteSent(outcome, sent, exchange.read?.schema !== undefined);
   bodyAnswered(exchange, upload, outcome, source.platform);
   if (!owns(outcome, "broken")) return outcome;
   const { broken, status: brokeOff } = outcome;

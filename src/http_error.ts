@@ -71,14 +71,19 @@ const sentWith = new WeakMap<object, HeadersInit>();
 /**
  * Notes the headers the request of an outcome went out with (a hook's
  * included), whose credentials its error's message must not quote. A 2xx
- * is noted too: a schema that refuses its body makes a message, which may
- * quote the value that failed.
+ * is noted only when a `schema` will check its body (`checked`): a schema
+ * that refuses it makes a message, which may quote the value that failed.
+ * No other 2xx makes a message, and a success pays nothing.
  */
 export function noteSent<T extends object>(
   outcome: T,
   headers: HeadersInit,
+  checked: boolean,
 ): T {
-  sentWith.set(outcome, headers);
+  const status = (outcome as { status?: number }).status;
+  if (checked || (status !== undefined && (status < 200 || status >= 300))) {
+    sentWith.set(outcome, headers);
+  }
   return outcome;
 }
 

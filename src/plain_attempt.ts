@@ -128,7 +128,11 @@ function plainAnswer(
             outcome.status,
           ),
         )
-        : noteSent(outcome, exchange.init.headers ?? {}),
+        : noteSent(
+          outcome,
+          exchange.init.headers ?? {},
+          exchange.read?.schema !== undefined,
+        ),
     (error: unknown) => rejected(exchange, error),
   );
 }

@@ -56,7 +56,11 @@ export function readSettings(
 ): ReadSettings | Promise<ReadSettings> {
   const { responseType, onDownloadProgress, casing, schema, idleTimeout } =
     resolved;
-  if (responseType === "json" && onDownloadProgress === undefined) {
+  // A schema's exchange notes the headers it sent (see `noteSent`).
+  if (
+    responseType === "json" && onDownloadProgress === undefined &&
+    schema === undefined
+  ) {
     return READ_JSON;
   }
   const settings: ReadSettings = {
