@@ -179,16 +179,16 @@ export async function* paginate(
     if (error !== null) throw error;
     // A document read as text, bytes or a blob still holds its next link.
     const links = meta.links ?? await trail.documentLinks(data, page, limit);
-    yield [data, meta];
     const { requestUrl, responseUrl, seen } = trail;
-    // The last page asked for: its next link is never followed, so it is
-    // not read, nor refused.
-    if (responseUrl === "" || page + 1 === limit) return;
+    // The last page's next link is never followed, so not read; the others
+    // are read before the yield, as the loop may change `meta.links`.
+    const last = responseUrl === "" || page + 1 === limit;
+    const next = last ? undefined : nextLink(links, meta.headers, responseUrl);
+    yield [data, meta];
+    if (next === undefined) return;
     origin ??= new URL(requestUrl).origin;
     // A page redirected elsewhere was read at both URLs.
     seen.add(samePage(requestUrl)).add(samePage(responseUrl));
-    const next = nextLink(links, meta.headers, responseUrl);
-    if (next === undefined) return;
     if (typeof next === "string") throw cannotFollow(method, responseUrl, next);
     if (seen.has(samePage(next.href))) return;
     const refused = unfollowable(next);

@@ -96,4 +96,30 @@ Deno.test("paginate() edges", async (t) => {
       assertEquals(server.requests.length, 2);
     },
   );
+
+  await t.step(
+    "follows the next link the server sent, whatever the loop does to the page's links",
+    async () => {
+      await using server = startServer((_request, { url }) => {
+        const n = Number(url.searchParams.get("page") ?? "1");
+        return articlePage(n, n < 3 ? `/articles?page=${n + 1}` : null);
+      });
+      const grab = createGrab(server.url, { format: "json-api", retry: 0 });
+      const ids: string[] = [];
+      for await (
+        const [articles, meta] of paginate<{ id: string }[]>(
+          grab,
+          "GET /articles",
+          { limit: 5 },
+        )
+      ) {
+        ids.push(...articles.map((article) => article.id));
+        // The caller's own use of the links it was given: shown elsewhere,
+        // or cleared once read.
+        const links = meta.links as Record<string, unknown>;
+        links["next"] = null;
+      }
+      assertEquals(ids, ["1", "2", "3"]);
+    },
+  );
 });
