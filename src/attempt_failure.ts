@@ -11,6 +11,7 @@ import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
 import {
   attemptTimeoutMessage,
   brokenBodyMessage,
+  LET_GO_FOR_RETRY,
   networkMessage,
   SOURCE_FAILED,
   timeoutMessage,
@@ -196,13 +197,16 @@ function toldOf(
  * its end first, where that keeps the connection), or
  * `undefined` when the server asks for a wait too long. A backoff that
  * throws is the caller's bug: the body is cancelled and the error rejects.
+ * A body slow to end (its drain waits up to a second) may take the time the
+ * wait needed: no wait is then begun that the timeout would cut short, and
+ * the answer is returned, its body gone, with {@linkcode LET_GO_FOR_RETRY}.
  */
 export async function retryWait(
   exchange: Exchange,
   retry: number,
   response: Response,
   source: BodySource,
-): Promise<number | undefined> {
+): Promise<number | typeof LET_GO_FOR_RETRY | undefined> {
   let delay: number | undefined;
   try {
     delay = statusRetryDelay(
@@ -215,6 +219,10 @@ export async function retryWait(
     await discardBody(response, source);
     throw error;
   }
-  if (delay !== undefined) await letGo(response, source);
-  return delay;
+  if (delay === undefined) return undefined;
+  await letGo(response, source);
+  // One whose time has passed, or whose caller aborted, ends as such.
+  const { deadline } = exchange;
+  const fits = delay < deadline.left() || deadline.reason !== undefined;
+  return fits ? delay : LET_GO_FOR_RETRY;
 }

@@ -44,9 +44,10 @@ export async function withStatus(
     const cause = networkErrorCause();
     return networkFailure(exchange, attempt, retry, request, cause);
   }
+  let unread: string | undefined;
   if (retry !== 0 && exchange.policy.statusCodes.has(status)) {
     const delay = await retryWait(exchange, retry, response, source);
-    if (delay !== undefined) {
+    if (typeof delay === "number") {
       return {
         retry: true,
         request,
@@ -55,10 +56,13 @@ export async function withStatus(
         statusCode: status,
       };
     }
+    // Its body let go of, when the drain took the time the wait needed.
+    unread = delay;
   }
-  const outcome = await readOutcome(
-    readingOf(exchange, response, status, source, upload, request),
-  );
+  const outcome = await readOutcome({
+    ...readingOf(exchange, response, status, source, upload, request),
+    unread,
+  });
   if (status === 0) noteHidden(outcome, response);
   const sent = request?.headers ?? exchange.init.headers ?? {};
   noteSent(outcome, sent, exchange.read?.schema !== undefined);

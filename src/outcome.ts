@@ -91,6 +91,8 @@ export interface Reading {
   bodyFailed?: (() => { error: unknown } | undefined) | undefined;
   /** The request's headers, whose credentials no message quotes. */
   sent?: HeadersInit | undefined;
+  /** Why the body is gone, when it was let go of before this read. */
+  unread?: string | undefined;
 }
 
 /** A 2xx body that broke off while it was read: a network failure. */
@@ -197,7 +199,7 @@ function readFailed(
     const why = cause === PASSED ? ended.signal?.reason : cause;
     // Which limit passed, and its milliseconds.
     const told = passed !== "timeout"
-      ? undefined
+      ? reading.unread
       : ended === whole
       ? timeoutMessage(whole)
       : attemptTimeoutMessage(ended);

@@ -91,6 +91,14 @@ function labelOf(contentType: string | null): string {
 }
 
 /**
+ * Why a retried answer's body is `null` when it is returned after all: its
+ * body was slow to end, and the wait before the retry no longer fitted in
+ * the time left once it had.
+ */
+export const LET_GO_FOR_RETRY =
+  "Cannot read the response body: it was let go of for a retry, and it was so slow to end that the retry's wait no longer fitted in the timeout; raise timeout to let the retry be made";
+
+/**
  * What a request fails with when its stream body failed while it was sent
  * (a chunk that is not bytes, an error of the caller's stream): the cause
  * is that failure.
