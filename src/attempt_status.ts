@@ -59,10 +59,16 @@ export async function withStatus(
     // Its body let go of, when the drain took the time the wait needed.
     unread = delay;
   }
-  const outcome = await readOutcome({
-    ...readingOf(exchange, response, status, source, upload, request),
-    unread,
-  });
+  const reading = readingOf(
+    exchange,
+    response,
+    status,
+    source,
+    upload,
+    request,
+  );
+  reading.unread = unread;
+  const outcome = await readOutcome(reading);
   if (status === 0) noteHidden(outcome, response);
   const sent = request?.headers ?? exchange.init.headers ?? {};
   noteSent(outcome, sent, exchange.read?.schema !== undefined);
