@@ -88,5 +88,6 @@ export interface TransportExtra {
   message?: string | undefined;
   issues?: readonly unknown[];
   /** The request's headers, whose credentials the issues' detail leaves out. */
-  sent?: HeadersInit | undefined;
+  // Not `HeadersInit`: only the DOM library declares it.
+  sent?: NonNullable<RequestInit["headers"]> | undefined;
 }
