@@ -4,6 +4,8 @@
  * @module
  */
 
+import { samePage } from "./page_spelling.ts";
+
 /**
  * Parses a `Link` header into a map from relation type to URL, each target
  * resolved against `base` (RFC 3986). A link with several relation types
@@ -104,17 +106,15 @@ function readValue(value: string, i: number): [string, number] {
   return [text, i + 1];
 }
 
-/** True when `anchor` names `base`: the link is about it (RFC 8288, 3.2). */
+/**
+ * True when `anchor` names `base`: the link is about it (RFC 8288, 3.2).
+ * Compared as pages are, so that an anchor spelt another way (escapes in
+ * another form, the query's parameters in another order) names it too.
+ */
 function isAbout(anchor: string, base: string): boolean {
   try {
-    return withoutFragment(new URL(anchor, base).href) ===
-      withoutFragment(base);
+    return samePage(new URL(anchor, base).href) === samePage(base);
   } catch {
     return false;
   }
-}
-
-function withoutFragment(href: string): string {
-  const at = href.indexOf("#");
-  return at === -1 ? href : href.slice(0, at);
 }

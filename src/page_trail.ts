@@ -7,7 +7,8 @@
  */
 
 import type { Hooks } from "./hooks.ts";
-import { documentLinks, samePage } from "./next_link.ts";
+import { documentLinks } from "./next_link.ts";
+import { samePage } from "./page_spelling.ts";
 import { urlOf } from "./platform_response.ts";
 
 /**

@@ -152,6 +152,21 @@ Deno.test("parseLinkHeader() leaves out a link anchored to another resource", ()
     BASE,
   );
   assertEquals(fragment.get("next"), "https://api.test/v1/items?page=2");
+  // An anchor that spells the page another way is about the page: escapes
+  // in one form, the query's parameters in another order.
+  const page = "https://api.test/v1/items%40all?filter%5Btag%5D=a&size=10";
+  for (
+    const anchor of [
+      "https://api.test/v1/items@all?filter[tag]=a&size=10",
+      "/v1/items%40all?size=10&filter%5btag%5d=a",
+    ]
+  ) {
+    const links = parseLinkHeader(
+      `<?page=2>; rel="next"; anchor="${anchor}"`,
+      page,
+    );
+    assertEquals(links.get("next"), "https://api.test/v1/items%40all?page=2");
+  }
 });
 
 Deno.test("parseLinkHeader() reads a link with any number of relation types", () => {
