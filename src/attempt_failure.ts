@@ -89,25 +89,27 @@ export function networkFailure(
     // No retry would mend it: the permission or the port stays refused.
     return failure(exchange, "network", cause, request, refusal);
   }
-  // Only the attempt's own time can have ended it: retried like the network.
-  const attempts = exchange.attempts ?? 1;
+  const delay = retry === 0 ? Infinity : retryDelay(retry, exchange.policy);
+  // Too late for a retry: the failure says more than a timeout would.
+  const last = delay >= exchange.deadline.left() || delay > MAX_TIMER_DELAY;
+  // Only the last attempt counts them: what `beforeRetry` is told of one
+  // that a retry follows says what that attempt met, not that it was last.
+  const counted = last ? exchange : { ...exchange, attempts: 1 };
+  const attempts = counted.attempts ?? 1;
   const message = brokeOff === undefined
     ? undefined
     : brokenBodyMessage(brokeOff, undefined, attempts);
+  // Only the attempt's own time can have ended it: retried like the network.
   const outcome = attempt.reason === undefined
-    ? failure(exchange, "network", cause, request, message, refused)
+    ? failure(counted, "network", cause, request, message, refused)
     : failure(
-      exchange,
+      counted,
       "timeout",
       cause,
       request,
       attemptTimeoutMessage(attempt, attempts),
     );
-  if (retry === 0) return outcome;
-  const delay = retryDelay(retry, exchange.policy);
-  // Too late for a retry: the failure says more than a timeout would.
-  const late = delay >= exchange.deadline.left();
-  if (late || delay > MAX_TIMER_DELAY) return outcome;
+  if (last) return outcome;
   return {
     retry: true,
     request,

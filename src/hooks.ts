@@ -104,8 +104,10 @@ export interface Hooks {
     | undefined;
   /**
    * Called before waiting for a retry. `attempt` is the number of the retry
-   * about to happen (1 for the first); `error` is set after a network failure,
-   * `statusCode` after a retryable status; `delay` is the wait in milliseconds.
+   * about to happen (1 for the first); `error` is set after a network failure
+   * (its message that attempt's alone, without the count of attempts the
+   * last failure gives), `statusCode` after a retryable status; `delay` is the
+   * wait in milliseconds.
    * `request` is the attempt that failed, to look at: the retry is made
    * afresh, so a change to it is not sent; change each attempt in
    * `beforeRequest`, which runs before every one.
