@@ -34,6 +34,25 @@ export function isSharedBuffer(value: unknown): boolean {
   return tagOf(value) === "[object SharedArrayBuffer]";
 }
 
+/**
+ * True for a view whose bytes are past the end of its resizable
+ * `ArrayBuffer`, made smaller after the view was: `fetch` throws a
+ * `TypeError` for it, and a copy of it has no bytes. Its `byteOffset` and
+ * `byteLength` then read 0, so only a read of it tells: a `DataView`'s
+ * `byteOffset` and a typed array's `slice` throw.
+ */
+export function isOutOfBounds(view: ArrayBufferView): boolean {
+  // Only a resizable buffer can shrink (a detached one is told apart).
+  if ((view.buffer as { resizable?: boolean }).resizable !== true) return false;
+  try {
+    if (tagOf(view) === "[object DataView]") void view.byteOffset;
+    else Uint8Array.prototype.slice.call(view, 0, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 function tagOf(value: unknown): string | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   try {

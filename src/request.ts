@@ -10,7 +10,7 @@ import type { HttpMethod } from "./endpoint.ts";
 import { GrabValidationError, type ValidationIssue } from "./errors.ts";
 import type { Codec } from "./format.ts";
 import { formTypeIssue, type HeaderRecord } from "./headers.ts";
-import { isArrayBuffer, isSharedBuffer } from "./buffers.ts";
+import { isArrayBuffer, isOutOfBounds, isSharedBuffer } from "./buffers.ts";
 import { formBlob } from "./form_blob.ts";
 import { type Fetch, isPlatform } from "./fetch.ts";
 import { isNode } from "./runtime.ts";
@@ -166,9 +166,10 @@ export function held(body: BodyInit): BodyInit {
 
 /**
  * Why `fetch` would refuse a body given as it is, if it would: a stream
- * someone is reading already, bytes in a `SharedArrayBuffer`, or an
- * `ArrayBuffer` that was transferred away. Each would otherwise fail at
- * every attempt as if the network had.
+ * someone is reading already, bytes in a `SharedArrayBuffer`, an
+ * `ArrayBuffer` that was transferred away, or a view past the end of its
+ * resized buffer. Each would otherwise fail at every attempt as if the
+ * network had (or, copied for a retry, go as an empty body).
  */
 export function checkSendable(
   body: BodyInit | undefined,
@@ -186,7 +187,9 @@ export function checkSendable(
   if (detached === true && isArrayBuffer(buffer)) {
     return "its ArrayBuffer was transferred away (detached)";
   }
-  return undefined;
+  return ArrayBuffer.isView(body) && isOutOfBounds(body)
+    ? "the view is out of the bounds of its ArrayBuffer, which was resized smaller after the view was made: make the view again within the buffer"
+    : undefined;
 }
 
 /**

@@ -1,0 +1,113 @@
+/**
+ * Request bodies as a careless caller gives them: views of a buffer that
+ * changed size under them. Bytes that cannot be sent are a
+ * `GrabValidationError` before any request, never a network failure and
+ * never an empty body in their place.
+ *
+ * @module
+ */
+
+import { assertEquals, assertRejects, assertStringIncludes } from "@std/assert";
+import createGrab, {
+  Call,
+  type GrabCallOptions,
+  GrabValidationError,
+} from "../mod.ts";
+import { json, startServer } from "./_server.ts";
+
+/** A server that answers with the length and the bytes it received, as hex. */
+function echoServer() {
+  // The bytes sent here are all below 0x80: the text read is each of them.
+  return startServer((request, seen) =>
+    json({
+      length: request.headers.get("content-length"),
+      hex: Array.from(seen.body, (c) =>
+        c.charCodeAt(0).toString(16).padStart(2, "0"))
+        .join(""),
+    })
+  );
+}
+
+/**
+ * Views of a resizable `ArrayBuffer` that was made smaller than the view
+ * reaches: their bytes are gone, and `fetch` throws a `TypeError` for them.
+ */
+function outOfBounds(): [string, () => ArrayBufferView][] {
+  const shrunk = <T>(view: (buffer: ArrayBuffer) => T): () => T => () => {
+    const buffer = new ArrayBuffer(8, { maxByteLength: 16 });
+    new Uint8Array(buffer).set([1, 2, 3, 4, 5, 6, 7, 8]);
+    const made = view(buffer);
+    buffer.resize(2);
+    return made;
+  };
+  return [
+    ["a Uint8Array", shrunk((buffer) => new Uint8Array(buffer, 4, 4))],
+    ["a DataView", shrunk((buffer) => new DataView(buffer, 4, 4))],
+    [
+      "a length-tracking Uint16Array",
+      shrunk((buffer) => new Uint16Array(buffer, 4)),
+    ],
+  ];
+}
+
+Deno.test("a view out of the bounds of its shrunk ArrayBuffer is refused before any request", async (t) => {
+  await using server = echoServer();
+  const ways: [string, GrabCallOptions][] = [
+    ["plain", {}],
+    ["with upload progress", { onUploadProgress: () => {} }],
+    ["with a beforeRequest hook", { hooks: { beforeRequest: () => {} } }],
+  ];
+  const grab = createGrab(server.url, {
+    retry: { limit: 2, backoff: () => 0 },
+  });
+  for (const [label, body] of outOfBounds()) {
+    // POST is sent as given; PUT, retried, is copied first.
+    for (const method of ["POST", "PUT"] as const) {
+      for (const [way, options] of ways) {
+        await t.step(`${label}, ${method} (${way})`, async () => {
+          const error = await assertRejects(
+            () => grab(`${method} /bytes`, { ...options, body: body() }),
+            GrabValidationError,
+          );
+          assertStringIncludes(
+            error.message,
+            "out of the bounds of its ArrayBuffer",
+          );
+        });
+      }
+    }
+    await t.step(`${label} (Call.send)`, async () => {
+      const error = await assertRejects(
+        () => new Call("POST /bytes", server.url).send({ body: body() }),
+        GrabValidationError,
+      );
+      assertStringIncludes(
+        error.message,
+        "out of the bounds of its ArrayBuffer",
+      );
+    });
+  }
+
+  await t.step("nothing reached the server", () => {
+    assertEquals(server.requests.length, 0);
+  });
+});
+
+Deno.test("a view of a resizable ArrayBuffer within its bounds is sent as exactly its bytes", async (t) => {
+  await using server = echoServer();
+  const grab = createGrab(server.url, {
+    retry: { limit: 2, backoff: () => 0 },
+  });
+  for (const method of ["POST", "PUT"] as const) {
+    await t.step(method, async () => {
+      const buffer = new ArrayBuffer(8, { maxByteLength: 16 });
+      new Uint8Array(buffer).set([1, 2, 3, 4, 5, 6, 7, 8]);
+      // Grown after the view was made: a fixed view keeps its four bytes.
+      const view = new Uint8Array(buffer, 3, 4);
+      buffer.resize(12);
+      const [data, error] = await grab(`${method} /bytes`, { body: view });
+      assertEquals(error, null);
+      assertEquals(data, { length: "4", hex: "04050607" });
+    });
+  }
+});
