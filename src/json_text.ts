@@ -73,12 +73,25 @@ export function toJson(
   if (failure instanceof KeyClash) return [failure.issue("")];
   // Too deep for the stack, or too long for a string.
   if (failure instanceof RangeError) {
-    return [{ path: "", message: TOO_LARGE_TO_WRITE }];
+    // The replacer costs stack of its own: it overflowed near 3,000 levels
+    // of arrays, which JSON writes without one (the walk stops past 10,000).
+    // The walk found nothing lost, so without casing the body goes as is.
+    const plain = casing === "none" ? stringified(value) : undefined;
+    return plain ?? [{ path: "", message: TOO_LARGE_TO_WRITE }];
   }
   const why = failure instanceof Error
     ? failure.message
     : "it has no JSON form";
   return [{ path: "", message: `Cannot serialise the body as JSON: ${why}` }];
+}
+
+/** `JSON.stringify` without a replacer; `undefined` where it throws. */
+function stringified(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

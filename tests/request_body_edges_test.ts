@@ -111,3 +111,30 @@ Deno.test("a view of a resizable ArrayBuffer within its bounds is sent as exactl
     });
   }
 });
+
+Deno.test("a JSON body nested as deep as JSON writes it is sent as JSON writes it", async (t) => {
+  await using server = startServer((_request, seen) =>
+    json({ sent: seen.body })
+  );
+  const grab = createGrab(server.url, { retry: 0 });
+  // Far below the 10,000 levels the walk allows, far above what a replacer
+  // leaves the stack for.
+  const bodies: [string, unknown][] = [
+    ["arrays", nest(5_000, (inner) => [inner])],
+    ["objects", nest(8_000, (inner) => ({ next: inner }))],
+  ];
+  for (const [label, body] of bodies) {
+    await t.step(label, async () => {
+      const [data, error] = await grab("POST /deep", { body });
+      assertEquals(error, null);
+      assertEquals(data, { sent: JSON.stringify(body) });
+    });
+  }
+});
+
+/** A value nested `depth` levels deep around the number 1. */
+function nest(depth: number, wrap: (inner: unknown) => unknown): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < depth; i++) value = wrap(value);
+  return value;
+}
