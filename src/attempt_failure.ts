@@ -201,7 +201,8 @@ function toldOf(
  * throws is the caller's bug: the body is cancelled and the error rejects.
  * A body slow to end (its drain waits up to a second) may take the time the
  * wait needed: no wait is then begun that the timeout would cut short, and
- * the answer is returned, its body gone, with {@linkcode LET_GO_FOR_RETRY}.
+ * the answer is returned, its body gone, with {@linkcode LET_GO_FOR_RETRY}
+ * (a success, nothing without its body, as a timeout).
  */
 export async function retryWait(
   exchange: Exchange,

@@ -9,7 +9,12 @@
 import { type BodySource, discardBody } from "./body.ts";
 import type { Deadline } from "./deadline.ts";
 import type { Exchange } from "./attempts.ts";
-import { networkFailure, type Retry, retryWait } from "./attempt_failure.ts";
+import {
+  failure,
+  networkFailure,
+  type Retry,
+  retryWait,
+} from "./attempt_failure.ts";
 import { isNetworkError, networkErrorCause } from "./fetch.ts";
 import { READ_JSON, type Reading, readOutcome } from "./outcome.ts";
 import type { SendOutcome } from "./result.ts";
@@ -56,7 +61,11 @@ export async function withStatus(
         statusCode: status,
       };
     }
-    // Its body let go of, when the drain took the time the wait needed.
+    // Its body let go of, when the drain took the time the wait needed. A
+    // success is nothing without its body: the grab ends as the time does.
+    if (delay !== undefined && status >= 200 && status < 300) {
+      return failure(exchange, "timeout", undefined, request, delay);
+    }
     unread = delay;
   }
   const reading = readingOf(

@@ -93,7 +93,8 @@ function labelOf(contentType: string | null): string {
 /**
  * Why a retried answer's body is `null` when it is returned after all: its
  * body was slow to end, and the wait before the retry no longer fitted in
- * the time left once it had.
+ * the time left once it had. A retried success, which is nothing without its
+ * body, ends with it as a timeout.
  */
 export const LET_GO_FOR_RETRY =
   "Cannot read the response body: it was let go of for a retry, and it was so slow to end that the retry's wait no longer fitted in the timeout; raise timeout to let the retry be made";

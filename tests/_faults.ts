@@ -243,6 +243,23 @@ export function shortBody(status = "200 OK"): Fault {
   };
 }
 
+/**
+ * A short body (`Content-Length: 10`) that stalls after 5 bytes until the
+ * client goes away: a drain before a retry waits it out.
+ */
+export function stalledBody(
+  status: string,
+  headers: Record<string, string> = {},
+): Fault {
+  return async (conn) => {
+    await write(
+      conn,
+      head(status, { "content-length": "10", ...headers }) + "busy,",
+    );
+    await untilClosed(conn);
+  };
+}
+
 /** A chunked body that breaks off: one chunk, then the connection closes. */
 export async function resetMidBody(conn: Deno.Conn): Promise<void> {
   await write(

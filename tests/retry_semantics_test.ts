@@ -4,28 +4,18 @@
  */
 import { assert, assertEquals } from "@std/assert";
 import createGrab, { isGrabHttpError, isGrabTransportError } from "../mod.ts";
-import {
-  firstThen,
-  head,
-  ok,
-  startFaultServer,
-  untilClosed,
-  write,
-} from "./_faults.ts";
+import { firstThen, ok, stalledBody, startFaultServer } from "./_faults.ts";
 
 Deno.test("a 503 whose short body stalls while it is drained is returned, not a timeout", async () => {
   // It asks for a second, which fits in the 1.5 s left when it arrives;
   // its body then stalls, and the drain ends only after its own second.
-  await using server = startFaultServer(firstThen(1, async (conn) => {
-    await write(
-      conn,
-      head("503 Service Unavailable", {
-        "content-length": "10",
-        "retry-after": "1",
-      }) + "busy,",
-    );
-    await untilClosed(conn);
-  }, ok({ late: true })));
+  await using server = startFaultServer(
+    firstThen(
+      1,
+      stalledBody("503 Service Unavailable", { "retry-after": "1" }),
+      ok({ late: true }),
+    ),
+  );
   const grab = createGrab(server.url);
   const [data, error] = await grab("GET /busy", { timeout: 1_500 });
   assertEquals(data, null);
