@@ -149,10 +149,11 @@ export interface ServerSentEvent<Data = string> {
 const EVENT_STREAM = /^[\t ]*text\/event-stream[\t ]*(?:;|$)/i;
 
 /**
- * True for a `Content-Type` that names an event stream alone, which no
- * JSON body is: one given twice (`text/event-stream, application/json`) is
- * not, as its last media type may count.
+ * True for a `Content-Type` whose last media type is an event stream, which
+ * no JSON body is: a header given twice (by a server and a proxy) reads as
+ * the values comma-joined, of which fetch takes the last. A comma inside a
+ * quoted parameter leaves a last part that is no media type: not told.
  */
 export function isEventStream(contentType: string): boolean {
-  return EVENT_STREAM.test(contentType);
+  return EVENT_STREAM.test(contentType.slice(contentType.lastIndexOf(",") + 1));
 }

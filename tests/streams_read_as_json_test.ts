@@ -58,6 +58,17 @@ function eventServer() {
         status: 204,
         headers: { "content-type": "text/event-stream" },
       }),
+    // Given twice, by the server and a proxy: the last media type counts.
+    "/twice": () => {
+      const next = tap();
+      taps.push(next);
+      return new Response(next.body, {
+        headers: [
+          ["content-type", "application/json"],
+          ["content-type", "text/event-stream"],
+        ],
+      });
+    },
     // Not an event stream by its label: read as JSON, as before.
     "/joined": () =>
       new Response('{"a":1}', {
@@ -109,6 +120,14 @@ Deno.test("a 2xx event stream read as JSON fails at the head as kind parse", asy
     const [, error] = await grab("GET /cased");
     assertInstanceOf(error, GrabTransportError);
     assertEquals(error.kind, "parse");
+    await server.taps.at(-1)!.cancelled;
+  });
+
+  await t.step("a Content-Type given twice, by its last", async () => {
+    const [, error] = await grab("GET /twice");
+    assertInstanceOf(error, GrabTransportError);
+    assertEquals(error.kind, "parse");
+    assert(error.message.includes(ASKED), error.message);
     await server.taps.at(-1)!.cancelled;
   });
 
