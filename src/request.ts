@@ -14,6 +14,7 @@ import { isArrayBuffer, isOutOfBounds, isSharedBuffer } from "./buffers.ts";
 import { formBlob } from "./form_blob.ts";
 import { type Fetch, isPlatform } from "./fetch.ts";
 import { isNode } from "./runtime.ts";
+import { notText } from "./text.ts";
 import { serialiseQuery } from "./query.ts";
 import type { Resolved } from "./resolve.ts";
 import type { SendOutcome } from "./result.ts";
@@ -69,7 +70,7 @@ export function encodeRequest(
       message: `Cannot send a body with ${method}: fetch does not allow it`,
     });
   } else {
-    const why = checkSendable(body.body);
+    const why = notText(resolved.body) ?? checkSendable(body.body);
     if (why !== undefined) {
       issues.push({ path: "", message: `Cannot send the body: ${why}` });
     }

@@ -138,3 +138,41 @@ function nest(depth: number, wrap: (inner: unknown) => unknown): unknown {
   for (let i = 0; i < depth; i++) value = wrap(value);
   return value;
 }
+
+Deno.test("a string body with a lone surrogate is refused before any request", async (t) => {
+  await using server = echoServer();
+  const grab = createGrab(server.url);
+  // Half of "😀" alone: UTF-8 would send U+FFFD (EF BF BD) in its place.
+  for (const text of ["a\ud83db", "\ude00", "ok\ud83d"]) {
+    await t.step(JSON.stringify(text), async () => {
+      const error = await assertRejects(
+        () => grab("POST /text", { body: text }),
+        GrabValidationError,
+      );
+      assertStringIncludes(error.message, "lone surrogate");
+    });
+  }
+  await t.step("nothing reached the server", () => {
+    assertEquals(server.requests.length, 0);
+  });
+  await t.step(
+    "a whole pair is sent, and JSON escapes a lone half",
+    async () => {
+      const [pair] = await grab<{ hex: string }>("POST /text", { body: "😀" });
+      // The server's text holds the one code point: its first unit is the
+      // high half (a U+FFFD in its place would read "fffd").
+      assertEquals(pair?.hex, "d83d");
+      const [escaped] = await grab<{ hex: string }>("POST /json", {
+        body: { text: "a\ud83db" },
+      });
+      // {"text":"a\ud83db"}, the escape spelt out in ASCII.
+      assertEquals(
+        escaped?.hex,
+        Array.from(
+          '{"text":"a\\ud83db"}',
+          (c) => c.charCodeAt(0).toString(16).padStart(2, "0"),
+        ).join(""),
+      );
+    },
+  );
+});
