@@ -9,7 +9,8 @@ import { convertKeys } from "../src/convert_keys.ts";
 import { parseEndpoint } from "../src/endpoint.ts";
 import { denormalise } from "../src/jsonapi/denormalise.ts";
 import { serialiseQuery } from "../src/query.ts";
-import { fillUrl, joinUrl } from "../src/url.ts";
+import { fillUrl } from "../src/fill_url.ts";
+import { joinUrl } from "../src/url.ts";
 import { compoundDocument } from "./_documents.ts";
 import { codecFor } from "../src/format.ts";
 

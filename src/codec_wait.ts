@@ -9,11 +9,13 @@ import { Deadline, PASSED } from "./deadline.ts";
 import type { HttpMethod } from "./endpoint.ts";
 import { type Codec, isPassThrough } from "./format.ts";
 import { formNow } from "./json_form.ts";
-import { checkSendable, held, releaseUnsent, searchOf } from "./request.ts";
+import { checkSendable, held, releaseUnsent } from "./request.ts";
+import { searchOf } from "./fill_url.ts";
 import type { Resolved } from "./resolve.ts";
 import type { SendOutcome } from "./result.ts";
 import { passedOutcome, unloadedOutcome } from "./transport_error.ts";
-import { fillUrl, paramsNow, type UrlTemplate } from "./url.ts";
+import { fillUrl, paramsNow } from "./fill_url.ts";
+import type { UrlTemplate } from "./url.ts";
 import { asValidationError, validationError } from "./validation_error.ts";
 
 /** A codec loaded, with the options that give the time left; or why not. */

@@ -175,10 +175,10 @@ function markOf(options: object, mark: symbol): unknown {
  */
 function entrySize(
   endpoint: string,
-  { url, segments, params }: UrlTemplate,
+  { url, pieces, params }: UrlTemplate,
 ): number {
   return 2 * (endpoint.length + url.href.length) + 1024 +
-    64 * segments.length + 128 * params.length;
+    64 * pieces.length + 128 * params.length;
 }
 
 /** A parsed endpoint and whether the factory trusts its origin. */

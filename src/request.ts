@@ -15,11 +15,11 @@ import { formBlob } from "./form_blob.ts";
 import { type Fetch, isPlatform } from "./fetch.ts";
 import { isNode } from "./runtime.ts";
 import { notText } from "./text.ts";
-import { serialiseQuery } from "./query.ts";
 import type { Resolved } from "./resolve.ts";
 import type { SendOutcome } from "./result.ts";
 import type { SourcePipe } from "./source_pipe.ts";
-import { fillUrl, type UrlTemplate } from "./url.ts";
+import { fillUrl, searchOf } from "./fill_url.ts";
+import type { UrlTemplate } from "./url.ts";
 import { tooLong } from "./path_segment.ts";
 import { bare } from "./object.ts";
 
@@ -109,22 +109,6 @@ export function encodeRequest(
     jsonApi: resolved.format === "json-api",
     untyped: isUntyped(body.body),
   };
-}
-
-/**
- * The query serialised, keys in the wire casing (a `URLSearchParams` is
- * taken as it is); `""` without one. Throws a `GrabValidationError` for a
- * query that refers to itself or nests too deep.
- */
-export function searchOf(resolved: Resolved): string {
-  const { query, casing } = resolved;
-  if (query === undefined) return "";
-  return serialiseQuery(query, new URLSearchParams(), {
-    format: resolved.format,
-    casing: casing === "none" || query instanceof URLSearchParams
-      ? "none"
-      : resolved.wireCasing,
-  }).toString();
 }
 
 /**

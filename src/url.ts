@@ -6,8 +6,8 @@
 
 import type { ValidationIssue } from "./errors.ts";
 import { describeValue } from "./json_value.ts";
-import { climbsOut, segmentProblem } from "./path_segment.ts";
-import { baseThenTarget, endpointThenCall } from "./query_names.ts";
+import { climbsOut } from "./path_segment.ts";
+import { baseThenTarget } from "./query_names.ts";
 
 /**
  * A resolved URL whose path may still hold the target's `:name` segments; a
@@ -16,14 +16,16 @@ import { baseThenTarget, endpointThenCall } from "./query_names.ts";
 export interface UrlTemplate {
   /** The URL with `:name` segments unfilled. */
   url: URL;
-  /** The path split at `/`. */
-  segments: string[];
-  /** Parameter names with their index in `segments`. */
+  /**
+   * The URL's text around its parameters, one more than there are: filled,
+   * each parameter's value goes between two of them. Cut once, so that a
+   * grab joins no more than its values.
+   */
+  pieces: string[];
+  /** Parameter names with the index of their segment in the path. */
   params: [name: string, index: number][];
   /** The origin, read once: URL getters are not free. */
   origin: string;
-  /** `origin + pathname`. */
-  base: string;
   /** The base's query and the target's own, `""` or starting with `?`. */
   search: string;
 }
@@ -99,12 +101,32 @@ export function joinUrl(
   }
   return {
     url,
-    segments,
+    pieces: piecesOf(url.origin, segments, params),
     params,
     origin: url.origin,
-    base: url.origin + url.pathname,
     search: url.search,
   };
+}
+
+/** The text of `origin` and `segments` around the `params`' segments. */
+function piecesOf(
+  origin: string,
+  segments: readonly string[],
+  params: readonly [string, number][],
+): string[] {
+  const pieces: string[] = [];
+  let piece = origin;
+  let next = 0;
+  for (let i = 0; i < segments.length; i++) {
+    if (i > 0) piece += "/";
+    if (params[next]?.[1] === i) {
+      pieces.push(piece);
+      piece = "";
+      next++;
+    } else piece += segments[i];
+  }
+  pieces.push(piece);
+  return pieces;
 }
 
 // Counted back, not `/\/+$/`: that tries each run of slashes, time in the
@@ -113,94 +135,6 @@ function withoutTrailingSlashes(path: string): string {
   let end = path.length;
   while (end > 0 && path.charCodeAt(end - 1) === 47 /* / */) end--;
   return path.slice(0, end);
-}
-
-/**
- * The request URL: parameters filled with `encodeURIComponent`, `extraQuery`
- * appended to the query (the base's and the target's own).
- *
- * @example
- * ```ts ignore
- * fillUrl(joinUrl("https://api.test", "/users/:id", false), { id: "a b" }, "x=1");
- * // "https://api.test/users/a%20b?x=1"
- * ```
- */
-export function fillUrl(
-  template: UrlTemplate,
-  values: Readonly<Record<string, unknown>> | undefined,
-  extraQuery: string,
-): string | ValidationIssue[] {
-  let target = template.base;
-  let issues = values === undefined
-    ? undefined
-    : unusedParams(template, values);
-  if (template.params.length > 0) {
-    const segments = template.segments.slice();
-    for (const [name, index] of template.params) {
-      const value = paramValue(values, name);
-      const problem = segmentProblem(value);
-      if (problem !== undefined) {
-        (issues ??= []).push(
-          issue(`Cannot fill path parameter "${name}": value is ${problem}`),
-        );
-        continue;
-      }
-      segments[index] = encodeURIComponent(String(value));
-    }
-    target = template.origin + segments.join("/");
-  }
-  if (issues !== undefined) return issues;
-  const search = endpointThenCall(template.search, extraQuery);
-  return typeof search === "string" ? target + search : [search];
-}
-
-/**
- * The values of the template's parameters in `values`, read now into an
- * object of their own, for a URL filled later.
- */
-export function paramsNow(
-  template: UrlTemplate,
-  values: Readonly<Record<string, unknown>> | undefined,
-): Readonly<Record<string, unknown>> | undefined {
-  if (values === undefined) return undefined;
-  return Object.fromEntries(
-    template.params.map(([name]) => [name, paramValue(values, name)]),
-  );
-}
-
-/**
- * The value given for `name`. A name that every object has (`:constructor`,
- * `:toString`) is taken only from the caller's own keys: not given, it is
- * missing, not the function `Object.prototype` holds.
- */
-function paramValue(
-  values: Readonly<Record<string, unknown>> | undefined,
-  name: string,
-): unknown {
-  if (values === undefined) return undefined;
-  return name in Object.prototype && !Object.hasOwn(values, name)
-    ? undefined
-    : values[name];
-}
-
-/**
- * A parameter that no `:name` segment takes would be dropped without a word
- * (a query value, a misspelt name); one whose value is `undefined` is none.
- */
-function unusedParams(
-  template: UrlTemplate,
-  values: Readonly<Record<string, unknown>>,
-): ValidationIssue[] | undefined {
-  let issues: ValidationIssue[] | undefined;
-  for (const key of Object.keys(values)) {
-    if (values[key] === undefined) continue;
-    if (template.params.some(([name]) => name === key)) continue;
-    const why = template.url.pathname.split("/").includes(`:${key}`)
-      ? `the base address's ":${key}" is kept as written; write the value into the base address, or the segment into the endpoint`
-      : `the target has no ":${key}" segment (query values go in "query")`;
-    (issues ??= []).push(issue(`Cannot use path parameter "${key}": ${why}`));
-  }
-  return issues;
 }
 
 function parse(value: string | URL): URL | undefined {

@@ -1,5 +1,6 @@
 import { assertEquals, assertStrictEquals } from "@std/assert";
-import { fillUrl, joinUrl, type UrlTemplate } from "../src/url.ts";
+import { fillUrl } from "../src/fill_url.ts";
+import { joinUrl, type UrlTemplate } from "../src/url.ts";
 
 function template(
   base: string | undefined,
