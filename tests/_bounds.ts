@@ -11,13 +11,30 @@ import {
   AssertionError,
   assertIsError,
 } from "@std/assert";
-import { GrabError, GrabTransportError, GrabValidationError } from "../mod.ts";
+import {
+  type GrabCallOptions,
+  GrabError,
+  GrabTransportError,
+  GrabValidationError,
+} from "../mod.ts";
 
 /**
  * How long {@linkcode settles} waits before it calls a grab hung. It only
  * turns a hang into a failure; no test asserts how fast anything is.
  */
 export const HANG_GUARD_MS = 10_000;
+
+/**
+ * The ways a body goes out: as given, through the counted upload of
+ * `onUploadProgress`, and as a `Request` a `beforeRequest` hook may see.
+ * Each takes its own path to `fetch`, so a check of the body must hold on
+ * each.
+ */
+export const BODY_WAYS: readonly [string, GrabCallOptions][] = [
+  ["plain", {}],
+  ["with upload progress", { onUploadProgress: () => {} }],
+  ["with a beforeRequest hook", { hooks: { beforeRequest: () => {} } }],
+];
 
 /**
  * Resolves as `promise` does, or fails when it has not settled after

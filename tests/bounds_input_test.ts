@@ -32,6 +32,7 @@ import {
   assertOk,
   assertTransport,
   assertValidation,
+  BODY_WAYS,
   runChild,
   settles,
 } from "./_bounds.ts";
@@ -914,11 +915,6 @@ Deno.test("an ArrayBuffer from another realm is sent as bytes", async (t) => {
       "new Uint8Array([104, 101, 108, 108, 111]).buffer",
     ) as ArrayBuffer;
   assert(!(foreign() instanceof ArrayBuffer));
-  const ways: [string, GrabCallOptions][] = [
-    ["plain", {}],
-    ["with upload progress", { onUploadProgress: () => {} }],
-    ["with a beforeRequest hook", { hooks: { beforeRequest: () => {} } }],
-  ];
   for (
     const [format, type] of [
       ["json", null],
@@ -926,7 +922,7 @@ Deno.test("an ArrayBuffer from another realm is sent as bytes", async (t) => {
     ] as const
   ) {
     const grab = createGrab(server.url, { format, retry: 0 });
-    for (const [way, options] of ways) {
+    for (const [way, options] of BODY_WAYS) {
       await t.step(`${format} (${way})`, async () => {
         const outcome = await new Call("PUT /notes", server.url).send({
           ...options,
@@ -949,17 +945,12 @@ Deno.test("an ArrayBuffer from another realm is sent as bytes", async (t) => {
 
 Deno.test("a body fetch would refuse is refused before any request", async (t) => {
   await using server = okServer();
-  const ways: [string, GrabCallOptions][] = [
-    ["plain", {}],
-    ["with upload progress", { onUploadProgress: () => {} }],
-    ["with a beforeRequest hook", { hooks: { beforeRequest: () => {} } }],
-  ];
   // Retries would show a refusal taken for a network failure.
   const grab = createGrab(server.url, {
     retry: { limit: 2, backoff: () => 0 },
   });
   for (const [label, body, why] of unsendableBodies()) {
-    for (const [way, options] of ways) {
+    for (const [way, options] of BODY_WAYS) {
       await t.step(`${label} (${way})`, async () => {
         await assertValidation(
           () => grab("PUT /notes", { ...options, body: body() }),

@@ -8,12 +8,9 @@
  */
 
 import { assertEquals, assertRejects, assertStringIncludes } from "@std/assert";
-import createGrab, {
-  Call,
-  type GrabCallOptions,
-  GrabValidationError,
-} from "../mod.ts";
+import createGrab, { Call, GrabValidationError } from "../mod.ts";
 import { json, startServer } from "./_server.ts";
+import { BODY_WAYS } from "./_bounds.ts";
 
 /** A server that answers with the length and the bytes it received, as hex. */
 function echoServer() {
@@ -52,18 +49,13 @@ function outOfBounds(): [string, () => ArrayBufferView][] {
 
 Deno.test("a view out of the bounds of its shrunk ArrayBuffer is refused before any request", async (t) => {
   await using server = echoServer();
-  const ways: [string, GrabCallOptions][] = [
-    ["plain", {}],
-    ["with upload progress", { onUploadProgress: () => {} }],
-    ["with a beforeRequest hook", { hooks: { beforeRequest: () => {} } }],
-  ];
   const grab = createGrab(server.url, {
     retry: { limit: 2, backoff: () => 0 },
   });
   for (const [label, body] of outOfBounds()) {
     // POST is sent as given; PUT, retried, is copied first.
     for (const method of ["POST", "PUT"] as const) {
-      for (const [way, options] of ways) {
+      for (const [way, options] of BODY_WAYS) {
         await t.step(`${label}, ${method} (${way})`, async () => {
           const error = await assertRejects(
             () => grab(`${method} /bytes`, { ...options, body: body() }),
