@@ -115,17 +115,20 @@ function piecesOf(
   params: readonly [string, number][],
 ): string[] {
   const pieces: string[] = [];
-  let piece = origin;
+  // Each piece joined at once, flat: built with `+=` a segment at a time it
+  // was a rope of some 70 bytes a segment, which the URLs filled from it do
+  // not flatten, far past the text the endpoint cache counts.
+  let piece = [origin];
   let next = 0;
   for (let i = 0; i < segments.length; i++) {
-    if (i > 0) piece += "/";
+    if (i > 0) piece.push("/");
     if (params[next]?.[1] === i) {
-      pieces.push(piece);
-      piece = "";
+      pieces.push(piece.join(""));
+      piece = [];
       next++;
-    } else piece += segments[i];
+    } else piece.push(segments[i]!);
   }
-  pieces.push(piece);
+  pieces.push(piece.join(""));
   return pieces;
 }
 

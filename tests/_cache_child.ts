@@ -4,9 +4,13 @@
  * server and reports the heap retained afterwards. The endpoints are 60 KB
  * long each (the pad stays under 64 KiB, as Deno's fetch refuses longer
  * URLs), or with `params` as argument 3 KB of 1,000 `/:a` path parameters
- * each, whose parsed segments weigh far more than their text. There are
+ * each, whose parsed segments weigh far more than their text, or with
+ * `segments` 3.6 KB of 1,800 `/a` path segments before one `/:a`, whose
+ * text the template keeps between its parameters. There are
  * fewer than 1,000 distinct endpoints in all, so a cache bounded only at
- * 1,000 entries would still hold every one when the heap is measured.
+ * 1,000 entries would still hold every one when the heap is measured; with
+ * `segments` 60, fewer than the 1 MiB the cache counts fits at 16 KB each,
+ * so every one is held then.
  *
  * @module
  */
@@ -14,7 +18,8 @@
 import createGrab from "../mod.ts";
 import { report } from "./_memory.ts";
 
-const ENDPOINTS = 998;
+const mode = Deno.args[0];
+const ENDPOINTS = mode === "segments" ? 60 : 998;
 const PAD = 60_000;
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -40,9 +45,11 @@ for (let i = 0; i < 20; i++) {
 collect();
 const before = Deno.memoryUsage().heapUsed;
 
-const withParams = Deno.args[0] === "params";
+const withParams = mode === "params" || mode === "segments";
 const pad = "p".repeat(PAD);
-const path = "/:a".repeat(1_000);
+const path = mode === "segments"
+  ? "/a".repeat(1_800) + "/:a"
+  : "/:a".repeat(1_000);
 let endpointBytes = 0;
 for (let i = 0; i < ENDPOINTS; i++) {
   const endpoint = withParams
