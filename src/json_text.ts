@@ -15,6 +15,7 @@ import { clashIn, KeyClash } from "./convert_keys.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { findNonJsonValues, TOO_LARGE_TO_WRITE } from "./json_value.ts";
 import { emptyFormOf, isInvalidDate, unboxedNumber } from "./json_loss.ts";
+import { jsonForm } from "./json_form.ts";
 import { isPlainObject, setOwn } from "./object.ts";
 
 /**
@@ -75,8 +76,10 @@ export function toJson(
   if (failure instanceof RangeError) {
     // The replacer costs stack of its own: it overflowed near 3,000 levels
     // of arrays, which JSON writes without one (the walk stops past 10,000).
-    // The walk found nothing lost, so without casing the body goes as is.
-    const plain = casing === "none" ? stringified(value) : undefined;
+    // Without casing the body goes without it, read once more as JSON
+    // writes it: that copy is checked and sent, not a getter or toJSON's
+    // next answer, unchecked.
+    const plain = casing === "none" ? plainJson(value) : undefined;
     return plain ?? [{ path: "", message: TOO_LARGE_TO_WRITE }];
   }
   const why = failure instanceof Error
@@ -85,10 +88,17 @@ export function toJson(
   return [{ path: "", message: `Cannot serialise the body as JSON: ${why}` }];
 }
 
-/** `JSON.stringify` without a replacer; `undefined` where it throws. */
-function stringified(value: unknown): string | undefined {
+/**
+ * `JSON.stringify` without a replacer of the body's JSON form, or the
+ * issues found in that form; `undefined` where it cannot be read or written.
+ */
+function plainJson(value: unknown): string | ValidationIssue[] | undefined {
+  const form = jsonForm(value);
+  if (typeof form === "symbol") return undefined;
+  const issues = findNonJsonValues(form, "", { callToJSON: true });
+  if (issues.length > 0) return issues;
   try {
-    return JSON.stringify(value);
+    return JSON.stringify(form);
   } catch {
     return undefined;
   }
