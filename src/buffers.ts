@@ -39,14 +39,16 @@ export function isSharedBuffer(value: unknown): boolean {
  * `ArrayBuffer`, made smaller after the view was: `fetch` throws a
  * `TypeError` for it, and a copy of it has no bytes. Its `byteOffset` and
  * `byteLength` then read 0, so only a read of it tells: a `DataView`'s
- * `byteOffset` and a typed array's `slice` throw.
+ * `byteOffset` and a typed array's `at` throw.
  */
 export function isOutOfBounds(view: ArrayBufferView): boolean {
   // Only a resizable buffer can shrink (a detached one is told apart).
   if ((view.buffer as { resizable?: boolean }).resizable !== true) return false;
   try {
     if (tagOf(view) === "[object DataView]") void view.byteOffset;
-    else Uint8Array.prototype.slice.call(view, 0, 0);
+    // `at` checks the view's bounds and makes nothing: `slice` would call a
+    // subclass's constructor (its `Symbol.species`), which may throw.
+    else Uint8Array.prototype.at.call(view, 0);
     return false;
   } catch {
     return true;
