@@ -151,9 +151,17 @@ const EVENT_STREAM = /^[\t ]*text\/event-stream[\t ]*(?:;|$)/i;
 /**
  * True for a `Content-Type` whose last media type is an event stream, which
  * no JSON body is: a header given twice (by a server and a proxy) reads as
- * the values comma-joined, of which fetch takes the last. A comma inside a
- * quoted parameter leaves a last part that is no media type: not told.
+ * the values comma-joined, of which fetch takes the last that is a media
+ * type, passing over blank parts and the wildcard of any type. A comma
+ * inside a quoted parameter leaves a last part that is no media type: not
+ * told.
  */
 export function isEventStream(contentType: string): boolean {
-  return EVENT_STREAM.test(contentType.slice(contentType.lastIndexOf(",") + 1));
+  if (!contentType.includes(",")) return EVENT_STREAM.test(contentType);
+  const parts = contentType.split(",");
+  for (let at = parts.length - 1; at >= 0; at--) {
+    const part = parts[at]!.trim();
+    if (part !== "" && !part.startsWith("*/*")) return EVENT_STREAM.test(part);
+  }
+  return false;
 }

@@ -59,14 +59,22 @@ function eventServer() {
         headers: { "content-type": "text/event-stream" },
       }),
     // Given twice, by the server and a proxy: the last media type counts.
-    "/twice": () => {
+    // A blank or "*/*" after it is passed over, as fetch passes it over.
+    "/twice": (request) => {
       const next = tap();
       taps.push(next);
+      const { searchParams } = new URL(request.url);
+      const after = searchParams.has("blank")
+        ? [["content-type", ""]]
+        : searchParams.has("any")
+        ? [["content-type", "*/*"]]
+        : [];
       return new Response(next.body, {
         headers: [
           ["content-type", "application/json"],
           ["content-type", "text/event-stream"],
-        ],
+          ...after,
+        ] as [string, string][],
       });
     },
     // Not an event stream by its label: read as JSON, as before.
@@ -75,6 +83,11 @@ function eventServer() {
         headers: { "content-type": "text/event-stream, application/json" },
       }),
     "/json": () => Response.json({ a: 1 }),
+    // Commas alone, without a length: told, and read, at once.
+    "/commas": () =>
+      new Response(ReadableStream.from([new TextEncoder().encode('{"a":1}')]), {
+        headers: { "content-type": ", ,," },
+      }),
     "/ndjson": (request) =>
       new Response(
         new URL(request.url).searchParams.has("one")
@@ -124,11 +137,13 @@ Deno.test("a 2xx event stream read as JSON fails at the head as kind parse", asy
   });
 
   await t.step("a Content-Type given twice, by its last", async () => {
-    const [, error] = await grab("GET /twice");
-    assertInstanceOf(error, GrabTransportError);
-    assertEquals(error.kind, "parse");
-    assert(error.message.includes(ASKED), error.message);
-    await server.taps.at(-1)!.cancelled;
+    for (const path of ["/twice", "/twice?blank", "/twice?any"] as const) {
+      const [, error] = await grab(`GET ${path}`);
+      assertInstanceOf(error, GrabTransportError);
+      assertEquals(error.kind, "parse", path);
+      assert(error.message.includes(ASKED), error.message);
+      await server.taps.at(-1)!.cancelled;
+    }
   });
 
   await t.step("one with a length is refused alike", async () => {
@@ -189,6 +204,8 @@ Deno.test("an event stream is still read whole where that can end", async (t) =>
       assertEquals(joined, { a: 1 });
       const [plain] = await grab("GET /json");
       assertEquals(plain, { a: 1 });
+      const [commas] = await grab("GET /commas");
+      assertEquals(commas, { a: 1 });
     },
   );
 });
