@@ -120,7 +120,8 @@ export function readOutcome(reading: Reading): Promise<
   ) {
     return handOver(reading, type);
   }
-  // A 2xx JSON body is one a live event stream would never end.
+  // A 2xx body read as JSON must end: an event stream may not, and is
+  // refused unread (`ENDLESS`).
   const collect = type === "bytes" || type === "blob"
     ? "bytes"
     : ok && type === "json"
