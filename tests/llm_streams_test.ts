@@ -263,7 +263,7 @@ for (const last of [RESPONSES_DONE, RESPONSES_ERROR]) {
     await using server = serve(() =>
       new Response(body([...RESPONSES, last], "bytes"), { headers: SSE })
     );
-    const Event = z.object({
+    const ResponseEvent = z.object({
       type: z.string(),
       delta: z.string().optional(),
       message: z.string().optional(),
@@ -272,7 +272,7 @@ for (const last of [RESPONSES_DONE, RESPONSES_ERROR]) {
     const [events, error] = await grab("POST /responses", {
       body: { model: "gpt-4.1", input: "Hi", stream: true },
       responseType: "sse",
-      schema: Event,
+      schema: ResponseEvent,
       idleTimeout: 10_000,
     });
     if (error) throw error;
