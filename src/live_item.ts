@@ -17,6 +17,10 @@ export type ItemContext = Pick<
   "schema" | "casing" | "fail" | "deadline"
 >;
 
+/** What a `[DONE]` met by a schema is, and what to do instead. */
+const SENTINEL =
+  "the end sentinel of an OpenAI-style stream, which no schema takes: read such a stream without one and stop at it";
+
 /**
  * The item `raw` as the caller's value, or the `GrabTransportError` that
  * ends the stream: kind `"parse"` for text that is not JSON or for two keys
@@ -35,7 +39,11 @@ export async function decodeItem(
     value = JSON.parse(text);
     if (casing !== "none") value = convertKeys(value, casing);
   } catch (cause) {
-    const what = typeof raw === "string" ? "a line" : "an event's data";
+    const what = typeof raw === "string"
+      ? "a line"
+      : raw.data === "[DONE]"
+      ? `an event's data, "[DONE]", ${SENTINEL}`
+      : "an event's data";
     return {
       error: fail(
         "parse",

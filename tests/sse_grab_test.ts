@@ -294,6 +294,11 @@ Deno.test("responseType sse", async (t) => {
     for await (const { data } of events!) seen.push(data);
     assertEquals(seen.length, 2);
     assertEquals(events!.error?.kind, "parse");
+    // The chat stream ends with "[DONE]": the message says what it is.
+    assertStringIncludes(
+      events!.error!.message,
+      `(an event's data, "[DONE]", the end sentinel of an OpenAI-style stream, which no schema takes: read such a stream without one and stop at it)`,
+    );
   });
 
   await t.step(
