@@ -7,7 +7,12 @@
  * @module
  */
 
-import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import {
+  assert,
+  assertEquals,
+  assertRejects,
+  assertStringIncludes,
+} from "@std/assert";
 import createGrab, {
   type GrabStream,
   isGrabHttpError,
@@ -116,7 +121,10 @@ for (const delivery of ["chunks", "one", "bytes"] as const) {
     let reply = "";
     for await (const { data } of events) {
       if (data === "[DONE]") break;
-      reply += JSON.parse(data).choices[0]?.delta?.content ?? "";
+      const chunk = JSON.parse(data);
+      // A failure after the 200 comes as a chunk of its own.
+      if (chunk.error) throw new Error(chunk.error.message);
+      reply += chunk.choices[0]?.delta?.content ?? "";
     }
     assertEquals(events.error, null);
     assertEquals(reply, "Hello!");
@@ -127,6 +135,35 @@ for (const delivery of ["chunks", "one", "bytes"] as const) {
     assertEquals((request.body as { stream: boolean }).stream, true);
   });
 }
+
+// The README's OpenAI recipe, its loop as written, against a stream the
+// server ends with an error chunk after two deltas: no half reply.
+Deno.test("the README's OpenAI chat recipe does not take a stream ended by an error chunk for a reply", async () => {
+  const failed =
+    'data: {"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}\n\n';
+  await using server = serve(() =>
+    new Response(body([...OPENAI_CHAT.slice(0, 3), failed], "chunks"), {
+      headers: SSE,
+    })
+  );
+  const readme = await Deno.readTextFile("README.md");
+  const start = readme.indexOf("### An OpenAI-style chat stream");
+  const block = readme.slice(start, readme.indexOf("```\n", start + 40));
+  const loop = block.slice(
+    block.indexOf("let reply"),
+    block.indexOf("if (events.error)"),
+  );
+  const run = new Function(
+    "events",
+    `return (async () => { ${loop}; return reply; })();`,
+  ) as (events: GrabStream<ServerSentEvent>) => Promise<string>;
+  const [events] = await createGrab(server.url)("POST /chat/completions", {
+    body: { stream: true },
+    responseType: "sse",
+  });
+  const error = await assertRejects(() => run(events!));
+  assertStringIncludes((error as Error).message, "The server had an error");
+});
 
 const ANTHROPIC = [
   'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-sonnet-4-5","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"output_tokens":1}}}\n\n',
