@@ -9,6 +9,7 @@ import { type Deadline, PASSED } from "./deadline.ts";
 import { Gathered, Pacer, toPlainBytes } from "./chunk.ts";
 import {
   bodyOf,
+  codingHidden,
   headersOf,
   platformBytes,
   platformText,
@@ -123,7 +124,7 @@ export function readBody(
   }
   const headers = headersOf(response, source.platform);
   const declared = headers.get("content-length");
-  if (declaredOver(declared, headers, maxBodyBytes) !== undefined) {
+  if (declaredOver(declared, headers, maxBodyBytes, response) !== undefined) {
     return discardBody(response, source).then(() => TOO_LARGE);
   }
   // Only a body of no declared length may never end.
@@ -160,14 +161,15 @@ const textOrNull = (text: string) => text === "" ? null : text;
  * The size a body's `declared` length says, when that is over the cap and
  * believed; else `undefined`. A compressed body's length is not its size
  * once decoded, which the cap bounds: the bytes of little that does not
- * compress outgrow it.
+ * compress outgrow it. A browser may hide that it is compressed.
  */
 export function declaredOver(
   declared: string | null,
   headers: { get(name: string): string | null },
   maxBodyBytes: number,
+  response: Response,
 ): number | undefined {
-  if (declared === null) return undefined;
+  if (declared === null || codingHidden(response)) return undefined;
   const size = Number(declared);
   return size > maxBodyBytes && headers.get("content-encoding") === null
     ? size

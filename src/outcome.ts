@@ -263,7 +263,8 @@ function settle(
 function declaredSize(reading: Reading): number | undefined {
   const { response, source, maxBodyBytes } = reading;
   const at = (name: string) => headerOf(response, source.platform, name);
-  return declaredOver(at("content-length"), { get: at }, maxBodyBytes);
+  const declared = at("content-length");
+  return declaredOver(declared, { get: at }, maxBodyBytes, response);
 }
 
 function respond(

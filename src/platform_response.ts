@@ -54,6 +54,20 @@ const ARRAY_BUFFER = PROTOTYPE.arrayBuffer;
 const BYTES = (PROTOTYPE as { bytes?: (this: Response) => Promise<Uint8Array> })
   .bytes;
 
+/**
+ * True when a response's `Content-Encoding` may be hidden: a browser shows a
+ * cross-origin answer's (type `"cors"`) only when the server exposes it,
+ * while its `Content-Length` (the compressed size) is always shown.
+ */
+export function codingHidden(response: Response): boolean {
+  try {
+    return RESPONSE_TYPE.call(response) === "cors";
+  } catch {
+    // Not a Response: response-like, whose headers hide nothing.
+    return false;
+  }
+}
+
 /** The response's headers: the platform's own for a platform response. */
 export function headersOf(response: Response, platform: boolean): Headers {
   return platform ? HEADERS.call(response) : response.headers;

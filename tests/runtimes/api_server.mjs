@@ -217,6 +217,10 @@ function route(request, response, body, context) {
   const path = url.pathname;
   const method = request.method;
 
+  if (path === "/slow-preflight") {
+    // Never answers, its preflight (OPTIONS) included.
+    return;
+  }
   if (method === "OPTIONS") {
     return send(response, 204, "", {
       "access-control-allow-methods":

@@ -1906,3 +1906,131 @@ export function importCheck(calls) {
     message: `${calls} calls to fetch, timers or Math.random`,
   };
 }
+
+CASES.push(
+  [
+    "browser edge: a gzipped body at maxBodyBytes is read, its coding hidden or not",
+    async (c) => {
+      // 10,000 bytes gzipped to a few more; a browser hides Content-Encoding
+      // on a cross-origin answer, but not Content-Length.
+      const { api, grab } = await rawGrab(c, { maxBodyBytes: 10_000 });
+      for (const type of ["bytes", "text", "stream"]) {
+        const [data, error] = await grab("GET /gzip-noise", {
+          responseType: type,
+        });
+        let size = data?.byteLength ?? data?.length;
+        if (type === "stream" && data) {
+          size = 0;
+          const reader = data.getReader();
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            size += value.byteLength;
+          }
+        }
+        if (type === "text") size = data === null ? undefined : 10_000;
+        same([size, error?.message ?? null], [10_000, null], type);
+        await rawLetGo(api, "gzip-noise");
+      }
+    },
+  ],
+  [
+    "browser edge: a grab ended while its preflight is pending",
+    async (c) => {
+      const grab = c.mod.createGrab(c.api, { retry: 0 });
+      const headers = { "x-request-id": "preflighted" };
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 100);
+      const [, aborted, meta] = await within(
+        SETTLE_MS,
+        grab("GET /slow-preflight", { headers, signal: controller.signal }),
+        "aborted",
+      );
+      same([aborted?.kind, meta], ["abort", { statusCode: 0 }], "aborted");
+      ok(!String(aborted?.message).includes("CORS"), aborted?.message);
+      const [, late] = await within(
+        SETTLE_MS,
+        grab("GET /slow-preflight", { headers, timeout: 150 }),
+        "timeout",
+      );
+      same(late?.kind, "timeout", "timeout");
+      ok(!String(late?.message).includes("CORS"), late?.message);
+    },
+  ],
+  [
+    "browser edge: credentials include, from the factory or the call",
+    async (c) => {
+      // The API answers with Access-Control-Allow-Origin "*", which a
+      // browser refuses for a request with credentials.
+      const factory = c.mod.createGrab(c.api, {
+        retry: 0,
+        credentials: "include",
+      });
+      const call = c.mod.createGrab(c.api, { retry: 0 });
+      const outcomes = [
+        ["factory", await factory("GET /users/1")],
+        ["call", await call("GET /users/1", { credentials: "include" })],
+      ];
+      for (const [label, [data, error]] of outcomes) {
+        if (!inBrowser()) {
+          same([data?.id, error?.message ?? null], [1, null], label);
+          continue;
+        }
+        same(error?.kind, "network", label);
+        ok(
+          String(error?.message).includes(
+            "Access-Control-Allow-Credentials: true",
+          ),
+          `${label}: ${error?.message}`,
+        );
+      }
+    },
+  ],
+  ["browser edge: HEAD and 204 are empty", async (c) => {
+    const grab = c.mod.createGrab(c.api, { retry: 0 });
+    for (const type of ["json", "text", "bytes", "blob"]) {
+      const [data, error, meta] = await grab("HEAD /users/1", {
+        responseType: type,
+      });
+      same([data, error?.message ?? null, meta?.statusCode], [
+        null,
+        null,
+        200,
+      ], `HEAD ${type}`);
+      const [gone, failed, said] = await grab("DELETE /items/1", {
+        responseType: type,
+      });
+      same([gone, failed?.message ?? null, said?.statusCode], [
+        null,
+        null,
+        204,
+      ], `204 ${type}`);
+    }
+  }],
+  ["browser edge: maxBodyBytes on a cross-origin body", async (c) => {
+    const grab = c.mod.createGrab(c.api, { retry: 0, maxBodyBytes: 1000 });
+    for (const path of ["/big", "/big?chunked"]) {
+      for (const type of ["json", "text", "bytes", "blob", "ndjson"]) {
+        const [data, error] = await grab(`GET ${path}`, { responseType: type });
+        const failed = data === null ? error : await liveEnd(data, type, path);
+        same(failed?.kind, "too-large", `${path} ${type}`);
+      }
+    }
+  }],
+  ['browser edge: redirect "manual" on every response type', async (c) => {
+    const grab = c.mod.createGrab(c.api, { retry: 0, redirect: "manual" });
+    for (const type of [...BUFFERED, ...LIVE]) {
+      const [data, error, meta] = await grab("GET /moved", {
+        responseType: type,
+      });
+      same([data, meta, error?.name], [null, {}, "GrabError"], type);
+      same(error?.statusCode, inBrowser() ? 0 : 302, `${type}: status`);
+      if (inBrowser()) {
+        ok(
+          String(error?.message).includes("which a browser hides"),
+          `${type}: ${error?.message}`,
+        );
+      }
+    }
+  }],
+);

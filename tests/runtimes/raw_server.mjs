@@ -28,6 +28,20 @@ const JSON_TYPE = "content-type: application/json";
 let bomb;
 const gzipBomb = () => bomb ??= gzipSync(Buffer.alloc(1 << 20, 0x61));
 
+/** The size of `/gzip-noise` once decoded. */
+export const NOISE = 10_000;
+
+/** {@linkcode NOISE} bytes that do not compress: the same on every call. */
+function noise() {
+  const bytes = Buffer.alloc(NOISE);
+  let seed = 1;
+  for (let i = 0; i < NOISE; i++) {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    bytes[i] = seed >>> 24;
+  }
+  return bytes;
+}
+
 /** A chunk of `size` bytes of "e" in chunked framing. */
 const chunk = (size) => `${size.toString(16)}\r\n${"e".repeat(size)}\r\n`;
 
@@ -65,6 +79,17 @@ const ANSWERS = {
     const body = gzipBomb();
     socket.write(head(200, [
       "content-type: text/plain",
+      "content-encoding: gzip",
+      `content-length: ${body.length}`,
+    ]));
+    socket.end(body);
+  },
+  // 10,000 bytes that do not compress, gzipped: the length sent is a few
+  // bytes over their size.
+  "gzip-noise": (socket) => {
+    const body = gzipSync(noise());
+    socket.write(head(200, [
+      "content-type: application/octet-stream",
       "content-encoding: gzip",
       `content-length: ${body.length}`,
     ]));
