@@ -169,9 +169,11 @@ export function declaredOver(
   maxBodyBytes: number,
   response: Response,
 ): number | undefined {
-  if (declared === null || codingHidden(response)) return undefined;
+  if (declared === null) return undefined;
   const size = Number(declared);
-  return size > maxBodyBytes && headers.get("content-encoding") === null
+  // Asked only of a length over the cap: most bodies fit, and pay nothing.
+  return size > maxBodyBytes && headers.get("content-encoding") === null &&
+      !codingHidden(response)
     ? size
     : undefined;
 }
