@@ -7,7 +7,7 @@
  */
 
 import { describeValue } from "./json_value.ts";
-import { LONE_SURROGATE } from "./text.ts";
+import { hasLoneSurrogate } from "./text.ts";
 
 /**
  * Why a value cannot fill one path segment, or `undefined` when it can: `.`
@@ -27,7 +27,7 @@ export function segmentProblem(value: unknown): string | undefined {
     return `${describeValue(value)}; give a string or a number`;
   }
   if (value === "") return "empty";
-  if (LONE_SURROGATE.test(value)) {
+  if (hasLoneSurrogate(value)) {
     return "a string with a lone surrogate, which is not Unicode text";
   }
   if (value.length <= 6 && isDotSegment(decodeDots(value))) {

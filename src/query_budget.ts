@@ -6,7 +6,7 @@
 
 import { GrabValidationError } from "./errors.ts";
 import { unboxedNumber } from "./json_loss.ts";
-import { DEFAULT_TEXT, LONE_SURROGATE } from "./text.ts";
+import { DEFAULT_TEXT, hasLoneSurrogate } from "./text.ts";
 import { quoting, reasonOf } from "./thrown.ts";
 import { validationError } from "./validation_error.ts";
 
@@ -40,10 +40,10 @@ export class Budget {
    */
   write(params: URLSearchParams, name: string, texts: string[]): void {
     let length = name.length + texts.length;
-    let lone = LONE_SURROGATE.test(name);
+    let lone = hasLoneSurrogate(name);
     for (const text of texts) {
       length += text.length;
-      lone ||= LONE_SURROGATE.test(text);
+      lone ||= hasLoneSurrogate(text);
     }
     if ((this.#chars -= length) < 0) {
       refuse(`it is longer than ${MAX_QUERY_CHARS} characters`);

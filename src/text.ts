@@ -13,23 +13,31 @@ export const DEFAULT_TEXT = /^\[object [^\]]*\]$/;
 /**
  * Half of a UTF-16 pair without its other half: not Unicode text, so a URL
  * cannot carry it (`URLSearchParams` puts U+FFFD in its place,
- * `encodeURIComponent` throws).
+ * `encodeURIComponent` throws), nor can UTF-8.
  */
-export const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** `String.prototype.isWellFormed` (ES2024), where the runtime has it. */
+const WELL_FORMED = (String.prototype as { isWellFormed?: () => boolean })
+  .isWellFormed;
+
+/**
+ * True for text with a lone surrogate ({@linkcode LONE_SURROGATE}), told
+ * natively where the runtime can.
+ */
+export function hasLoneSurrogate(text: string): boolean {
+  return WELL_FORMED === undefined
+    ? LONE_SURROGATE.test(text)
+    : !WELL_FORMED.call(text);
+}
 
 /**
  * Why a string body of the caller's is no text UTF-8 can carry, if it is
  * not: a lone surrogate would go as U+FFFD (JSON escapes one, so only a
- * string given as the body is asked). Told natively where the runtime has
- * `isWellFormed` (ES2024), else by {@linkcode LONE_SURROGATE}.
+ * string given as the body is asked).
  */
 export function notText(body: unknown): string | undefined {
-  if (typeof body !== "string") return undefined;
-  const wellFormed = (body as { isWellFormed?: () => boolean }).isWellFormed;
-  const lone = typeof wellFormed === "function"
-    ? !wellFormed.call(body)
-    : LONE_SURROGATE.test(body);
-  return lone
+  return typeof body === "string" && hasLoneSurrogate(body)
     ? "the string holds a lone surrogate, which is not Unicode text and would go as U+FFFD"
     : undefined;
 }
