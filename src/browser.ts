@@ -7,7 +7,7 @@
  * @module
  */
 
-import { processVersions, userAgent } from "./runtime.ts";
+import { isDenoOrBun, processVersions, userAgent } from "./runtime.ts";
 
 /**
  * True in a browser (a page or its workers), whose user agents all start
@@ -24,10 +24,11 @@ export function isBrowser(): boolean {
  * runners set them up): its user agent is a browser's, but `fetch` is the
  * runtime's (or a library's), which streams a body over HTTP/1.1 and
  * blocks nothing by CORS, and no browser console says why it failed. Told
- * by Node's `process`, which Electron and NW.js pages, whose `fetch` is
- * Chromium's, have too.
+ * by Deno's or Bun's globals, else by Node's `process`, which Electron and
+ * NW.js pages, whose `fetch` is Chromium's, have too.
  */
 function hostedDom(): boolean {
+  if (isDenoOrBun()) return true;
   const versions = processVersions();
   return typeof versions?.node === "string" &&
     versions.electron === undefined && versions.nw === undefined;

@@ -9,7 +9,7 @@
 
 import { monotonic, PLATFORM_SET_TIMEOUT, platformTimers } from "./clock.ts";
 import { MAX_TIMER_DELAY } from "./retry.ts";
-import { globalOf, processVersions, userAgent } from "./runtime.ts";
+import { globalOf, isNode, userAgent } from "./runtime.ts";
 
 /**
  * True where what one request made is not to be used by another: a
@@ -70,9 +70,7 @@ const WINDOWS_LIMIT = 64;
  * Node's. Deno's and Bun's do (with a listener on it), and a browser's or a
  * worker's program does not end that way. Told once, by the globals.
  */
-const SIGNALS_LET_GO: boolean = typeof processVersions()?.node === "string" &&
-  !("Deno" in globalThis) &&
-  !("Bun" in globalThis);
+const SIGNALS_LET_GO: boolean = isNode();
 
 /**
  * Adds `waiter` to those told when the shared signal aborts. On Node, while

@@ -63,12 +63,14 @@ globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
     return calls === 1 ? shifting(503) : Promise.resolve(Response.json([2]));
   }
   if (mode === "liar") {
-    // A made-up response whose length lies about an endless body.
+    // A made-up response whose length lies about an endless body. Each
+    // chunk passes the cap alone, so the cap, not the 50 ms timeout, ends
+    // the read however slow a busy machine is.
     return Promise.resolve(
       new Response(
         new ReadableStream<Uint8Array>({
           pull(controller) {
-            controller.enqueue(new Uint8Array(64 * 1024));
+            controller.enqueue(new Uint8Array(1024 * 1024 + 1));
           },
         }),
         { headers: { "content-length": "10" } },

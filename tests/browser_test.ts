@@ -16,30 +16,41 @@ const NO_RETRY = { limit: 0, backoff: () => 0 };
 
 /**
  * Runs `step` with a browser's user agent on `navigator`, and with the
- * `process` a page has: none (Deno's own taken off), or `host`'s.
+ * globals a page has: no `Deno` and no `process` (Deno's own taken off), or
+ * `host`'s `process`; with `"Deno"`, Deno's own (a DOM Deno hosts).
  */
 async function asBrowser(
   step: () => Promise<void>,
-  host?: { versions: Record<string, string> },
+  host?: { versions: Record<string, string> } | "Deno",
   userAgent = "Mozilla/5.0 (a browser)",
 ): Promise<void> {
   const agent = Object.getOwnPropertyDescriptor(
     Navigator.prototype,
     "userAgent",
   );
-  const process = Object.getOwnPropertyDescriptor(globalThis, "process")!;
+  const globals = ["process", "Deno"].map((name) =>
+    [name, Object.getOwnPropertyDescriptor(globalThis, name)!] as const
+  );
   Object.defineProperty(navigator, "userAgent", {
     value: userAgent,
     configurable: true,
   });
-  Object.defineProperty(globalThis, "process", {
-    value: host,
-    configurable: true,
-  });
+  if (host !== "Deno") {
+    Object.defineProperty(globalThis, "process", {
+      value: host,
+      configurable: true,
+    });
+    Object.defineProperty(globalThis, "Deno", {
+      value: undefined,
+      configurable: true,
+    });
+  }
   try {
     await step();
   } finally {
-    Object.defineProperty(globalThis, "process", process);
+    for (const [name, own] of globals) {
+      Object.defineProperty(globalThis, name, own);
+    }
     delete (navigator as unknown as Record<string, unknown>).userAgent;
     assertEquals(
       Object.getOwnPropertyDescriptor(Navigator.prototype, "userAgent"),
@@ -124,7 +135,12 @@ Deno.test("a failed fetch in a browser", async (t) => {
       "Mozilla/5.0 (linux) AppleWebKit/537.36 (KHTML, like Gecko) jsdom/26.0.0",
       "Mozilla/5.0 (X11; Linux x64) AppleWebKit/537.36 (KHTML, like Gecko) HappyDOM/17.0.0",
     ];
-    for (const agent of agents) {
+    for (
+      const [agent, host] of agents.flatMap((agent) => [
+        [agent, node] as const,
+        [agent, "Deno"] as const,
+      ])
+    ) {
       await asBrowser(
         async () => {
           const [, cors] = await grab("GET /users/1");
@@ -138,7 +154,7 @@ Deno.test("a failed fetch in a browser", async (t) => {
             `Cannot complete the request: ${refused}: POST ${origin}/upload`,
           );
         },
-        node,
+        host,
         agent,
       );
     }
