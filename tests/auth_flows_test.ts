@@ -6,7 +6,12 @@
  * @module
  */
 
-import { assertEquals, assertStringIncludes } from "@std/assert";
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertStringIncludes,
+} from "@std/assert";
 import createGrab, { type GrabError, type Hooks } from "../mod.ts";
 import { json, startServer } from "./_server.ts";
 import { assertHttp, assertOk, settles } from "./_bounds.ts";
@@ -212,4 +217,61 @@ Deno.test("a 401's message keeps the scheme and the cookie's name its server quo
   });
   const error = assertHttp(await settles(grab("GET /me")), 401);
   assertStringIncludes(error.message, "Negotiate failed: sessionid is stale");
+});
+
+// sindresorhus/ky#230 ("Body has already been consumed" when a POST is sent
+// again), cloudflare/mcp#197 and jonbern/fetch-retry#99 (a retry sends an
+// empty body): the README's token refresh repeats the request, body and all.
+Deno.test("an afterResponse hook that repeats a 401 sends the request's body again", async (t) => {
+  await using server = startServer((request, seen) => {
+    if (request.headers.get("authorization") !== "Bearer new") {
+      return new Response("expired", { status: 401 });
+    }
+    return Response.json({
+      body: seen.body,
+      type: request.headers.get("content-type"),
+    });
+  });
+  const api = createGrab(server.url, {
+    retry: 0,
+    hooks: {
+      beforeRequest(request) {
+        request.headers.set("authorization", "Bearer old");
+      },
+      async afterResponse(request, response) {
+        if (response.status !== 401) return;
+        await response.body?.cancel();
+        const again = new Request(request);
+        again.headers.set("authorization", "Bearer new");
+        return fetch(again);
+      },
+    },
+  });
+  const form = new FormData();
+  form.append("name", "Ada");
+  const cases: [string, () => unknown, string, RegExp][] = [
+    ["a JSON body", () => ({ a: 1 }), '{"a":1}', /^application\/json$/],
+    ["a form", () => new URLSearchParams({ a: "1" }), "a=1", /urlencoded/],
+    ["bytes", () => new TextEncoder().encode("hi"), "hi", /^$/],
+    ["a multipart form", () => form, 'name="name"', /^multipart\/form-data/],
+  ];
+  for (const [name, body, sent, type] of cases) {
+    for (const progress of [false, true]) {
+      const how = progress ? ", its upload counted" : "";
+      await t.step(`${name}${how}`, async () => {
+        const before = server.requests.length;
+        const [data, error] = await api<{ body: string; type: string | null }>(
+          "POST /things",
+          {
+            body: body() as never,
+            ...(progress ? { onUploadProgress() {} } : {}),
+          },
+        );
+        assertEquals(error, null);
+        assert(data!.body.includes(sent), data!.body);
+        assertMatch(data!.type ?? "", type);
+        assertEquals(server.requests.length - before, 2);
+      });
+    }
+  }
 });

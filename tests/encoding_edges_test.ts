@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "@std/assert";
-import createGrab, { type ServerSentEvent } from "../mod.ts";
+import createGrab, { isGrabHttpError, type ServerSentEvent } from "../mod.ts";
 import { startServer } from "./_server.ts";
 import { paced } from "./_streams.ts";
 
@@ -59,4 +59,21 @@ Deno.test("an id ended by a blank line before an event over the cap counts, in t
     assertEquals(events.error?.kind, "too-large", path);
     assertEquals(events.lastEventId, "7", path);
   }
+});
+
+// nodejs/undici#3892 and jwagenleitner/groovy-wslite#74: JSON whose
+// Content-Type carries a charset was not read as JSON; an error body with a
+// leading BOM does not parse with JSON.parse alone.
+Deno.test("an error body with a charset and a leading BOM is parsed JSON", async () => {
+  await using server = startServer(() =>
+    new Response('\uFEFF{"message":"name is missing"}', {
+      status: 422,
+      headers: { "content-type": "application/json; charset=utf-8" },
+    })
+  );
+  const grab = createGrab(server.url, { retry: 0 });
+  const [data, error] = await grab("POST /users", { body: {} });
+  assertEquals(data, null);
+  assert(isGrabHttpError(error), String(error));
+  assertEquals(error.body, { message: "name is missing" });
 });

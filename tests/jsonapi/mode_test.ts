@@ -1,6 +1,7 @@
 import {
   assert,
   assertEquals,
+  assertMatch,
   assertNotStrictEquals,
   assertRejects,
   assertStrictEquals,
@@ -354,4 +355,30 @@ Deno.test("a flat write keeps @-members and extension members on the resource", 
       attributes: { read_time: 4 },
     },
   });
+});
+
+// unjs/ofetch#37 and neet/masto.js#758: a client's JSON media type took the
+// place of a form's own. In JSON:API mode a form and search parameters keep
+// the type they carry, as the README says.
+Deno.test("in JSON:API mode a form or search parameters keep their own Content-Type", async () => {
+  await using server = startServer((request) =>
+    new Response(
+      JSON.stringify({ meta: { type: request.headers.get("content-type") } }),
+      { headers: { "content-type": "application/vnd.api+json" } },
+    )
+  );
+  const api = createGrab(server.url, { format: "json-api", retry: 0 });
+  const form = new FormData();
+  form.append("file", new Blob(["x"], { type: "text/plain" }), "x.txt");
+  const bodies: [BodyInit, RegExp][] = [
+    [form, /^multipart\/form-data; ?boundary=/],
+    [new URLSearchParams({ a: "1" }), /^application\/x-www-form-urlencoded/],
+    [new Blob(["x"], { type: "image/png" }), /^image\/png$/],
+  ];
+  for (const [body, type] of bodies) {
+    const [, error, meta] = await api("POST /uploads", { body });
+    assertEquals(error, null);
+    const sent = (meta as { meta?: { type?: string } }).meta?.type ?? "";
+    assertMatch(sent, type);
+  }
 });
