@@ -18,13 +18,45 @@ export interface JsonApiInfo {
   meta?: Record<string, unknown>;
   /**
    * One entry per relationship, data-less ones included, named in the
-   * caller's casing; each holds the relationship's `links` and `meta`, as
-   * sent.
+   * caller's casing; each holds the relationship's `links`, `meta` and
+   * `data` (its resource linkage), as sent.
    */
-  relationships: Record<
-    string,
-    { links?: Record<string, unknown>; meta?: Record<string, unknown> }
-  >;
+  relationships: Record<string, JsonApiRelationshipInfo>;
+}
+
+/**
+ * The JSON:API `links`, `meta` and resource linkage of one relationship, as
+ * sent, as {@linkcode jsonApiOf} gives them.
+ * @internal
+ */
+export interface JsonApiRelationshipInfo {
+  /** The relationship's `links`. */
+  links?: Record<string, unknown>;
+  /** The relationship's `meta`. */
+  meta?: Record<string, unknown>;
+  /**
+   * The relationship's `data` as sent: a resource identifier (with its own
+   * `meta`, when it has one), an array of them, or `null`; absent when the
+   * relationship had no `data`. An identifier's `meta` is about this link
+   * (an image's alt text, a member's role), not the related resource, so it
+   * is here even when the resource was included.
+   */
+  data?: JsonApiIdentifier | JsonApiIdentifier[] | null;
+}
+
+/**
+ * A resource identifier as sent: `type` with `id` or `lid`, and `meta`.
+ * @internal
+ */
+export interface JsonApiIdentifier {
+  /** The related resource's type. */
+  type: string;
+  /** The related resource's id. */
+  id?: string;
+  /** The related resource's local id (JSON:API 1.1). */
+  lid?: string;
+  /** What the server says of this link. */
+  meta?: Record<string, unknown>;
 }
 
 /**
@@ -107,9 +139,11 @@ function foreignInfoOf(resource: object): JsonApiInfo | undefined {
  * The resource's own `links` and `meta`, and each relationship's, are kept
  * off it and are reachable here, as sent by the server (never re-cased);
  * relationship names are in the caller's casing, like the resource's fields.
- * A related resource that the document did not include is an
- * identifier-only object; it has an entry only when its resource identifier
- * carried `meta`. The document's own `links` and `meta` are on the success
+ * Each relationship's entry holds its `data` as sent, each resource
+ * identifier with its own `meta` (about the link, not the resource, which
+ * may be linked many times). A related resource that the document did not
+ * include is an identifier-only object; it has an entry only when its
+ * resource identifier carried `meta`. The document's own `links` and `meta` are on the success
  * meta of the grab instead. It reads the resources of another copy of the
  * module in the same program too (two versions installed side by side, a
  * bundle and a package), once that copy has read a JSON:API document.

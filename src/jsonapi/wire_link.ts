@@ -106,6 +106,12 @@ function infoOf(wire: Wire, casing: Casing): JsonApiInfo {
     const entry: JsonApiInfo["relationships"][string] = {};
     if (isPlainObject(rel.links)) entry.links = rel.links;
     if (isPlainObject(rel.meta)) entry.meta = rel.meta;
+    // The linkage as sent: the related resource's identifier keeps its own
+    // `meta` (an image's alt text on Drupal's), which the resource it
+    // stands for, one object wherever it is related, cannot carry.
+    if (rel.data !== undefined) {
+      entry.data = rel.data as NonNullable<typeof entry.data>;
+    }
     setOwn(info.relationships as Record<string, unknown>, key, entry);
   }
   return info;

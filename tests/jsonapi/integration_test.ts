@@ -230,12 +230,17 @@ Deno.test("json-api mode against Fortune.js (fortune-json-api)", async (t) => {
               self: `/posts/${postId}/relationships/author`,
               related: `/posts/${postId}/author`,
             },
+            data: { type: "people", id: "ada" },
           },
           tags: {
             links: {
               self: `/posts/${postId}/relationships/tags`,
               related: `/posts/${postId}/tags`,
             },
+            data: [{ type: "tags", id: "maths" }, {
+              type: "tags",
+              id: "engines",
+            }],
           },
         },
       });
@@ -278,6 +283,7 @@ Deno.test("json-api mode against Fortune.js (fortune-json-api)", async (t) => {
             self: "/people/ada/relationships/posts",
             related: "/people/ada/posts",
           },
+          data: [{ type: "posts", id: post.id }],
         },
       });
       assertEquals(jsonApiOf(post.tags[0]!), {

@@ -22,7 +22,9 @@ Deno.test("jsonApiOf()", async (t) => {
     assertEquals(info.meta, { revision: 3 });
     assertEquals("links" in info, false);
     assertEquals(Object.keys(info.relationships), ["author"]);
-    assertEquals(info.relationships.author, {});
+    assertEquals(info.relationships.author, {
+      data: { type: "people", id: "42" },
+    });
   });
 
   await t.step(
@@ -118,6 +120,62 @@ Deno.test("jsonApiOf()", async (t) => {
     assertStrictEquals(jsonApiOf(flat(article.editor)), undefined);
   });
 
+  await t.step(
+    "gives each identifier's meta on its relationship's data, included or not",
+    () => {
+      // Drupal's image fields: the alt text is on the link, the file
+      // included once for every image that shows it.
+      const image = (alt: string) => ({
+        data: { type: "file--file", id: "f1", meta: { alt, width: 640 } },
+      });
+      const identifiers = [
+        { type: "user--user", id: "u1", meta: { drupal_role: "owner" } },
+        { type: "user--user", id: "u1", meta: { drupal_role: "editor" } },
+        { type: "user--user", id: "u2" },
+      ];
+      const [teaser, page] = dataOf({
+        data: [
+          {
+            type: "node--article",
+            id: "1",
+            relationships: {
+              field_image: image("A lighthouse"),
+              field_people: { data: identifiers },
+            },
+          },
+          {
+            type: "node--page",
+            id: "2",
+            relationships: {
+              field_image: image("The same lighthouse, at dusk"),
+            },
+          },
+        ],
+        included: [{
+          type: "file--file",
+          id: "f1",
+          attributes: { uri: "public://lighthouse.jpg" },
+        }],
+      }, "camelCase") as Flat[];
+      // One file object, with its attributes, for both links to it.
+      assertStrictEquals(teaser!.fieldImage, page!.fieldImage);
+      assertEquals(flat(teaser!.fieldImage).uri, "public://lighthouse.jpg");
+      const teaserInfo = jsonApiOf(teaser!)?.relationships;
+      assertEquals(teaserInfo?.fieldImage?.data, {
+        type: "file--file",
+        id: "f1",
+        meta: { alt: "A lighthouse", width: 640 },
+      });
+      assertEquals(
+        jsonApiOf(page!)?.relationships.fieldImage?.data,
+        image("The same lighthouse, at dusk").data,
+      );
+      // A list keeps each identifier, repeated ones too, with its own meta,
+      // not re-cased.
+      assertEquals(teaserInfo?.fieldPeople?.data, identifiers);
+    },
+  );
+
   await t.step("gives the same info object every time", async () => {
     const article = flat(dataOf(await readFixture("single_resource.wire")));
     const first = jsonApiOf(article);
@@ -188,7 +246,9 @@ Deno.test("jsonApiOf() reads the resources another copy of the module denormalis
   const expected = {
     links,
     meta,
-    relationships: { author: { links: related } },
+    relationships: {
+      author: { links: related, data: { type: "people", id: "9" } },
+    },
   };
   // Each copy denormalises one, and reads both: the same info object as the
   // copy that made it gives, in the caller's casing.

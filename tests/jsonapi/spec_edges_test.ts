@@ -181,7 +181,11 @@ Deno.test("reads at the edges of a success document", async (t) => {
     assertEquals(jsonApiOf(article)?.relationships, {
       linked: { links: { related: "/a/1/linked" } },
       counted: { meta: { count: 3 } },
-      all: { links: { self: "/a/1/relationships/all" }, meta: { since: 1 } },
+      all: {
+        links: { self: "/a/1/relationships/all" },
+        meta: { since: 1 },
+        data: { type: "b", id: "2", meta: { role: "x" } },
+      },
     });
     assertEquals(jsonApiOf(article.all as object)?.meta, { role: "x" });
   });

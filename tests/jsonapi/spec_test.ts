@@ -232,7 +232,12 @@ Deno.test("a relationship endpoint's linkage takes the included resources' field
   const first = (comments as object[])[0]!;
   assertEquals(jsonApiOf(first), {
     links: { self: "/comments/5" },
-    relationships: { author: { links: { related: "/comments/5/author" } } },
+    relationships: {
+      author: {
+        links: { related: "/comments/5/author" },
+        data: { type: "people", id: "2" },
+      },
+    },
   });
   assertEquals(jsonApiOf((comments as object[])[2]!), { relationships: {} });
 });
