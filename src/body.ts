@@ -239,14 +239,14 @@ async function readStream(
   if (stream === null) return collect === "bytes" ? new Uint8Array(0) : null;
   const reader = stream.getReader();
   // A body may ignore the signal, unless the platform's own fetch carried
-  // it (a custom fetch may not pass it on), and one that is not the
-  // platform's may never answer a cancel either. Cancelling the reader ends
-  // a pending read at once (the streams standard closes the stream before
-  // asking its source), so one waiter bounds every read; only the
+  // it (a custom fetch may not pass it on), and one not the platform's may
+  // never answer a cancel. Cancelling the reader ends a pending read at once
+  // (the streams standard closes the stream first) and tells the source why,
+  // as a live body's cancel does: one waiter bounds every read. Only the
   // platform's cancel is waited for, unless a hook may have tee'd the body.
   const bounded = !direct && deadline?.signal !== undefined;
   const cancel = (): Promise<void> => {
-    const cancelling = reader.cancel().catch(ignore);
+    const cancelling = reader.cancel(deadline?.signal?.reason).catch(ignore);
     return waitForCancel ? within(source, cancelling) : Promise.resolve();
   };
   const stopWaiting = bounded ? deadline!.onPass(() => void cancel()) : ignore;
