@@ -189,3 +189,49 @@ Deno.test("Call.send()", async (t) => {
     assertStrictEquals(server.requests.length, before);
   });
 });
+
+Deno.test("Call.send in JSON:API mode writes as a grab does, where 0.1.0 sent the body as it was", async (t) => {
+  await using server = startServer((_request, seen) =>
+    json({ got: seen.body, type: seen.headers.get("content-type") })
+  );
+  const call = new Call("POST /notes", server.url);
+
+  await t.step("a flat resource goes as a resource document", async () => {
+    const outcome = await call.send({
+      format: "json-api",
+      body: { type: "notes", text: "hi" },
+    });
+    assert(outcome.ok);
+    assertEquals(outcome.body, {
+      got: '{"data":{"type":"notes","attributes":{"text":"hi"}}}',
+      type: "application/vnd.api+json",
+    });
+  });
+
+  await t.step(
+    "a body that is no resource is refused before any request",
+    async () => {
+      const sent = server.requests.length;
+      await assertRejects(
+        () => call.send({ format: "json-api", body: [{ text: "hi" }] }),
+        GrabValidationError,
+      );
+      assertEquals(server.requests.length, sent);
+    },
+  );
+
+  await t.step(
+    "the same JSON as a string goes as written, typed JSON:API",
+    async () => {
+      const outcome = await call.send({
+        format: "json-api",
+        body: JSON.stringify([{ text: "hi" }]),
+      });
+      assert(outcome.ok);
+      assertEquals(outcome.body, {
+        got: '[{"text":"hi"}]',
+        type: "application/vnd.api+json",
+      });
+    },
+  );
+});
