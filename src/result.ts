@@ -108,6 +108,11 @@ export type SendOutcome<Body = unknown> =
     url: string;
     headers: Headers;
     body: Body;
+    /**
+     * True when `body` holds nothing of the response's: a 204 or 205, a
+     * HEAD request, an empty JSON body, or a non-2xx body that could not be
+     * read (then `bodyError` says why).
+     */
     empty: boolean;
     /**
      * Why the body of a non-2xx response is `null` when it could not be
