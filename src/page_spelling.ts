@@ -16,39 +16,9 @@
  * order: `?tag=a&tag=b` and `?tag=b&tag=a` may be two lists. Nothing is
  * decoded to text: two cursors of other bytes (`%80`, `%81`) that are no
  * UTF-8 stay two pages, and `%2F`, `%2B`, `%3B` in a path, `%2B`, `%26`, `%3D`,
- * `%3B` in a query stay escaped. A long spelling is given as its digest.
+ * `%3B` in a query stay escaped.
  */
 export function samePage(href: string): string {
-  const page = spelling(href);
-  return page.length <= KEY_LIMIT ? page : digest(page);
-}
-
-/**
- * The longest spelling kept as it is. A longer one (a server's cursor of
- * kilobytes) is kept as a digest, so that a long run of pages holds a few
- * dozen bytes per page, whatever the length of its links.
- */
-const KEY_LIMIT = 256;
-
-/**
- * A long spelling's digest: its length and two 32-bit FNV-1a hashes of its
- * characters, read forwards and backwards. It starts with `#`, so it is
- * never a URL's spelling. Two long spellings share one only by rare chance,
- * which would end the pages early, never loop.
- */
-function digest(text: string): string {
-  let forwards = 0x811c9dc5;
-  let backwards = 0x811c9dc5;
-  const last = text.length - 1;
-  for (let i = 0; i <= last; i++) {
-    forwards = Math.imul(forwards ^ text.charCodeAt(i), 0x01000193);
-    backwards = Math.imul(backwards ^ text.charCodeAt(last - i), 0x01000193);
-  }
-  const hashes = [forwards, backwards].map((h) => (h >>> 0).toString(36));
-  return `#${text.length}:${hashes.join(":")}`;
-}
-
-function spelling(href: string): string {
   const end = href.indexOf("#");
   const bare = end === -1 ? href : href.slice(0, end);
   const at = bare.indexOf("?");

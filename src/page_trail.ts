@@ -8,6 +8,7 @@
 
 import type { Hooks } from "./hooks.ts";
 import { documentLinks } from "./next_link.ts";
+import { PageSet } from "./page_set.ts";
 import { samePage } from "./page_spelling.ts";
 import { urlOf } from "./platform_response.ts";
 
@@ -17,7 +18,7 @@ import { urlOf } from "./platform_response.ts";
  * redirects), and the pages already read.
  */
 export class Trail {
-  readonly seen = new Set<string>();
+  readonly seen = new PageSet();
   requestUrl = "";
   responseUrl = "";
   /**

@@ -1,8 +1,10 @@
 /**
  * Child process of long_run_test.ts (run with `--v8-flags=--expose-gc`):
- * follows 1,000 pages whose next links are 32 KiB each (a server's long
- * cursors) with `limit: Infinity`, and reports the heap held, within the
- * loop, from page 100 to the last page.
+ * follows pages whose next links hold a cursor of a given length with
+ * `limit: Infinity`, and reports the heap held, within the loop, from one
+ * page to the last. Its arguments: how many pages, from which page, and
+ * the cursor's length (1,000 pages from page 100 with cursors of 32 KiB, a
+ * server's long cursors, by default).
  *
  * @module
  */
@@ -10,9 +12,9 @@
 import createGrab, { paginate } from "../mod.ts";
 import { report } from "./_memory.ts";
 
-const PAGES = 1_000;
-const FROM = 100;
-const CURSOR = 32 * 1024;
+const [PAGES, FROM, CURSOR] = [1_000, 100, 32 * 1024].map((value, at) =>
+  Deno.args[at] === undefined ? value : Number(Deno.args[at])
+) as [number, number, number];
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error("run with --v8-flags=--expose-gc");

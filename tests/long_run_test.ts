@@ -94,6 +94,26 @@ Deno.test("paginate() over a long run of pages with long links holds a few bytes
   );
 });
 
+Deno.test("paginate() over a long run of pages with links of a hundred characters holds a few bytes per page", async () => {
+  // A feed followed page after page: only the last 1,024 pages keep their
+  // links whole, older ones a hash, so the walk holds some 16 bytes a page
+  // where it held some 150 (links and their entries in a Set).
+  const report = await runChild<{
+    pages: number;
+    from: number;
+    cursor: number;
+    retained: number;
+  }>("./_pages_child.ts", ["--allow-net=127.0.0.1", "--v8-flags=--expose-gc"], {
+    args: ["12000", "2000", "64"],
+  });
+  assertEquals(report.pages, 12_000);
+  const perPage = report.retained / (report.pages - report.from);
+  assert(
+    perPage < 64,
+    `${Math.round(perPage)} bytes a page retained, with links of some 100`,
+  );
+});
+
 Deno.test("one signal for the whole program through many grabs", async (t) => {
   const IN_FLIGHT = 1_000;
   let open: () => void = () => {};

@@ -1,5 +1,6 @@
-import { assertEquals } from "@std/assert";
+import { assert, assertEquals } from "@std/assert";
 import createGrab, { paginate } from "../mod.ts";
+import { KEPT_LENGTH, PageSet, RECENT_PAGES } from "../src/page_set.ts";
 import { json, startServer } from "./_server.ts";
 
 const JSON_API = { "content-type": "application/vnd.api+json" };
@@ -120,6 +121,52 @@ Deno.test("paginate() edges", async (t) => {
         links["next"] = null;
       }
       assertEquals(ids, ["1", "2", "3"]);
+    },
+  );
+});
+
+Deno.test("pages read long ago are still told apart from new ones", async (t) => {
+  await t.step("a set of pages past the most recent it keeps whole", () => {
+    const pages = new PageSet();
+    const count = 4 * RECENT_PAGES;
+    const page = (n: number) => `http://api.test/events?cursor=${n}&limit=100`;
+    for (let n = 0; n < count; n++) pages.add(page(n));
+    // A spelling longer than those kept whole is held by its hash at once.
+    const long = `http://api.test/events?cursor=${"c".repeat(KEPT_LENGTH)}`;
+    pages.add(long).add(long);
+    assertEquals(pages.size, count + 1);
+    for (let n = 0; n < count; n++) assert(pages.has(page(n)), page(n));
+    assert(pages.has(long));
+    assert(!pages.has(long.slice(0, -1)));
+    // Pages never added, one character away from those that were.
+    for (let n = count; n < 2 * count; n++) assert(!pages.has(page(n)));
+    for (let n = 0; n < count; n++) {
+      assert(!pages.has(`${page(n)}0`), `${page(n)}0`);
+    }
+    pages.add(page(0)).add(page(count - 1));
+    assertEquals(pages.size, count + 1);
+  });
+
+  await t.step(
+    "a walk whose last page links back to an early one",
+    async () => {
+      // More pages than are kept whole: page 2's link is only a hash by then.
+      const last = RECENT_PAGES + 100;
+      await using server = startServer((_request, { url }) => {
+        const n = Number(url.searchParams.get("n") ?? 0);
+        const next = n === last ? 2 : n + 1;
+        return json([n], {
+          headers: { link: `</items?n=${next}&size=10>; rel="next"` },
+        });
+      });
+      const grab = createGrab(server.url, { retry: 0 });
+      const read: number[] = [];
+      for await (
+        const [data] of paginate(grab, "GET /items", { limit: Infinity })
+      ) {
+        read.push((data as number[])[0]!);
+      }
+      assertEquals(read, Array.from({ length: last + 1 }, (_, n) => n));
     },
   );
 });
