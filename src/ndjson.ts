@@ -164,6 +164,11 @@ export class LineSplitter {
     return true;
   }
 
+  /** Lets go of the line not yet ended; the splitter is then of no use. */
+  drop(): void {
+    this.#pending.reset("");
+  }
+
   // Splits `s` from `start` (the first line's start) with `lf` its first
   // LF, `base` being the first index whose bytes are not yet counted.
   #scan(

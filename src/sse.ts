@@ -90,8 +90,7 @@ export class EventStreamParser {
       return this.#counted <= this.#max;
     }
     if (pending === "") return this.#scan(text, from, from, lf, cr, out);
-    // The pending line ends here: it is finished on its own, then the rest,
-    // so that the text is never copied.
+    // The pending line ends here: finished on its own, then the rest, uncopied.
     this.#pending.reset("");
     const end = cr === -1 || (lf !== -1 && lf < cr) ? lf : cr;
     const head = pending + text.slice(from, end + 1);
@@ -112,6 +111,9 @@ export class EventStreamParser {
     this.#type = "";
     this.#counted = this.#dataLines = 0;
   }
+
+  /** Lets go of the event being built; the parser is then of no use. */
+  readonly drop = (): void => this.end([]);
 
   // Scans `s` from `start` (the first line's start) with `lf` and `cr` the
   // first line ends at or after `base` (-1: none), where `base` is the first

@@ -79,6 +79,8 @@ interface Parser<Raw> {
   feed(chunk: Uint8Array, out: Raw[]): boolean;
   /** False when the last item passes the cap. */
   end(out: Raw[]): boolean | void;
+  /** Lets go of the item not yet ended; the parser is then of no use. */
+  drop(): void;
 }
 
 /**
@@ -152,8 +154,12 @@ class Items<Raw extends ServerSentEvent | string> {
       } catch (error) {
         if (error instanceof CallbackError) throw error.error;
         this.#failure = error as GrabTransportError;
+        this.#parser.drop();
         continue;
       }
+      // Cancelled during the read: what it brought is not parsed, let alone
+      // kept.
+      if (this.#cancelled) return null;
       if (chunk === null) {
         this.#ended = true;
         // A last line that a cut-off character pushes over the cap.
@@ -188,6 +194,7 @@ class Items<Raw extends ServerSentEvent | string> {
     this.#queue.length = 0;
     this.#at = 0;
     this.#failure ??= fail(reason, { cause: deadline.signal?.reason });
+    this.#parser.drop();
     return true;
   }
 
@@ -195,12 +202,20 @@ class Items<Raw extends ServerSentEvent | string> {
     const part = this.#sse ? "event" : "line";
     const message = tooLargeMessage(this.#live.maxBodyBytes, part);
     this.#failure = this.#live.fail("too-large", { message });
+    // The item over the cap, held up to the cap and a chunk, is let go of
+    // now, not when the caller drops the stream, which it keeps to read
+    // `error`.
+    this.#parser.drop();
   }
 
   cancel(reason?: unknown): Promise<void> {
     this.#queue.length = 0;
     this.#at = 0;
     this.#cancelled = true;
+    // An item the body ended in the middle of: up to the cap, which a
+    // caller that keeps the stream (for its `error` or `lastEventId`) would
+    // otherwise keep too.
+    this.#parser.drop();
     this.#stopCheck?.();
     return this.#chunks.cancel(reason);
   }
