@@ -1,14 +1,15 @@
 // deno-lint-ignore-file no-console
 /**
  * The benchmark suite: HTTP throughput over loopback against a server in its
- * own process, large text and byte bodies over the same loopback, in-process
+ * own process, large text and byte bodies over the same loopback, the
+ * start-up of a process that makes one GET, in-process
  * call overhead, the heap after many grabs and what a settled grab still
  * holds, the JSON:API denormaliser, Server-Sent Events parsing, and bundle
  * sizes.
  * Prints the tables and the targets, and writes `bench/RESULTS.md`.
  *
  * Run: deno task bench (add `-- --quick` for a short smoke run, or
- * `-- --only=loopback,bodies,inproc,memory,denormalise,sse,bundle` for some
+ * `-- --only=loopback,bodies,startup,inproc,memory,denormalise,sse,bundle` for some
  * sections, and `-- --no-write` to print without writing the file). Each run
  * rewrites the whole file from the sections it ran.
  *
@@ -66,6 +67,7 @@ import {
   STD_HTTP_VERSION,
 } from "./_sse.ts";
 import { count, median, ms, ratio, table } from "./_stats.ts";
+import { runStartup, STARTUP_NAMES, type StartupResults } from "./_startup.ts";
 
 const args = new Set(Deno.args);
 const quick = args.has("--quick");
@@ -76,6 +78,8 @@ const only = onlyArg === undefined
 const wants = (section: string) => only === undefined || only.has(section);
 
 const ROUNDS = quick ? 3 : 7;
+/** Start-ups per client: each is one process, some 50 ms. */
+const STARTUP_ROUNDS = quick ? 3 : 15;
 const SEQUENTIAL = quick ? 300 : 3_000;
 const CONCURRENT = quick ? 1_000 : 10_000;
 const IN_FLIGHT = 64;
@@ -374,6 +378,25 @@ function denormaliseTable(d: DenormaliseResults): string {
     "",
     ...[...naNotes, ...notes].map((n) => `- ${n}`),
   ].join("\n");
+}
+
+function startupTable(r: StartupResults): string {
+  return table(
+    [
+      "client",
+      "median start-up",
+      "÷ raw",
+      `spread over ${r.rounds} rounds`,
+      "more than raw",
+    ],
+    STARTUP_NAMES.map((name) => [
+      name,
+      ms(r.ms[name]!),
+      ratio(r.ratio[name]!.median),
+      range([r.ratio[name]!.low, r.ratio[name]!.high]),
+      name === "raw" ? "" : ms(r.ms[name]! - r.ms.raw!),
+    ]),
+  );
 }
 
 function sseTable(r: SseResults): string {
@@ -1008,12 +1031,26 @@ let bundles: BundleResults | undefined;
 let memory: MemoryResults | undefined;
 let sse: SseResults | undefined;
 let bodies: BodiesResults | undefined;
+let startup: StartupResults | undefined;
 
 log(`grab benchmark suite${quick ? " (quick)" : ""}`);
 for (const [k, v] of Object.entries(info)) log(`  ${k}: ${v}`);
 
 if (wants("loopback")) await runLoopback(http);
 if (wants("bodies")) bodies = await runLoopbackBodies();
+if (wants("startup")) {
+  const server = await startServer();
+  try {
+    log(`Start-up: ${STARTUP_ROUNDS} processes per client`);
+    startup = await runStartup(
+      server.base,
+      STARTUP_ROUNDS,
+      (r) => log(`  round ${r}/${STARTUP_ROUNDS} (${elapsed()})`),
+    );
+  } finally {
+    await server.stop();
+  }
+}
 if (wants("inproc")) await runInProcess(http);
 if (wants("memory")) {
   log(
@@ -1114,6 +1151,14 @@ if (http.inProcess) {
     overheadTable(http.inProcess, INPROC_CALLS),
   );
 }
+if (startup) {
+  sections.push(
+    "",
+    "### Start-up (a fresh `deno run` that loads the client and makes one GET; milliseconds from the runtime's start to the body read)",
+    "",
+    startupTable(startup),
+  );
+}
 if (memory) {
   sections.push(
     "",
@@ -1191,6 +1236,7 @@ if (!args.has("--no-write")) {
         "; ",
       )
     }. The six reads of a body take turns request by request, not batch by batch as in the rounds above, in an order drawn afresh for every request (the same seeded shuffle as the sequential GETs), each request timed on its own and summed per read: two identical raw reads timed in alternating batches of 1 MiB bodies differed by up to 10% in their median (one batch leaves the next its garbage to collect), against 2–4% request by request. One warm-up round, then ${ROUNDS} rounds; figures are medians over rounds, each grab read's ratio the median of its per-round ratios to its own raw read, the spread their lowest and highest.`,
+    `- Start-up: \`bench/_startup_child.ts\` in a fresh \`deno run --no-config\` per measurement: it loads the client (grab from its source modules, as JSR serves them; ofetch and ky from npm), makes one GET of the same JSON body and reads it, and prints \`performance.now()\`, the milliseconds since the runtime began (process creation is left out). Each client is started once to fill the module caches, then the clients take turns process by process, ${STARTUP_ROUNDS} rounds in an order drawn afresh for every round (the same seeded shuffle); figures are medians, each ratio the median of the per-round ratios to raw \`fetch\` + \`res.json()\`.`,
     "- In-process: `fetch` replaced by a function resolving to a ready `new Response(body, { headers })` (grab's `fetch` option, ky's `fetch`, ofetch's global `fetch`, wretch's `fetchPolyfill`, up-fetch's first argument); raw is that function + `res.json()`.",
     '- Floors: baselines that do only what grab\'s contract makes every client do that keeps the same promises, measured in the same interleaved rounds (and, for bodies, the same request-by-request alternation) as the rest; each grab figure is shown ÷ raw and ÷ its floor, paired round by round as the ratios to raw are. The goals stay ÷ raw; the floor rows under "Further checks" are for reference. raw+timeout (loopback and in-process): `fetch(url, { signal, headers: { accept: "application/json" } })` + `res.json()`, where `signal` is one `AbortSignal.timeout(30_000)` shared by the calls that start within 15 ms of its creation and then renewed (what a client with a default timeout and an `Accept` header must pass; grab shares its timeout signal the same way, `src/deadline.ts`). raw-stream (in-process only, the floor for a custom `fetch`, whose `Content-Length` cannot be trusted, so a size cap needs a reader loop): the same `fetch`, `res.body.getReader()` read to the end collecting the chunks and counting their bytes against a 64 MiB cap, the chunks joined once (one chunk kept as it is), one `TextDecoder` decode, `JSON.parse`. raw reader loop text and bytes (bodies; the floor for the chunked body, which has no length to trust; for bodies with a `Content-Length` the floor is the raw one-call read): `fetch`, the same capped reader loop and one join, and for text one decode.',
     `- Memory: \`bench/_memory_child.ts\` in a fresh process per measurement (\`--v8-flags=--expose-gc\`): ${
