@@ -34,12 +34,23 @@ export interface ProcessVersions {
 }
 
 /**
- * True in Deno or Bun, told by their own globals. Asked before `process`
- * is read: Deno makes its `process` on the first read, loading its Node
- * layer, some 10–20 ms of a cold start (Deno 2.9).
+ * True in Deno or Bun, told by the version their own globals give. Asked
+ * before `process` is read: Deno makes its `process` on the first read,
+ * loading its Node layer, some 10–20 ms of a cold start (Deno 2.9). A
+ * global of that name alone is not enough: a page's element of that id
+ * (`<div id="Deno">`) is one, and so is a stub a test setup puts on Node's
+ * globals (`globalThis.Deno = {}`).
  */
 export function isDenoOrBun(): boolean {
-  return globalOf("Deno") !== undefined || globalOf("Bun") !== undefined;
+  try {
+    const deno = globalOf("Deno") as { version?: { deno?: unknown } } | null;
+    const bun = globalOf("Bun") as { version?: unknown } | null;
+    return typeof deno?.version?.deno === "string" ||
+      typeof bun?.version === "string";
+  } catch {
+    // A getter that throws on a member: no runtime's own global.
+    return false;
+  }
 }
 
 /**
