@@ -1,5 +1,5 @@
 /**
- * {@linkcode PageSet}: the pages a `paginate` walk has read, in some 16
+ * {@linkcode PageSet}: the pages a `paginate` walk has read, in 16 to 32
  * bytes a page however long their URLs, so a walk that follows a feed for
  * days holds megabytes, not hundreds of them.
  *
@@ -19,7 +19,8 @@ export const KEPT_LENGTH = 256;
  * The pages read so far, by their spelling (see `page_spelling.ts`). The
  * most recent {@linkcode RECENT_PAGES} of up to {@linkcode KEPT_LENGTH}
  * characters are kept as they are; any other by a 64-bit hash of its
- * spelling in a table of numbers, some 16 bytes where a URL of a hundred
+ * spelling in a table of numbers, 16 to 32 bytes (as full as the table is
+ * between its growths) where a URL of a hundred
  * characters and its entry in a `Set` take some 150. A link back to a page
  * read long ago is still told: a page shares the hash of another about once
  * in 2^64 pairs, once in some 18 million walks of a million pages each,

@@ -113,11 +113,12 @@ export class EventStreamParser {
   }
 
   /** Lets go of the event being built; the parser is then of no use. */
-  readonly drop = (): void => this.end([]);
+  drop(): void {
+    this.end([]);
+  }
 
-  // Scans `s` from `start` (the first line's start) with `lf` and `cr` the
-  // first line ends at or after `base` (-1: none), where `base` is the first
-  // index whose bytes are not yet counted.
+  // Scans `s` from `start` (the first line's start), `lf` and `cr` the first
+  // line ends at or after `base` (the first byte not counted; -1: none).
   #scan(
     s: string,
     start: number,
@@ -157,8 +158,8 @@ export class EventStreamParser {
     return this.#rest(s, start, base, counted);
   }
 
-  // #scan for a text with no CR, the usual case, kept lean: the usual event,
-  // one data line and a blank line, is built in one step.
+  // #scan for a text with no CR, the usual case, kept lean: one step builds
+  // the usual event, one data line and a blank line.
   #scanLF(
     s: string,
     start: number,
@@ -249,8 +250,7 @@ export class EventStreamParser {
         if (!value.includes("\0")) this.#idBuffer = value;
         break;
       case "retry": {
-        // Digits past the largest number make Infinity, no time to wait:
-        // ignored, as browsers ignore a value that overflows theirs.
+        // Digits past the largest number (Infinity): ignored, as browsers do.
         const ms = DIGITS.test(value) ? Number(value) : Infinity;
         if (ms !== Infinity) this.#retry = ms;
         break;
