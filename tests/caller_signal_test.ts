@@ -8,6 +8,7 @@
 import { assert, assertEquals, assertStrictEquals } from "@std/assert";
 import createGrab, { GrabTransportError, orThrow, paginate } from "../mod.ts";
 import { settles } from "./_bounds.ts";
+import { RESPONSE_TYPES } from "../src/response_type.ts";
 
 type R = readonly [unknown, unknown, unknown];
 
@@ -121,15 +122,7 @@ Deno.test("aborted before the call keeps the reason", async (t) => {
   });
 });
 
-const TYPES = [
-  "json",
-  "text",
-  "bytes",
-  "blob",
-  "stream",
-  "sse",
-  "ndjson",
-] as const;
+const TYPES = RESPONSE_TYPES;
 
 Deno.test("aborted while waiting for headers and mid-body", async (t) => {
   await using server = holding();
@@ -283,75 +276,28 @@ Deno.test("aborting in each stage settles at once with the reason", async (t) =>
       }),
     );
   });
-  await t.step("inside beforeRetry", async () => {
-    await run(
-      "GET /retry",
-      (c) => ({
-        signal: c.signal,
-        hooks: { beforeRetry: () => c.abort(reason) },
-      }),
-    );
-  });
-  await t.step("inside a pending beforeRetry", async () => {
-    await run(
-      "GET /retry",
-      (c) => ({
-        signal: c.signal,
-        hooks: {
-          beforeRetry: () => {
-            c.abort(reason);
-            return new Promise(() => {});
+  // Each hook aborts, then returns (sync) or never settles (pending).
+  const hooks = [
+    ["beforeRetry", "GET /retry"],
+    ["beforeRequest", "GET /ok"],
+    ["afterResponse", "GET /ok"],
+  ] as const;
+  for (const [hook, endpoint] of hooks) {
+    for (const pending of [false, true]) {
+      const how = pending ? "a pending " : "";
+      await t.step(`inside ${how}${hook}`, async () => {
+        await run(endpoint, (c) => ({
+          signal: c.signal,
+          hooks: {
+            [hook]: () => {
+              c.abort(reason);
+              return pending ? new Promise(() => {}) : undefined;
+            },
           },
-        },
-      }),
-    );
-  });
-  await t.step("inside beforeRequest", async () => {
-    await run(
-      "GET /ok",
-      (c) => ({
-        signal: c.signal,
-        hooks: { beforeRequest: () => c.abort(reason) },
-      }),
-    );
-  });
-  await t.step("inside a pending beforeRequest", async () => {
-    await run(
-      "GET /ok",
-      (c) => ({
-        signal: c.signal,
-        hooks: {
-          beforeRequest: () => {
-            c.abort(reason);
-            return new Promise(() => {});
-          },
-        },
-      }),
-    );
-  });
-  await t.step("inside afterResponse", async () => {
-    await run(
-      "GET /ok",
-      (c) => ({
-        signal: c.signal,
-        hooks: { afterResponse: () => c.abort(reason) },
-      }),
-    );
-  });
-  await t.step("inside a pending afterResponse", async () => {
-    await run(
-      "GET /ok",
-      (c) => ({
-        signal: c.signal,
-        hooks: {
-          afterResponse: () => {
-            c.abort(reason);
-            return new Promise(() => {});
-          },
-        },
-      }),
-    );
-  });
+        }));
+      });
+    }
+  }
   await t.step("inside onDownloadProgress", async () => {
     await run(
       "GET /ok",
@@ -492,6 +438,9 @@ Deno.test("a signal that never aborts keeps no listener after grabs of every out
       validate: () => ({ issues: [{ message: "no" }] }),
     },
   };
+  const thrower = () => {
+    throw new Error("x");
+  };
   const cases: [string, () => Promise<unknown>][] = [
     ["ok", () => grab("GET /ok", { signal })],
     ["500", () => grab("GET /500", { signal })],
@@ -504,40 +453,14 @@ Deno.test("a signal that never aborts keeps no listener after grabs of every out
         grab("GET /big", { signal, maxBodyBytes: 10, responseType: "text" }),
     ],
     ["schema", () => grab("GET /ok", { signal, schema: failingSchema })],
-    [
-      "hook throws",
-      () =>
-        grab("GET /ok", {
-          signal,
-          hooks: {
-            beforeRequest: () => {
-              throw new Error("x");
-            },
-          },
-        }).catch(() => {}),
-    ],
-    [
-      "afterResponse throws",
-      () =>
-        grab("GET /ok", {
-          signal,
-          hooks: {
-            afterResponse: () => {
-              throw new Error("x");
-            },
-          },
-        }).catch(() => {}),
-    ],
-    [
-      "progress throws",
-      () =>
-        grab("GET /ok", {
-          signal,
-          onDownloadProgress: () => {
-            throw new Error("x");
-          },
-        }).catch(() => {}),
-    ],
+    ...([
+      ["hook throws", { hooks: { beforeRequest: thrower } }],
+      ["afterResponse throws", { hooks: { afterResponse: thrower } }],
+      ["progress throws", { onDownloadProgress: thrower }],
+    ] as const).map(([name, options]): [string, () => Promise<unknown>] => [
+      name,
+      () => grab("GET /ok", { signal, ...options }).catch(() => {}),
+    ]),
     [
       "validation",
       () => grab("GET /:id", { signal, params: { id: ".." } }).catch(() => {}),
@@ -759,64 +682,43 @@ Deno.test("more stages", async (t) => {
     assertStrictEquals(caught.cause, reason);
   });
   for (const type of ["sse", "ndjson"] as const) {
-    await t.step(`${type}: abort inside a pending validate`, async () => {
-      const grab = createGrab(server.url, { retry: 0 });
-      const c = new AbortController();
-      const ct = type === "sse" ? "text/event-stream" : "application/x-ndjson";
-      const first = type === "sse" ? "data: 1\n\n" : "1\n";
-      const [s] = await settles(
-        grab(
-          `GET /body?type=${encodeURIComponent(ct)}&first=${
-            encodeURIComponent(first)
-          }`,
-          {
-            signal: c.signal,
-            responseType: type,
-            schema: {
-              "~standard": {
-                version: 1 as const,
-                vendor: "t",
-                validate: () => {
-                  c.abort(reason);
-                  return new Promise<never>(() => {});
-                },
-              },
+    const ct = type === "sse" ? "text/event-stream" : "application/x-ndjson";
+    const first = type === "sse" ? "data: 1\n\n" : "1\n";
+    const endpoint = `GET /body?type=${encodeURIComponent(ct)}&first=${
+      encodeURIComponent(first)
+    }` as const;
+    const aborting = (c: AbortController) => ({
+      "a pending validate": {
+        schema: {
+          "~standard": {
+            version: 1 as const,
+            vendor: "t",
+            validate: () => {
+              c.abort(reason);
+              return new Promise<never>(() => {});
             },
           },
-        ),
-      );
-      await settles((async () => {
-        for await (const _ of s!) { /* none */ }
-      })());
-      const e = s!.error as GrabTransportError;
-      assertEquals(e?.kind, "abort");
-      assertStrictEquals(e.cause, reason);
+        },
+      },
+      onDownloadProgress: { onDownloadProgress: () => c.abort(reason) },
     });
-    await t.step(`${type}: abort inside onDownloadProgress`, async () => {
-      const grab = createGrab(server.url, { retry: 0 });
-      const c = new AbortController();
-      const ct = type === "sse" ? "text/event-stream" : "application/x-ndjson";
-      const first = type === "sse" ? "data: 1\n\n" : "1\n";
-      const [s] = await settles(
-        grab(
-          `GET /body?type=${encodeURIComponent(ct)}&first=${
-            encodeURIComponent(first)
-          }`,
-          {
-            signal: c.signal,
-            responseType: type,
-            onDownloadProgress: () => c.abort(reason),
-          },
-        ),
-      );
-      const seen: unknown[] = [];
-      await settles((async () => {
-        for await (const v of s!) seen.push(v);
-      })());
-      const e = s!.error as GrabTransportError;
-      assertEquals(e?.kind, "abort");
-      assertStrictEquals(e.cause, reason);
-    });
+    for (const where of ["a pending validate", "onDownloadProgress"] as const) {
+      await t.step(`${type}: abort inside ${where}`, async () => {
+        const grab = createGrab(server.url, { retry: 0 });
+        const c = new AbortController();
+        const [s] = await settles(grab(endpoint, {
+          signal: c.signal,
+          responseType: type,
+          ...aborting(c)[where],
+        }));
+        await settles((async () => {
+          for await (const _ of s!) { /* none */ }
+        })());
+        const e = s!.error as GrabTransportError;
+        assertEquals(e?.kind, "abort");
+        assertStrictEquals(e.cause, reason);
+      });
+    }
   }
   await t.step("abort while a stream body is uploading", async () => {
     const grab = createGrab(server.url, { retry: 0 });
@@ -1245,17 +1147,7 @@ Deno.test("the signal a hook or custom fetch sees follows the caller's", async (
 Deno.test("a body cut off by the caller's signal gets its reason in its cancel, whatever the type", async (t) => {
   await using server = plain();
   const reason = new Error("mine");
-  for (
-    const type of [
-      "json",
-      "text",
-      "bytes",
-      "blob",
-      "stream",
-      "sse",
-      "ndjson",
-    ] as const
-  ) {
+  for (const type of TYPES) {
     for (const via of ["hook", "fetch"]) {
       await t.step(`${type} via ${via}`, async () => {
         const c = new AbortController();
