@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-console
 /**
  * One start-up of `bench/_startup.ts`: loads the client named by its first
  * argument, makes one GET of the JSON body at the base address its second
