@@ -95,6 +95,18 @@ const ANSWERS = {
     ]));
     socket.end(body);
   },
+  // The gzipped noise of `/gzip-noise` cut to half, its length that half:
+  // the framing is whole, the gzip stream ends early.
+  "gzip-short": (socket) => {
+    const full = gzipSync(noise());
+    const body = full.subarray(0, full.length >> 1);
+    socket.write(head(200, [
+      "content-type: application/octet-stream",
+      "content-encoding: gzip",
+      `content-length: ${body.length}`,
+    ]));
+    socket.end(body);
+  },
   // JSON labelled gzip that is not gzip: no retry would decode it.
   "not-gzip": (socket) => {
     const body = JSON.stringify({ a: "not gzip ".repeat(20) });
