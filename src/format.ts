@@ -58,6 +58,7 @@ export type Decoded =
     data: unknown;
     meta?: Record<string, unknown> | undefined;
     links?: Record<string, unknown> | undefined;
+    jsonapi?: Record<string, unknown> | undefined;
   }
   | {
     ok: false;
@@ -204,6 +205,7 @@ export function decodeOutcome(
     data = decoded.data;
     if (decoded.meta !== undefined) meta.meta = decoded.meta;
     if (decoded.links !== undefined) meta.links = decoded.links;
+    if (decoded.jsonapi !== undefined) meta.jsonapi = decoded.jsonapi;
   }
   const schema = resolved.schema;
   if (schema === undefined) return [data, null, meta];

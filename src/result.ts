@@ -25,6 +25,11 @@ export interface SuccessMeta {
   meta?: Record<string, unknown>;
   /** JSON:API document `links`. */
   links?: Record<string, unknown>;
+  /**
+   * JSON:API document `jsonapi`: the server's implementation, as sent (its
+   * `version`, the `ext` and `profile` it applied, its `meta`).
+   */
+  jsonapi?: Record<string, unknown>;
 }
 
 /**

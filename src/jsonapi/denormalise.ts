@@ -27,8 +27,8 @@ export interface DenormaliseOptions {
 
 /**
  * The outcome of {@linkcode denormalise}: the flat data and the document's
- * own `meta` and `links` (each only when present), or why the input is not a
- * JSON:API success document.
+ * own `meta`, `links` and `jsonapi` (each only when present), or why the
+ * input is not a JSON:API success document.
  */
 export type DenormaliseResult =
   | {
@@ -36,6 +36,7 @@ export type DenormaliseResult =
     data: unknown;
     meta?: Record<string, unknown>;
     links?: Record<string, unknown>;
+    jsonapi?: Record<string, unknown>;
   }
   | {
     ok: false;
@@ -142,6 +143,8 @@ interface TopLevel {
   primary: unknown;
   meta: Wire | undefined;
   links: Wire | undefined;
+  /** The server's implementation (version, ext, profile, meta). */
+  jsonapi: Wire | undefined;
   included: unknown[] | undefined;
   /** True for a document of an extension: no `data`, a `namespace:member`. */
   extension: boolean;
@@ -155,9 +158,15 @@ const EXTENSION_MEMBER = /^[A-Za-z0-9]+:/;
 // `atomic:results`): its members are the extension's to define, so the data
 // is the document as sent, with its meta and links.
 function extensionDocument(document: Wire, top: TopLevel): DenormaliseResult {
-  const result: DenormaliseResult = { ok: true, data: document };
+  return withMembers(document, top);
+}
+
+// The data with the document's own `meta`, `links` and `jsonapi`.
+function withMembers(data: unknown, top: TopLevel): DenormaliseResult {
+  const result: DenormaliseResult = { ok: true, data };
   if (top.meta !== undefined) result.meta = top.meta;
   if (top.links !== undefined) result.links = top.links;
+  if (top.jsonapi !== undefined) result.jsonapi = top.jsonapi;
   return result;
 }
 
@@ -185,10 +194,7 @@ function denormaliseDocument(
     return { ok: false, reason: clash.message, clash: true };
   }
   if (reason !== undefined) return fail(reason);
-  const result: DenormaliseResult = { ok: true, data: primaryData(pass) };
-  if (top.meta !== undefined) result.meta = top.meta;
-  if (top.links !== undefined) result.links = top.links;
-  return result;
+  return withMembers(primaryData(pass), top);
 }
 
 // Reads each top-level member once, or says why the document is not a
@@ -218,7 +224,11 @@ function readTopLevel(document: unknown): TopLevel | string {
     primary !== undefined && primary !== null && !Array.isArray(primary) &&
     !isPlainObject(primary)
   ) return "/data is not a resource object, an array or null";
-  return { primary, meta, links, included, extension };
+  // Informational: one that is not an object is left out, not refused.
+  const jsonapi = isPlainObject(document.jsonapi)
+    ? document.jsonapi
+    : undefined;
+  return { primary, meta, links, jsonapi, included, extension };
 }
 
 function fail(reason: string): DenormaliseResult {

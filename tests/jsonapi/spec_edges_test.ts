@@ -211,6 +211,35 @@ Deno.test("reads at the edges of a success document", async (t) => {
     assertEquals("links" in meta ? meta.links : undefined, links);
   });
 
+  await t.step("the jsonapi member, as sent, on the success meta", async () => {
+    const jsonapi = {
+      version: "1.1",
+      ext: ["https://jsonapi.org/ext/atomic"],
+      profile: ["https://example.com/profiles/cursor"],
+      meta: { build: "2026.11" },
+    };
+    const documents = [
+      { data: { type: "a", id: "1" }, jsonapi },
+      { meta: { total: 0 }, jsonapi },
+      // An extension's document is the data as sent; its members too.
+      { "atomic:results": [], jsonapi },
+    ];
+    for (const document of documents) {
+      await using server = answering(200, document);
+      const api = createGrab(server.url, { format: "json-api", retry: 0 });
+      const [, error, meta] = await api("GET /a/1");
+      assertStrictEquals(error, null);
+      assertEquals("jsonapi" in meta ? meta.jsonapi : undefined, jsonapi);
+    }
+    // Informational: one that is not an object is left out, not refused.
+    await using server = answering(200, { data: null, jsonapi: "1.1" });
+    const api = createGrab(server.url, { format: "json-api", retry: 0 });
+    const [data, error, meta] = await api("GET /a/1");
+    assertStrictEquals(error, null);
+    assertStrictEquals(data, null);
+    assert(!("jsonapi" in meta));
+  });
+
   await t.step("204 and a meta-only 200 to a write", async () => {
     for (const [status, body] of [[204, null], [200, { meta: { ok: 1 } }]]) {
       await using server = answering(status as number, body);
