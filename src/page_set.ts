@@ -20,11 +20,11 @@ export const KEPT_LENGTH = 256;
  * most recent {@linkcode RECENT_PAGES} of up to {@linkcode KEPT_LENGTH}
  * characters are kept as they are; any other by a 64-bit hash of its
  * spelling in a table of numbers, 16 to 32 bytes (as full as the table is
- * between its growths) where a URL of a hundred
- * characters and its entry in a `Set` take some 150. A link back to a page
- * read long ago is still told: a page shares the hash of another about once
- * in 2^64 pairs, once in some 18 million walks of a million pages each,
- * which ends that walk early, never loops.
+ * between its growths) where a URL of a hundred characters and its entry
+ * in a `Set` take some 150. A link back to a page read long ago is still
+ * told: a page shares the hash of another about once in 2^64 pairs, once in
+ * some 18 million walks of a million pages each, which ends that walk
+ * early, never loops.
  */
 export class PageSet {
   #recent = new Set<string>();

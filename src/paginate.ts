@@ -191,10 +191,11 @@ export async function* paginate(
     // A page redirected elsewhere was read at both URLs.
     seen.add(samePage(requestUrl)).add(samePage(responseUrl));
     if (typeof next === "string") throw cannotFollow(method, responseUrl, next);
-    if (seen.has(samePage(next.href))) return;
+    const nextPage = samePage(next.href);
+    if (seen.has(nextPage)) return;
     const refused = unfollowable(next);
     if (refused !== undefined) throw cannotFollow(method, responseUrl, refused);
-    seen.add(samePage(next.href));
+    seen.add(nextPage);
     current = `${method} ${next.href}` as Endpoint;
     bare ||= next.origin !== origin || new URL(responseUrl).origin !== origin;
     callOptions = bare

@@ -143,10 +143,11 @@ function foreignInfoOf(resource: object): JsonApiInfo | undefined {
  * identifier with its own `meta` (about the link, not the resource, which
  * may be linked many times). A related resource that the document did not
  * include is an identifier-only object; it has an entry only when its
- * resource identifier carried `meta`. The document's own `links` and
- * `meta` are on the success meta of the grab instead. It reads the resources of another copy of the
- * module in the same program too (two versions installed side by side, a
- * bundle and a package), once that copy has read a JSON:API document.
+ * resource identifier carried `meta`. The document's own `links` and `meta`
+ * are on the success meta of the grab instead. It reads the resources of
+ * another copy of the module in the same program too (two versions installed
+ * side by side, a bundle and a package), once that copy has read a JSON:API
+ * document.
  *
  * @param resource A resource object from the data of a JSON:API grab.
  * @returns The resource's `{ links?, meta?, relationships }`, or `undefined`
