@@ -137,15 +137,8 @@ export async function* paginate(
   endpoint: Endpoint,
   options: object | null = {},
 ): AsyncGenerator<OrThrowResult<unknown>, void, undefined> {
-  const { limit: given, ...first } = readOptions(options);
+  const { limit, first } = walkOptions(options);
   const { method } = parseEndpoint(endpoint);
-  const limit = parsePageLimit(given);
-  // A rest object: its `body` is the caller's, not `Object.prototype`'s.
-  const stream = member(first, "body") instanceof ReadableStream;
-  if (typeof limit !== "number" || stream) {
-    const issues = typeof limit === "number" ? [] : [limit];
-    throw validationError(stream ? [...issues, ONE_SHOT_BODY] : issues);
-  }
   const trail = new Trail();
   const withTracking = (call: GrabCallOptions): GrabCallOptions =>
     Object.assign(
@@ -202,6 +195,19 @@ export async function* paginate(
       ? Object.assign(withTracking(anonymous), { [FOREIGN]: true })
       : withTracking(rest);
   }
+}
+
+/** The page limit and the first page's options, checked before any page. */
+function walkOptions(options: object | null) {
+  const { limit: given, ...first } = readOptions(options);
+  const limit = parsePageLimit(given);
+  // A rest object: its `body` is the caller's, not `Object.prototype`'s.
+  const stream = member(first, "body") instanceof ReadableStream;
+  if (typeof limit !== "number" || stream) {
+    const issues = typeof limit === "number" ? [] : [limit];
+    throw validationError(stream ? [...issues, ONE_SHOT_BODY] : issues);
+  }
+  return { limit, first };
 }
 
 /**
