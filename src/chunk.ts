@@ -7,7 +7,7 @@
  */
 
 import type { Collect, ReadResult } from "./body.ts";
-import { monotonic, PLATFORM_SET_TIMEOUT } from "./clock.ts";
+import { monotonic, nextTurn } from "./clock.ts";
 
 const decoder = new TextDecoder();
 
@@ -194,12 +194,12 @@ export class Pacer {
     this.#since ??= now;
     if (now - this.#since < BUSY_MS) return undefined;
     return new Promise((resolve) => {
-      // The platform's own: a fake clock (in tests) must not hold a pause
-      // that only lets the real event loop turn.
-      PLATFORM_SET_TIMEOUT(() => {
+      // The real event loop's: a fake clock (in tests) must not hold a
+      // pause that only lets it turn.
+      nextTurn(() => {
         this.#since = monotonic();
         resolve();
-      }, 0);
+      });
     });
   }
 }

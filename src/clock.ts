@@ -66,3 +66,28 @@ export function clockOf(): () => number {
 export function platformTimers(): boolean {
   return !FAKE_AT_LOAD && globalThis.setTimeout === PLATFORM_SET_TIMEOUT;
 }
+
+/**
+ * Runs `run` after one turn of the real event loop. On the platform's
+ * timers, unless a fake clock was in place as this module loaded: its
+ * `setTimeout` waits until the test moves the clock, and throws once the
+ * clock is restored, so a message on a channel of its own is the turn then.
+ */
+export function nextTurn(run: () => void): void {
+  if (!FAKE_AT_LOAD) {
+    PLATFORM_SET_TIMEOUT(run, 0);
+    return;
+  }
+  if (typeof MessageChannel !== "function") {
+    // Nothing to turn on: the loop goes on at once rather than hang.
+    queueMicrotask(run);
+    return;
+  }
+  const { port1, port2 } = new MessageChannel();
+  port1.onmessage = () => {
+    port1.close();
+    port2.close();
+    run();
+  };
+  port2.postMessage(null);
+}
