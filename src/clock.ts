@@ -12,6 +12,10 @@
  */
 export const PLATFORM_SET_TIMEOUT: typeof setTimeout = globalThis.setTimeout;
 
+/** The `clearTimeout` found with {@linkcode PLATFORM_SET_TIMEOUT}. */
+export const PLATFORM_CLEAR_TIMEOUT: typeof clearTimeout =
+  globalThis.clearTimeout;
+
 /**
  * True when a fake clock was in place as this module loaded (a test
  * runner's global fake timers): the timers found then are not the
@@ -65,6 +69,23 @@ export function clockOf(): () => number {
  */
 export function platformTimers(): boolean {
   return !FAKE_AT_LOAD && globalThis.setTimeout === PLATFORM_SET_TIMEOUT;
+}
+
+/**
+ * Runs `run` after `ms` on the timers in place now, and gives what stops it:
+ * the `clearTimeout` found with that `setTimeout`, as a fake clock started
+ * or restored since would leave a real timer counting, or clear another's.
+ */
+export function startTimer(run: () => void, ms: number): () => void {
+  const clear = globalThis.clearTimeout;
+  const timer = setTimeout(run, ms);
+  return () => {
+    try {
+      clear(timer);
+    } catch {
+      // A fake clock restored since refuses: its timers are gone with it.
+    }
+  };
 }
 
 /**

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { clockOf } from "./clock.ts";
+import { clockOf, startTimer } from "./clock.ts";
 import {
   listen,
   type Shared,
@@ -37,7 +37,7 @@ export class Deadline {
   #kept = false;
   #reason: "timeout" | "abort" | undefined;
   #controller: AbortController | undefined;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #stopTimer: (() => void) | undefined;
   #user: AbortSignal | undefined;
   #onAbort: (() => void) | undefined;
   // Called when the deadline passes. A set rather than listeners on the
@@ -100,7 +100,7 @@ export class Deadline {
       return;
     }
     if (bounded) {
-      this.#timer = setTimeout(
+      this.#stopTimer = startTimer(
         () => this.#pass("timeout", timeoutError()),
         timeout,
       );
@@ -193,8 +193,8 @@ export class Deadline {
       throw new TypeError("A shared deadline cannot be kept for a body");
     }
     if (stopClock) {
-      if (this.#timer !== undefined) clearTimeout(this.#timer);
-      this.#timer = undefined;
+      this.#stopTimer?.();
+      this.#stopTimer = undefined;
       this.#end = Infinity;
     }
     this.#kept = true;
@@ -231,7 +231,7 @@ export class Deadline {
     }
     // A signal of its own no longer follows the shared one.
     if (this.#controller !== undefined) this.#shared = undefined;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#stopTimer?.();
     if (this.#onAbort !== undefined) stopWaiting(this.#user!, this.#onAbort);
     this.#waiters = undefined;
   }
@@ -274,10 +274,10 @@ export function sleep(
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve(false);
     const onAbort = () => {
-      clearTimeout(timer);
+      stop();
       resolve(false);
     };
-    const timer = setTimeout(() => {
+    const stop = startTimer(() => {
       if (signal !== undefined) stopWaiting(signal, onAbort);
       resolve(true);
     }, ms);

@@ -8,6 +8,7 @@
 
 import { type BodySource, discardBody } from "./body.ts";
 import { bodyOf, headerOf } from "./platform_response.ts";
+import { startTimer } from "./clock.ts";
 
 /** The largest body read to its end rather than cancelled. */
 const DRAINED_BYTES = 64 * 1024;
@@ -44,7 +45,7 @@ export async function letGo(
   }
   if (reader === undefined) return await discardBody(response, source);
   const cancel = () => void reader.cancel().catch(ignore);
-  const timer = setTimeout(cancel, DRAIN_MS);
+  const stopTimer = startTimer(cancel, DRAIN_MS);
   try {
     let read = 0;
     for (;;) {
@@ -56,7 +57,7 @@ export async function letGo(
   } catch {
     // The body failed, or the grab's signal ended it: its connection is gone.
   } finally {
-    clearTimeout(timer);
+    stopTimer();
   }
 }
 

@@ -12,6 +12,7 @@ import {
   clockOf,
   overTotal,
   Pacer,
+  startTimer,
   tellProgress,
   toPlainBytes,
   totalOf,
@@ -41,7 +42,7 @@ export class Chunks {
   #idled = false;
   // One timer for every read, re-armed when it fires: one set and cleared
   // per read would cost a stream of small chunks a tenth of its speed.
-  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  #stopIdle: (() => void) | undefined;
   // When the pending read began; `undefined` between reads.
   #readSince: number | undefined;
   #clock = clockOf();
@@ -159,7 +160,7 @@ export class Chunks {
     // A timer of Infinity would fire at once.
     if (idle === false || idle === Infinity) return;
     this.#readSince = this.#clock();
-    if (this.#idleTimer === undefined) this.#armIdle(idle);
+    if (this.#stopIdle === undefined) this.#armIdle(idle);
   }
 
   /**
@@ -168,8 +169,8 @@ export class Chunks {
    * was set for waits out that read's rest.
    */
   #armIdle(ms: number): void {
-    this.#idleTimer = setTimeout(() => {
-      this.#idleTimer = undefined;
+    this.#stopIdle = startTimer(() => {
+      this.#stopIdle = undefined;
       const since = this.#readSince;
       if (since === undefined || this.#closed) return;
       const idle = this.#live.idleTimeout as number;
@@ -198,8 +199,8 @@ export class Chunks {
     if (!this.#closed) {
       this.#closed = true;
       this.#stopWaiting();
-      clearTimeout(this.#idleTimer);
-      this.#idleTimer = undefined;
+      this.#stopIdle?.();
+      this.#stopIdle = undefined;
     }
     if (!keep) this.release();
   }

@@ -36,6 +36,7 @@ export type LiveKit = readonly [
   tooLargeMessage: typeof transportError.tooLargeMessage,
   brokenBodyMessage: typeof transportError.brokenBodyMessage,
   clockOf: typeof clock.clockOf,
+  startTimer: typeof clock.startTimer,
   owns: typeof object.owns,
 ];
 
@@ -55,6 +56,7 @@ export let validateWithin: typeof schema.validateWithin;
 export let tooLargeMessage: typeof transportError.tooLargeMessage;
 export let brokenBodyMessage: typeof transportError.brokenBodyMessage;
 export let clockOf: typeof clock.clockOf;
+export let startTimer: typeof clock.startTimer;
 export let owns: typeof object.owns;
 
 /** Takes the core's helpers; called once, before a live body is opened. */
@@ -73,6 +75,7 @@ export function install(kit: LiveKit): void {
     tooLargeMessage,
     brokenBodyMessage,
     clockOf,
+    startTimer,
     owns,
   ] = kit;
 }

@@ -18,7 +18,7 @@ import type { Resolved } from "./resolve.ts";
 import { CallbackError, overTotal, tellProgress, totalOf } from "./progress.ts";
 import { bodyOf } from "./platform_response.ts";
 import { Pacer, toPlainBytes } from "./chunk.ts";
-import { clockOf } from "./clock.ts";
+import { clockOf, startTimer } from "./clock.ts";
 import { owns } from "./object.ts";
 import { convertKeys, KeyClash } from "./convert_keys.ts";
 import { validateWithin } from "./schema.ts";
@@ -40,6 +40,7 @@ const streams = lazy<Streams>(() =>
       tooLargeMessage,
       brokenBodyMessage,
       clockOf,
+      startTimer,
       owns,
     ]);
     return module;

@@ -7,7 +7,12 @@
  * @module
  */
 
-import { monotonic, PLATFORM_SET_TIMEOUT, platformTimers } from "./clock.ts";
+import {
+  monotonic,
+  PLATFORM_CLEAR_TIMEOUT,
+  PLATFORM_SET_TIMEOUT,
+  platformTimers,
+} from "./clock.ts";
 import { MAX_TIMER_DELAY } from "./retry.ts";
 import { globalOf, isNode, userAgent } from "./runtime.ts";
 
@@ -100,7 +105,7 @@ export function listen(shared: Shared, waiter: () => void): void {
 
 function release(shared: Shared): void {
   if (shared.hold === undefined) return;
-  clearTimeout(shared.hold);
+  PLATFORM_CLEAR_TIMEOUT(shared.hold);
   shared.hold = undefined;
 }
 

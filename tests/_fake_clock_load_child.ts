@@ -40,12 +40,12 @@ async function smallChunks(
 /** How one grab ended, or `"hung"` after 10 real seconds. */
 async function outcome(url: string): Promise<unknown> {
   const grab = createGrab(url, { fetch: smallChunks, retry: 0 });
-  let guard: number | undefined;
+  let guard: ReturnType<typeof setTimeout> | undefined;
   try {
     return await Promise.race([
       grab("GET /", { responseType: "text" }).then(
         ([data, error]) =>
-          error === null ? (data as string).length : `${error.kind}: ${error.message}`,
+          error === null ? (data as string).length : error.message,
         (thrown: unknown) => `threw: ${String(thrown)}`,
       ),
       new Promise((resolve) => {
