@@ -1,11 +1,12 @@
 /**
  * Failures of `fetch` that the server's side of the connection makes and no
  * retry mends: a TLS certificate the runtime refuses, a port that does not
- * speak TLS to an `https` URL, an answer that is not HTTP/1.1, a proxy on the
- * way that wants credentials the client did not give, a body that is not in
- * the coding its `Content-Encoding` names. Each is told
- * by what the runtime says of it (Deno's rustls and hyper, Node's OpenSSL and
- * llhttp, Bun's own codes), never by the error's class.
+ * speak TLS to an `https` URL, an answer that is not HTTP/1.1, an HTTP/2
+ * answer that breaks its protocol, a proxy on the way that wants credentials
+ * the client did not give, a body that is not in the coding its
+ * `Content-Encoding` names. Each is told by what the runtime says of it
+ * (Deno's rustls, hyper and h2, Node's OpenSSL and llhttp, Bun's own codes),
+ * never by the error's class.
  *
  * @module
  */
@@ -69,6 +70,25 @@ function notHttp(chain: Said[]): string | undefined {
 }
 
 /**
+ * An HTTP/2 answer that Deno's h2 finds breaks the protocol (a malformed
+ * head or frame: `connection error detected: unspecific protocol error
+ * detected`, `stream error detected: …`), or a server that will not take the
+ * request over HTTP/2 (`endpoint requires HTTP/1.1`). The same client speaks
+ * the same HTTP/2 to a retry. A reset the server sends of its own (`stream
+ * error received: unexpected internal error encountered`) is left to the
+ * retry, which may mend it.
+ */
+const BROKEN_H2 =
+  /error detected: (?:unspecific protocol error detected|frame with invalid size|unable to maintain the header compression context)|error received: endpoint requires HTTP\/1\.1/;
+
+function notHttp2(chain: Said[]): string | undefined {
+  if (!chain.some(({ message }) => BROKEN_H2.test(message))) return undefined;
+  return "Cannot read the response: the server's HTTP/2 answer breaks the protocol (a malformed head or frame), " +
+    "or the server wants the request over HTTP/1.1 (the cause says which); " +
+    "fix the server, or speak HTTP/1.1 to it (in Deno, a custom fetch whose HttpClient has http2: false)";
+}
+
+/**
  * A proxy that wants credentials before it opens a tunnel to an `https`
  * server (`407`): Deno's hyper says `proxy authentication required`, Node's
  * undici `Proxy response (407) !== 200 when HTTP Tunneling` (under an
@@ -93,7 +113,8 @@ function proxyAuthentication(chain: Said[]): string | undefined {
  */
 export function peerFailure(chain: Said[]): string | undefined {
   return certificateRefused(chain) ?? notTls(chain) ?? headTooLarge(chain) ??
-    notHttp(chain) ?? proxyAuthentication(chain) ?? undecodable(chain);
+    notHttp(chain) ?? notHttp2(chain) ?? proxyAuthentication(chain) ??
+    undecodable(chain);
 }
 
 /**
@@ -125,12 +146,14 @@ function undecodable(chain: Said[]): string | undefined {
 /**
  * An answer whose head is larger than the runtime reads, each of its lines
  * valid: hyper (Deno) says `message head is too large` (past 100 header
- * lines), Node's undici `UND_ERR_HEADERS_OVERFLOW` (past 16 KiB); Bun reads
- * it. The server sends the same head again to a retry.
+ * lines; over HTTP/2, more CONTINUATION frames than its h2 reads:
+ * `too_many_continuations`), Node's undici `UND_ERR_HEADERS_OVERFLOW` (past
+ * 16 KiB); Bun reads it. The server sends the same head again to a retry.
  */
 function headTooLarge(chain: Said[]): string | undefined {
   const large = chain.some(({ message, code }) =>
     message.includes("message head is too large") ||
+    message.includes("too_many_continuations") ||
     code === "UND_ERR_HEADERS_OVERFLOW"
   );
   if (!large) return undefined;
