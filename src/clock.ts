@@ -24,14 +24,21 @@ export const PLATFORM_CLEAR_TIMEOUT: typeof clearTimeout =
  * replaced, its `now` not the engine's: a fake clock replaces the
  * constructor, so that `new Date()` follows it too, where a profiler or an
  * APM agent that wraps `Date.now`, or a test that stubs it, leaves the
- * constructor and the platform's timers in place.
+ * constructor and the platform's timers in place. Unless the clock behind
+ * that `Date` tells it faked no `setTimeout`.
  */
 const FAKE_AT_LOAD: boolean = (() => {
   try {
     const native = (value: unknown) =>
       Function.prototype.toString.call(value).includes("[native code]");
     const replaced = Date.prototype.constructor !== Date || !native(Date);
-    return replaced && !native(Date.now);
+    if (!replaced || native(Date.now)) return false;
+    // `@sinonjs/fake-timers` (under Vitest's and Jest's fake timers) marks
+    // what it fakes with its clock: a `Date` faked alone (a test that
+    // freezes the date) leaves the engine's timers, on the real clock.
+    const clock = (Date as { clock?: unknown }).clock;
+    return clock === undefined ||
+      (globalThis.setTimeout as { clock?: unknown }).clock === clock;
   } catch {
     return false;
   }
