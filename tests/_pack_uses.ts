@@ -35,6 +35,10 @@ export async function useLazyPaths(
     outcomes.ndjson = error ? failed(error) : seen;
   }
   {
+    const [body, error] = await grab("GET /live", { responseType: "stream" });
+    outcomes.stream = error ? failed(error) : await new Response(body).text();
+  }
+  {
     const form = new FormData();
     form.set("name", "hello");
     let calls = 0;

@@ -17,10 +17,7 @@ import {
   untilClosed,
   write,
 } from "./_faults.ts";
-
-const FIXTURES = new URL("./_fixtures/tls/", import.meta.url);
-const pem = (name: string): string =>
-  Deno.readTextFileSync(new URL(name, FIXTURES));
+import { pem } from "./_tls.ts";
 
 const CREDENTIALS = "the proxy wants credentials";
 const NO_TUNNEL = "the proxy did not open a tunnel to the server";

@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertInstanceOf } from "@std/assert";
 import { assertUnmended, counted } from "./_counted_retry.ts";
+import { pem, trustingFetch } from "./_tls.ts";
 import createGrab, { GrabTransportError } from "../mod.ts";
 import {
   type Fault,
@@ -10,10 +11,6 @@ import {
   write,
 } from "./_faults.ts";
 
-const FIXTURES = new URL("./_fixtures/tls/", import.meta.url);
-const pem = (name: string): string =>
-  Deno.readTextFileSync(new URL(name, FIXTURES));
-
 /** The fixture key with one of the fixture certificates (see its README). */
 const tlsOf = (cert: string) => ({ cert: pem(cert), key: pem("server.key") });
 
@@ -21,16 +18,6 @@ const CERTIFICATE = "refused the server's TLS certificate";
 const NOT_TLS = "does not speak https";
 const NOT_HTTP = "is not valid HTTP/1.1";
 const HEAD_TOO_LARGE = "its head is larger than the runtime reads";
-
-/** A `fetch` through a Deno client that trusts the fixtures' CA. */
-function trustingFetch(): typeof fetch & Disposable {
-  const client = Deno.createHttpClient({ caCerts: [pem("ca.crt")] });
-  const trusting = (input: RequestInfo | URL, init?: RequestInit) =>
-    fetch(input, { ...init, client });
-  return Object.assign(trusting, {
-    [Symbol.dispose]: () => client.close(),
-  });
-}
 
 /** Waits for the TLS client to give up, then closes. */
 const heldOpen: Fault = async (conn) => await untilClosed(conn);

@@ -7,23 +7,11 @@
 
 import { assert, assertEquals, assertInstanceOf } from "@std/assert";
 import { assertUnmended, counted } from "./_counted_retry.ts";
+import { pem, trustingFetch } from "./_tls.ts";
 import createGrab, { GrabError, GrabTransportError } from "../mod.ts";
 
-const FIXTURES = new URL("./_fixtures/tls/", import.meta.url);
-const pem = (name: string): string =>
-  Deno.readTextFileSync(new URL(name, FIXTURES));
 const cert = pem("server.crt");
 const key = pem("server.key");
-
-/** A `fetch` through a Deno client that trusts the fixtures' CA. */
-function trustingFetch(): typeof fetch & Disposable {
-  const client = Deno.createHttpClient({ caCerts: [pem("ca.crt")] });
-  const trusting = (input: RequestInfo | URL, init?: RequestInit) =>
-    fetch(input, { ...init, client });
-  return Object.assign(trusting, {
-    [Symbol.dispose]: () => client.close(),
-  });
-}
 
 const encoder = new TextEncoder();
 
