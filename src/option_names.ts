@@ -88,6 +88,20 @@ const FETCH_INIT = new Set([
   "next",
 ]);
 
+/**
+ * Those of {@linkcode FETCH_INIT} that a `Request` keeps (`new Request(request,
+ * { cache })`) where `fetch` heeds them (browsers, Deno, Node), so that a
+ * hook can set them.
+ */
+const REQUEST_MEMBERS = new Set([
+  "cache",
+  "mode",
+  "keepalive",
+  "integrity",
+  "referrer",
+  "referrerPolicy",
+]);
+
 const BASE_ADDRESS = "the base address";
 
 /**
@@ -135,11 +149,27 @@ export function noSuchOption(name: string, scope: Scope): string {
     return `${head}: the base address is ${where}`;
   }
   if (elsewhere !== undefined) return `${head}: ${elsewhere}`;
-  if (FETCH_INIT.has(name)) {
-    return `${head}: grab does not pass it to fetch. A factory's fetch can ` +
-      `add it: fetch: (input, init) => fetch(input, { ...init, ${name} })`;
-  }
+  if (FETCH_INIT.has(name)) return notPassed(name, scope);
   return `${head}: there is no such option${suggestion(name, NAMES[scope])}`;
+}
+
+/**
+ * How to give `fetch` an init member grab does not pass on: a factory's
+ * `fetch` adds it to every grab; one call's `beforeRequest` hook can set a
+ * member that a `Request` carries, as the hook's request is what is sent.
+ */
+function notPassed(name: string, scope: Scope): string {
+  const factory =
+    `a factory's fetch can add it: fetch: (input, init) => fetch(input, { ...init, ${name} })`;
+  if (scope === "factory") {
+    return `Cannot use the option "${name}" in createGrab: grab does not pass it to fetch, but ${factory}`;
+  }
+  const head =
+    `Cannot use the option "${name}": grab does not pass it to fetch`;
+  if (!REQUEST_MEMBERS.has(name)) return `${head}, but ${factory}`;
+  return `${head}. For one call, a beforeRequest hook can set it: ` +
+    `hooks: { beforeRequest: (request) => new Request(request, { ${name} }) }; ` +
+    `for every grab, ${factory}`;
 }
 
 /** Why the option object `option` cannot have a member `name`. */

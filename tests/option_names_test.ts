@@ -80,14 +80,63 @@ Deno.test("an option no grab takes is refused, never lost", async (t) => {
   });
 
   await t.step("fetch's own init members say how to pass them", async () => {
-    for (const name of ["cache", "keepalive", "mode", "client"]) {
+    const factoryFetch = (name: string) =>
+      `a factory's fetch can add it: fetch: (input, init) => fetch(input, { ...init, ${name} })`;
+    // A member that a Request carries: one call's hook can set it.
+    for (const name of ["cache", "keepalive", "mode", "integrity"]) {
       await assertRejects(
         () => grab("GET /x", untyped({ [name]: "x" })),
         GrabValidationError,
         `Cannot use the option "${name}": grab does not pass it to fetch. ` +
-          `A factory's fetch can add it: fetch: (input, init) => fetch(input, { ...init, ${name} })`,
+          `For one call, a beforeRequest hook can set it: hooks: { beforeRequest: (request) => new Request(request, { ${name} }) }; ` +
+          `for every grab, ${factoryFetch(name)}`,
       );
     }
+    for (const name of ["client", "dispatcher", "next", "priority"]) {
+      await assertRejects(
+        () => grab("GET /x", untyped({ [name]: "x" })),
+        GrabValidationError,
+        `Cannot use the option "${name}": grab does not pass it to fetch, ` +
+          `but ${factoryFetch(name)}`,
+      );
+    }
+    // What the message says, done: the hook's request is what is sent.
+    await using other = startServer(() => Response.json({ ok: true }));
+    const sent: Request[] = [];
+    const hooked = createGrab(other.url, {
+      fetch: (input, init) => {
+        sent.push(new Request(input, init));
+        return fetch(input, init);
+      },
+    });
+    const [data] = await hooked("GET /x", {
+      hooks: {
+        beforeRequest: (request) =>
+          new Request(request, {
+            cache: "no-store",
+            keepalive: true,
+            integrity: "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",
+            referrerPolicy: "no-referrer",
+          }),
+      },
+    });
+    assertEquals(data, { ok: true });
+    const [request] = sent;
+    assertEquals(
+      [request?.cache, request?.keepalive, request?.referrerPolicy],
+      ["no-store", true, "no-referrer"],
+    );
+    assertEquals(
+      request?.integrity,
+      "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",
+    );
+    assertThrows(
+      () => createGrab(server.url, untyped({ cache: "no-store" })),
+      GrabValidationError,
+      `Cannot use the option "cache" in createGrab: grab does not pass it to fetch, but ${
+        factoryFetch("cache")
+      }`,
+    );
     // The method is not fetch's to be told: it is the endpoint's.
     await assertRejects(
       () => grab("GET /x", untyped({ method: "POST" })),
