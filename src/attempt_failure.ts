@@ -165,7 +165,7 @@ export function failure(
   // Else what the runtime says the network's failure was, where it says.
   const said = refusal === undefined && kind === "network" &&
       message === undefined
-    ? networkSaid(chainOf(cause))
+    ? networkSaid(chainOf(cause), href)
     : undefined;
   const detail = refusal ?? said;
   return {

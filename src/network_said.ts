@@ -14,12 +14,15 @@
 
 import type { Said } from "./peer_failure.ts";
 
+/** A host name that did not resolve. */
+const UNRESOLVED = "the host name did not resolve: check the URL's host";
+
 /** Node's and Bun's codes, then Deno's words, for each failure told. */
 const TOLD: [RegExp, RegExp, string][] = [
   [
     /^(?:ENOTFOUND|EAI_AGAIN|EAI_NONAME|EAI_FAIL)$/,
     /dns error|failed to lookup address/,
-    "the host name did not resolve: check the URL's host",
+    UNRESOLVED,
   ],
   [
     /^ECONNREFUSED$/,
@@ -41,16 +44,42 @@ const TOLD: [RegExp, RegExp, string][] = [
 ];
 
 /**
- * What the network failure whose causes say `chain` was, for its message,
- * or `undefined` when they do not tell.
+ * A lookup that failed for a URL whose host is an address, which needs none:
+ * the name was another's on the way, a proxy's (one `HTTP_PROXY` or
+ * `HTTPS_PROXY` names, or an `HttpClient`'s), which the URL's host does not
+ * mend.
  */
-export function networkSaid(chain: Said[]): string | undefined {
+const PROXY_NAME =
+  "a host name on the way did not resolve, though the URL's host is an address: " +
+  "check the proxy's host in HTTP_PROXY, HTTPS_PROXY or the HttpClient's proxy.url";
+
+/** An IPv4 address as the URL parser writes it, or an IPv6 one. */
+const ADDRESS = /^(?:\d{1,3}(?:\.\d{1,3}){3}|\[[\da-f:.]+\])$/i;
+
+/**
+ * What the network failure whose causes say `chain` was, for its message,
+ * or `undefined` when they do not tell; `href` is the request's URL.
+ */
+export function networkSaid(
+  chain: Said[],
+  href?: string,
+): string | undefined {
   for (const [code, words, told] of TOLD) {
     if (
       chain.some((said) => code.test(said.code) || words.test(said.message))
     ) {
-      return told;
+      return told === UNRESOLVED && isAddress(href) ? PROXY_NAME : told;
     }
   }
   return undefined;
+}
+
+/** Whether `href`'s host is an IP address rather than a name. */
+function isAddress(href: string | undefined): boolean {
+  if (href === undefined) return false;
+  try {
+    return ADDRESS.test(new URL(href).hostname);
+  } catch {
+    return false;
+  }
 }
