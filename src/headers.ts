@@ -34,6 +34,13 @@ const FRAMING = new Set([
   "transfer-encoding",
   "upgrade",
 ]);
+// Credentials for a proxy reach the server instead: an `https` request's
+// tunnel carries none of its headers (Deno's `CONNECT`), and Node's fetch
+// knows no proxy. Browsers drop the header, so it works nowhere as meant.
+const PROXY_CREDENTIALS =
+  "fetch sends it to the server, not to a proxy (an https request's tunnel " +
+  "carries none of its headers); give the proxy its credentials as the user " +
+  "and password of its URL (HTTP_PROXY) or the basicAuth of an HTTP client's proxy";
 // The only values of `Connection` every runtime sends.
 const CONNECTION_SENT = /^[\t ]*(?:close|keep-alive)[\t ]*$/i;
 
@@ -136,8 +143,9 @@ function headerProblem(
 }
 
 /**
- * Why a header that says how the connection carries the message cannot be
- * sent, or `undefined` for any other header and `Connection: close`.
+ * Why a header that says how the connection carries the message, or one
+ * meant for a proxy, cannot be sent; `undefined` for any other header and
+ * `Connection: close`.
  */
 function framingProblem(
   name: string,
@@ -145,6 +153,7 @@ function framingProblem(
   which: string,
 ): string | undefined {
   const key = name.toLowerCase();
+  if (key === "proxy-authorization") return `${which}: ${PROXY_CREDENTIALS}`;
   if (!FRAMING.has(key)) return undefined;
   const connection = key === "connection";
   if (connection && CONNECTION_SENT.test(text)) return undefined;

@@ -621,7 +621,7 @@ Deno.test("createGrab() keeps secrets out of errors", async (t) => {
   const headers = {
     Authorization: SECRETS.authorization,
     Cookie: SECRETS.cookie,
-    "Proxy-Authorization": SECRETS.proxy,
+    "X-Api-Key": SECRETS.proxy,
   };
   const grab = createGrab(server.url, {
     headers,

@@ -7,15 +7,24 @@
  * @module
  */
 
-import { assert, assertEquals, assertInstanceOf } from "@std/assert";
-import createGrab, { GrabError, GrabTransportError } from "../mod.ts";
+import {
+  assert,
+  assertEquals,
+  assertInstanceOf,
+  assertMatch,
+  assertRejects,
+  assertThrows,
+} from "@std/assert";
+import createGrab, {
+  GrabError,
+  GrabTransportError,
+  GrabValidationError,
+} from "../mod.ts";
 import { runChild } from "./_bounds.ts";
 import { counted } from "./_counted_retry.ts";
 import { head, serveEach, untilClosed, write } from "./_faults.ts";
+import { pem, trustingFetch } from "./_tls.ts";
 
-const FIXTURES = new URL("./_fixtures/tls/", import.meta.url);
-const pem = (name: string): string =>
-  Deno.readTextFileSync(new URL(name, FIXTURES));
 const TLS = { cert: pem("server.crt"), key: pem("server.key") };
 
 const encoder = new TextEncoder();
@@ -322,4 +331,57 @@ Deno.test("a proxy whose host name does not resolve is told as the proxy's", asy
         `Cannot complete the request: ${told}: GET https://127.0.0.1:8443/items`,
     },
   ]);
+});
+
+Deno.test("Proxy-Authorization in grab's headers is refused before any request: it would reach the server, not the proxy", async (t) => {
+  // No proxy on the way: over https the header goes through the tunnel to
+  // the server whichever proxy there is, as it does here.
+  const seen: (string | null)[] = [];
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {}, ...TLS },
+    (request) => {
+      seen.push(request.headers.get("proxy-authorization"));
+      return Response.json({ ok: true });
+    },
+  );
+  using trusting = trustingFetch();
+  const base = `https://127.0.0.1:${server.addr.port}`;
+  const credentials = { "Proxy-Authorization": "Basic dXNlcjpwYXNz" };
+  const refused =
+    /Cannot send header "Proxy-Authorization": fetch sends it to the server, not to a proxy .*HTTP_PROXY.*basicAuth of an HTTP client's proxy\)?$/;
+
+  await t.step("the call's", async () => {
+    const grab = createGrab(base, { fetch: trusting, retry: 0 });
+    const error = await assertRejects(
+      () => grab("GET /x", { headers: credentials }),
+      GrabValidationError,
+    );
+    assertMatch(error.message, refused);
+    assert(!error.message.includes("dXNlcjpwYXNz"), "the value is not told");
+  });
+
+  await t.step("the factory's, static or from its function", async () => {
+    const thrown = assertThrows(
+      () => createGrab(base, { fetch: trusting, headers: credentials }),
+      GrabValidationError,
+    );
+    assertMatch(thrown.message, refused);
+    const grab = createGrab(base, {
+      fetch: trusting,
+      headers: () => credentials,
+    });
+    const error = await assertRejects(
+      () => grab("GET /x"),
+      GrabValidationError,
+    );
+    assertMatch(error.message, refused);
+  });
+  assertEquals(seen, []);
+
+  await t.step("without it, the same grab is sent", async () => {
+    const grab = createGrab(base, { fetch: trusting, retry: 0 });
+    const [data, error] = await grab("GET /x");
+    assertEquals([data, error], [{ ok: true }, null]);
+    assertEquals(seen, [null]);
+  });
 });

@@ -47,12 +47,17 @@ Deno.test("createGrab() redirects", async (t) => {
   const secretHeaders = {
     Authorization: SECRET,
     Cookie: "session=cookie-secret",
-    "Proxy-Authorization": "Basic proxy-secret",
     "X-Api-Key": "kept-on-redirect",
     "X-Trace": "trace-1",
   };
   const grab = createGrab(origin.url, {
     headers: secretHeaders,
+    // grab refuses Proxy-Authorization in its headers; a hook may add it.
+    hooks: {
+      beforeRequest: (request) => {
+        request.headers.set("Proxy-Authorization", "Basic proxy-secret");
+      },
+    },
     retry: NO_RETRY,
     timeout: 10_000,
   });
