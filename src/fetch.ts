@@ -8,7 +8,7 @@
 import { cancelBody } from "./body.ts";
 import type { Deadline } from "./deadline.ts";
 import { bodyTaken, RESPONSE_TYPE, RESPONSE_URL } from "./platform_response.ts";
-import { ReusedResponse } from "./unmendable.ts";
+import { chainOf, ReusedResponse } from "./unmendable.ts";
 import { bare } from "./object.ts";
 
 /** A `fetch` as grab calls it: a plain function, never a method. */
@@ -80,13 +80,53 @@ export function sendRequest(
   // cost each grab a listener on the shared timeout signal, which Deno
   // refs and unrefs, for some 3 % of a sequential grab's time.
   if (isPlatform(fetch)) return sending;
-  return deadline.race(sending, cancelBody).then((response) => {
+  const given = request === undefined ? sending : sending.catch((error) => {
+    if (!requestUnread(error)) throw error;
+    return initOf(request, deadline.signal).then((init) =>
+      fetch(request.url, init)
+    );
+  });
+  return deadline.race(given, cancelBody).then((response) => {
     if (!isResponse(response)) {
       throw new TypeError("Cannot read the response: fetch did not return one");
     }
     if (isNetworkError(response)) throw networkErrorCause();
     if (reused(response)) throw new ReusedResponse();
     return response;
+  });
+}
+
+/**
+ * True when `fetch` could not read the `Request` it was given as one: the
+ * npm `undici` package's (v6, v7) takes only a `Request` of its own, and
+ * reads Node's as the text "[object Request]", which is no URL ("Failed to
+ * parse URL from [object Request]"); `node-fetch` (v2) reads it alike, and
+ * says "Only absolute URLs are supported" of that text, where grab's URL is
+ * absolute. Either fails so before it sends anything, or reads the body.
+ */
+function requestUnread(error: unknown): boolean {
+  return chainOf(error).some(({ message }) =>
+    message.includes("[object Request]") ||
+    message === "Only absolute URLs are supported"
+  );
+}
+
+/**
+ * What `request` says, as the `init` of a `fetch` that could not read it:
+ * a plain object, which a wrapper that spreads `init` to add its undici
+ * `dispatcher` keeps whole. The body goes as bytes, with its length:
+ * `node-fetch` sends no web stream.
+ */
+async function initOf(
+  request: Request,
+  signal: AbortSignal | undefined,
+): Promise<RequestInit> {
+  return bare({
+    method: request.method,
+    headers: request.headers,
+    redirect: request.redirect,
+    signal: signal ?? request.signal,
+    body: request.body === null ? null : await request.arrayBuffer(),
   });
 }
 

@@ -114,7 +114,22 @@ function proxyAuthentication(chain: Said[]): string | undefined {
 export function peerFailure(chain: Said[]): string | undefined {
   return certificateRefused(chain) ?? notTls(chain) ?? headTooLarge(chain) ??
     notHttp(chain) ?? notHttp2(chain) ?? proxyAuthentication(chain) ??
-    undecodable(chain);
+    undecodable(chain) ?? overResponseSize(chain);
+}
+
+/**
+ * A body larger than the `maxResponseSize` of the undici dispatcher a custom
+ * `fetch` (or Node's, given a `dispatcher`) sends through: undici says
+ * `UND_ERR_RES_EXCEEDED_MAX_SIZE`, at the head for a `Content-Length` over
+ * it, or as the body breaks off. The server sends the same body again to a
+ * retry, and the dispatcher cuts it again.
+ */
+function overResponseSize(chain: Said[]): string | undefined {
+  if (!chain.some(({ code }) => code === "UND_ERR_RES_EXCEEDED_MAX_SIZE")) {
+    return undefined;
+  }
+  return "Cannot read the response: its body is larger than the maxResponseSize of the undici dispatcher that fetch sends through; " +
+    "raise the dispatcher's maxResponseSize, or leave the cap to grab's maxBodyBytes";
 }
 
 /**
