@@ -41,14 +41,6 @@ const TOLD: [RegExp, RegExp, string][] = [
     /unsuccessful tunnel|Proxy response \(\d{3}\) !== 200/,
     "the proxy did not open a tunnel to the server (the cause has its status where the runtime says it)",
   ],
-  [
-    // An undici `RetryAgent` that gave up on the server's answers (a status
-    // it retries, such as a 503) after its own retries; no runtime says so
-    // in words.
-    /^UND_ERR_REQ_RETRY$/,
-    /(?!)/,
-    "the undici RetryAgent that fetch sends through gave up after its own retries of the server's answers; the cause has the last status",
-  ],
 ];
 
 /**

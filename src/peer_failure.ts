@@ -114,7 +114,19 @@ function proxyAuthentication(chain: Said[]): string | undefined {
 export function peerFailure(chain: Said[]): string | undefined {
   return certificateRefused(chain) ?? notTls(chain) ?? headTooLarge(chain) ??
     notHttp(chain) ?? notHttp2(chain) ?? proxyAuthentication(chain) ??
-    undecodable(chain) ?? overResponseSize(chain);
+    undecodable(chain) ?? overResponseSize(chain) ?? agentGaveUp(chain);
+}
+
+/**
+ * An undici `RetryAgent` on the way that gave up on the server's answers (a
+ * status it retries, such as a 503) after its own retries:
+ * `UND_ERR_REQ_RETRY`. The caller chose that policy; grab's retries on top
+ * would multiply the requests to a server that is asking for fewer.
+ */
+function agentGaveUp(chain: Said[]): string | undefined {
+  if (!chain.some(({ code }) => code === "UND_ERR_REQ_RETRY")) return undefined;
+  return "Cannot complete the request: the undici RetryAgent that fetch sends through gave up after its own retries of the server's answers " +
+    "(the cause has the last status), and grab does not retry them again; raise the agent's maxRetries, or leave retries to grab's retry";
 }
 
 /**
