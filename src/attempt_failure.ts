@@ -25,6 +25,7 @@ import { headerOf } from "./platform_response.ts";
 import { isLive } from "./response_type.ts";
 import { chainOf, unmendable } from "./unmendable.ts";
 import { networkSaid } from "./network_said.ts";
+import { thrownMessage } from "./fetch.ts";
 import type { SendOutcome } from "./result.ts";
 
 /** An attempt that failed in a way the policy retries. */
@@ -97,7 +98,7 @@ export function networkFailure(
   const counted = last ? exchange : { ...exchange, attempts: 1 };
   const attempts = counted.attempts ?? 1;
   const message = brokeOff === undefined
-    ? undefined
+    ? thrownMessage(cause, attempts)
     : brokenBodyMessage(brokeOff, undefined, attempts);
   // Only the attempt's own time can have ended it: retried like the network.
   const outcome = attempt.reason === undefined

@@ -8,7 +8,7 @@
 import { cancelBody } from "./body.ts";
 import type { Deadline } from "./deadline.ts";
 import { bodyTaken, RESPONSE_TYPE, RESPONSE_URL } from "./platform_response.ts";
-import { chainOf, ReusedResponse } from "./unmendable.ts";
+import { chainOf, NoResponse, ReusedResponse } from "./unmendable.ts";
 import { bare } from "./object.ts";
 
 /** A `fetch` as grab calls it: a plain function, never a method. */
@@ -68,13 +68,22 @@ export function sendRequest(
   request: Request | undefined,
   deadline: Deadline,
 ): Promise<Response> {
-  // Called as a plain function: browsers and workerd refuse a fetch whose
-  // `this` is another object ("Illegal invocation").
-  const sending = request === undefined
-    ? fetch(href, init)
-    : deadline.signal === undefined
-    ? fetch(request)
-    : fetch(request, bare({ signal: deadline.signal }));
+  let sending: Promise<Response>;
+  try {
+    // Called as a plain function: browsers and workerd refuse a fetch whose
+    // `this` is another object ("Illegal invocation").
+    sending = request === undefined
+      ? fetch(href, init)
+      : deadline.signal === undefined
+      ? fetch(request)
+      : fetch(request, bare({ signal: deadline.signal }));
+  } catch (error) {
+    // `fetch` rejects; only a custom one throws: its own bug, told as such.
+    if (typeof error === "object" && error !== null) {
+      THROWN.set(error, request === undefined);
+    }
+    throw error;
+  }
   // The platform's own honours the signal. A wrapper installed before grab
   // loaded passes for it and is trusted alike: racing every answer would
   // cost each grab a listener on the shared timeout signal, which Deno
@@ -87,13 +96,40 @@ export function sendRequest(
     );
   });
   return deadline.race(given, cancelBody).then((response) => {
-    if (!isResponse(response)) {
-      throw new TypeError("Cannot read the response: fetch did not return one");
-    }
+    if (!isResponse(response)) throw new NoResponse(response);
     if (isNetworkError(response)) throw networkErrorCause();
     if (reused(response)) throw new ReusedResponse();
     return response;
   });
+}
+
+/**
+ * What a custom `fetch` threw as it was called, before it gave a promise,
+ * and whether it was given a URL string (true) or a `Request`.
+ */
+const THROWN = new WeakMap<object, boolean>();
+
+/**
+ * The message for what a custom `fetch` threw as it was called, on the last
+ * of `attempts`, or `undefined` for any other failure. No network failed:
+ * `fetch` rejects. A handler that takes only a `Request` (Hono's
+ * `app.fetch`, a Deno server's handler) throws so when it reads fetch's URL
+ * string as one.
+ */
+export function thrownMessage(
+  cause: unknown,
+  attempts: number,
+): string | undefined {
+  const url = typeof cause === "object" && cause !== null
+    ? THROWN.get(cause)
+    : undefined;
+  if (url === undefined) return undefined;
+  const last = attempts > 1 ? ` on the last of ${attempts} attempts` : "";
+  return `Cannot send the request: the custom fetch threw as it was called${last}, before it gave a promise (see the cause)` +
+    (url
+      ? "; it is called as fetch is, with a URL string and an init: give a handler that takes only a Request " +
+        "(Hono's app.fetch, a Deno server's handler) as (input, init) => handler(new Request(input, init))"
+      : "");
 }
 
 /**

@@ -3,9 +3,10 @@
  * by what the failure says: a permission the runtime refused, a port the
  * platform blocks, a stream body that met a redirect, a redirect refused
  * (to a URL that is not http(s), or under `redirect: "error"`), a response
- * a custom `fetch` handed out once already, a resource of the runtime's that
- * is closed (a Deno `HttpClient` a custom `fetch` passes on), and the server's
- * side of the connection (`./peer_failure.ts`). Each is a `"network"`
+ * a custom `fetch` handed out once already, or what is no response, a
+ * resource of the runtime's that is closed (a Deno `HttpClient` a custom
+ * `fetch` passes on), and the server's side of the connection
+ * (`./peer_failure.ts`). Each is a `"network"`
  * failure at once, whose message says what to do.
  *
  * @module
@@ -22,6 +23,23 @@ import { ownValue } from "./object.ts";
 export class ReusedResponse extends TypeError {
   constructor() {
     super("The response body is already used or locked");
+  }
+}
+
+/**
+ * Thrown when a custom `fetch` gives what is no response: a handler called
+ * in process that returns nothing, or a plain object. No retry mends it.
+ */
+export class NoResponse extends TypeError {
+  /** What it gave, as a message names it. */
+  readonly given: string;
+  constructor(value: unknown) {
+    super("Cannot read the response: fetch did not return one");
+    this.given = value === undefined || value === null
+      ? String(value)
+      : typeof value === "object"
+      ? "an object"
+      : `a ${typeof value}`;
   }
 }
 
@@ -199,6 +217,10 @@ export function unmendable(
 ): string | undefined {
   let name: unknown;
   try {
+    if (cause instanceof NoResponse) {
+      return `Cannot read the response: the custom fetch gave ${cause.given}, not a Response; ` +
+        "return a Response, or a promise of one, from each call";
+    }
     if (cause instanceof ReusedResponse) {
       return "Cannot read the response: the custom fetch returned a Response whose body " +
         "is already used or locked; return a new Response, or response.clone(), from each call";

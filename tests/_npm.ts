@@ -11,3 +11,4 @@ export { default as fc } from "npm:fast-check@4.10.2";
 export * as v from "npm:valibot@1.5.0";
 export { z } from "npm:zod@4.6.7";
 export { default as nodeFetch } from "npm:node-fetch@2.7.0";
+export { Hono } from "npm:hono@4.13.19";
