@@ -78,11 +78,13 @@ export function sendRequest(
       ? fetch(request)
       : fetch(request, bare({ signal: deadline.signal }));
   } catch (error) {
-    // `fetch` rejects; only a custom one throws: its own bug, told as such.
+    // `fetch` rejects; only a custom one throws: its own bug, told as such,
+    // unless it could not read the Request it was given (below), as the
+    // `make-fetch-happen` package's throws at once on the platform's.
     if (typeof error === "object" && error !== null) {
       THROWN.set(error, request === undefined);
     }
-    throw error;
+    sending = Promise.reject(error);
   }
   // The platform's own honours the signal. A wrapper installed before grab
   // loaded passes for it and is trusted alike: racing every answer would
@@ -136,7 +138,8 @@ export function thrownMessage(
  * True when `fetch` could not read the `Request` it was given as one: the
  * npm `undici` package's (v6, v7) takes only a `Request` of its own, and
  * reads Node's as the text "[object Request]", which is no URL ("Failed to
- * parse URL from [object Request]"); `node-fetch` (v2) reads it alike, and
+ * parse URL from [object Request]"), as `make-fetch-happen` does ("Invalid
+ * URL: '[object Request]'"); `node-fetch` (v2) reads it alike, and
  * says "Only absolute URLs are supported" of that text, where grab's URL is
  * absolute. Either fails so before it sends anything, or reads the body.
  */
