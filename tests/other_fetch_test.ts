@@ -156,6 +156,25 @@ for (const [name, fetch] of IMPLEMENTATIONS) {
         },
       );
 
+      await t.step("a counted upload sends its body", async () => {
+        // node-fetch, cross-fetch and make-fetch-happen send no web stream:
+        // the counted body went as the text "[object ReadableStream]", and
+        // the grab succeeded.
+        const told: number[] = [];
+        const [posted, error] = await grab("POST /echo", {
+          body: { a: 1 },
+          onUploadProgress: ({ loaded }) => told.push(loaded),
+        });
+        assertEquals(error, null);
+        assertEquals(posted, {
+          method: "POST",
+          hook: null,
+          type: "application/json",
+          body: '{"a":1}',
+        });
+        assertEquals(told.at(-1), 7);
+      });
+
       await t.step("an abort mid-body, and a timeout", async () => {
         const controller = new AbortController();
         sent.promise.then(() => controller.abort());

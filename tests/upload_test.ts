@@ -525,8 +525,9 @@ Deno.test("onUploadProgress is not called once its grab settled", async (t) => {
     let reading: Promise<unknown> | undefined;
     const grab = createGrab(fixture.url, {
       retry: 0,
-      fetch: (_input, init) => {
-        const reader = (init!.body as ReadableStream).getReader();
+      fetch: (input, init) => {
+        // A counted upload comes to a custom fetch as a Request.
+        const reader = (input as Request).body!.getReader();
         reading = reader.read().then(async () => {
           began.resolve();
           await gate.promise;
