@@ -69,6 +69,7 @@ export function sendRequest(
   deadline: Deadline,
 ): Promise<Response> {
   let sending: Promise<Response>;
+  let thrown = false;
   try {
     // Called as a plain function: browsers and workerd refuse a fetch whose
     // `this` is another object ("Illegal invocation").
@@ -84,6 +85,7 @@ export function sendRequest(
     if (typeof error === "object" && error !== null) {
       THROWN.set(error, request === undefined);
     }
+    thrown = true;
     sending = Promise.reject(error);
   }
   // The platform's own honours the signal. A wrapper installed before grab
@@ -91,6 +93,8 @@ export function sendRequest(
   // cost each grab a listener on the shared timeout signal, which Deno
   // refs and unrefs, for some 3 % of a sequential grab's time.
   if (isPlatform(fetch)) return sending;
+  // A custom one may answer without a promise (a cache's copy at once).
+  if (!thrown) sending = Promise.resolve(sending).catch(rejected);
   const given = request === undefined ? sending : sending.catch((error) => {
     if (!requestUnread(error)) throw error;
     return initOf(request, deadline.signal).then((init) =>
@@ -110,6 +114,15 @@ export function sendRequest(
  * and whether it was given a URL string (true) or a `Request`.
  */
 const THROWN = new WeakMap<object, boolean>();
+
+/**
+ * Rethrows what a custom `fetch`'s promise rejected with, no longer marked
+ * as thrown: one error object may be both (a circuit breaker's "open").
+ */
+function rejected(error: unknown): never {
+  if (typeof error === "object" && error !== null) THROWN.delete(error);
+  throw error;
+}
 
 /**
  * The message for what a custom `fetch` threw as it was called, on the last
@@ -135,19 +148,22 @@ export function thrownMessage(
 }
 
 /**
- * True when `fetch` could not read the `Request` it was given as one: the
+ * What a `fetch` says, whole, of a `Request` it could not read as one: the
  * npm `undici` package's (v6, v7) takes only a `Request` of its own, and
  * reads Node's as the text "[object Request]", which is no URL ("Failed to
  * parse URL from [object Request]"), as `make-fetch-happen` does ("Invalid
  * URL: '[object Request]'"); `node-fetch` (v2) reads it alike, and
  * says "Only absolute URLs are supported" of that text, where grab's URL is
  * absolute. Either fails so before it sends anything, or reads the body.
+ * Whole: a wrapper's own message may name its input ("[object Request]
+ * answered 503") after the request was sent, which is not sent again.
  */
+const REQUEST_UNREAD =
+  /^(?:Failed to parse URL from \[object Request\]|Invalid URL: '\[object Request\]'|Only absolute URLs are supported)$/;
+
+/** True when `fetch` could not read the `Request` it was given as one. */
 function requestUnread(error: unknown): boolean {
-  return chainOf(error).some(({ message }) =>
-    message.includes("[object Request]") ||
-    message === "Only absolute URLs are supported"
-  );
+  return chainOf(error).some(({ message }) => REQUEST_UNREAD.test(message));
 }
 
 /**

@@ -238,3 +238,83 @@ for (const [name, fetch] of IMPLEMENTATIONS) {
     }
   });
 }
+
+Deno.test("a custom fetch whose failure names its Request after sending it is not called again", async () => {
+  await using server = startServer(() => new Response("busy", { status: 503 }));
+  // A wrapper that throws on a status outside 2xx, naming its input in the
+  // message, as many do: a Request reads as "[object Request]".
+  const throwing: Fetch = async (input, init) => {
+    const response = await platformFetch(input, init);
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new Error(`${input} answered ${response.status}`);
+    }
+    return response;
+  };
+  const grab = createGrab(server.url, {
+    fetch: throwing,
+    hooks: { beforeRequest: (request) => request.headers.set("x-hook", "1") },
+  });
+  // Its message held "[object Request]", read as a fetch that could not
+  // read the Request, which was sent again as a URL and an init: the POST,
+  // which no retry repeats, ran twice.
+  const [, error] = await grab("POST /jobs");
+  assertEquals(
+    error?.message,
+    `Cannot complete the request: the network failed: POST ${server.url}/jobs`,
+  );
+  assertEquals(server.requests.length, 1);
+});
+
+Deno.test("a custom fetch that rejects with the error it threw before is told as rejecting", async () => {
+  await using server = startServer(() => new Response("busy", { status: 503 }));
+  // A circuit breaker's one error: thrown at once while open, and the
+  // rejection of the trial it lets through, which the server failed.
+  const open = new Error("circuit open");
+  let calls = 0;
+  const breaker: Fetch = (input, init) => {
+    if (calls++ === 0) throw open;
+    return platformFetch(input, init).then(async (response) => {
+      if (response.ok) return response;
+      await response.body?.cancel();
+      throw open;
+    });
+  };
+  const grab = createGrab(server.url, {
+    fetch: breaker,
+    retry: { limit: 1, backoff: () => 1 },
+  });
+  // The last attempt's fetch gave a promise, which rejected: the message
+  // said that it threw as it was called, as the first attempt's did.
+  const [, error] = await grab("GET /items");
+  assertEquals(calls, 2);
+  assertEquals(server.requests.length, 1);
+  assertEquals(
+    error?.message,
+    `Cannot complete the request: the network failed after 2 attempts: GET ${server.url}/items`,
+  );
+});
+
+Deno.test("a custom fetch that answers a hook's Request without a promise is read", async () => {
+  await using server = startServer(() => json({ fresh: true }));
+  // A cache's wrapper: its copy at once, without a promise, once it has one.
+  let cached: string | undefined;
+  const caching: Fetch = ((input: Request | string, init?: RequestInit) => {
+    if (cached !== undefined) return json(JSON.parse(cached));
+    return platformFetch(input, init).then(async (response) => {
+      cached = await response.text();
+      return json(JSON.parse(cached));
+    });
+  }) as Fetch;
+  const grab = createGrab(server.url, {
+    fetch: caching,
+    hooks: { beforeRequest: (request) => request.headers.set("x-hook", "1") },
+  });
+  assertEquals((await grab("GET /item"))[0], { fresh: true });
+  // It failed as "the network failed after 3 attempts": the answer has no
+  // catch of a promise's.
+  const [again, error] = await grab("GET /item");
+  assertEquals(error, null);
+  assertEquals(again, { fresh: true });
+  assertEquals(server.requests.length, 1);
+});
