@@ -85,7 +85,7 @@ export function sendRequest(
     if (typeof error === "object" && error !== null) {
       THROWN.set(error, request === undefined);
     }
-    thrown = true;
+    thrown = anyThrown = true;
     sending = Promise.reject(error);
   }
   // The platform's own honours the signal. A wrapper installed before grab
@@ -93,8 +93,12 @@ export function sendRequest(
   // cost each grab a listener on the shared timeout signal, which Deno
   // refs and unrefs, for some 3 % of a sequential grab's time.
   if (isPlatform(fetch)) return sending;
-  // A custom one may answer without a promise (a cache's copy at once).
-  if (!thrown) sending = Promise.resolve(sending).catch(rejected);
+  if (!thrown) {
+    // A custom one may answer without a promise (a cache's copy at once).
+    if (!(sending instanceof Promise)) sending = Promise.resolve(sending);
+    // Only once some fetch threw can an error it rejects with be marked.
+    if (anyThrown) sending = sending.catch(rejected);
+  }
   const given = request === undefined ? sending : sending.catch((error) => {
     if (!requestUnread(error)) throw error;
     return initOf(request, deadline.signal).then((init) =>
@@ -114,6 +118,9 @@ export function sendRequest(
  * and whether it was given a URL string (true) or a `Request`.
  */
 const THROWN = new WeakMap<object, boolean>();
+
+/** Whether any custom `fetch` has thrown as it was called. */
+let anyThrown = false;
 
 /**
  * Rethrows what a custom `fetch`'s promise rejected with, no longer marked
