@@ -90,8 +90,7 @@ const FETCH_INIT = new Set([
 
 /**
  * Those of {@linkcode FETCH_INIT} that a `Request` keeps (`new Request(request,
- * { cache })`) where `fetch` heeds them (browsers, Deno, Node), so that a
- * hook can set them.
+ * { cache })`) in browsers, Deno and Node, so that a hook can set them.
  */
 const REQUEST_MEMBERS = new Set([
   "cache",
@@ -159,8 +158,11 @@ export function noSuchOption(name: string, scope: Scope): string {
  * member that a `Request` carries, as the hook's request is what is sent.
  */
 function notPassed(name: string, scope: Scope): string {
+  const whose = scope === "send"
+    ? "Call.send's own fetch"
+    : "a factory's fetch";
   const factory =
-    `a factory's fetch can add it: fetch: (input, init) => fetch(input, { ...init, ${name} })`;
+    `${whose} can add it: fetch: (input, init) => fetch(input, { ...init, ${name} })`;
   if (scope === "factory") {
     return `Cannot use the option "${name}" in createGrab: grab does not pass it to fetch, but ${factory}`;
   }
@@ -169,7 +171,7 @@ function notPassed(name: string, scope: Scope): string {
   if (!REQUEST_MEMBERS.has(name)) return `${head}, but ${factory}`;
   return `${head}. For one call, a beforeRequest hook can set it: ` +
     `hooks: { beforeRequest: (request) => new Request(request, { ${name} }) }; ` +
-    `for every grab, ${factory}`;
+    `for every ${scope === "send" ? "send" : "grab"}, ${factory}`;
 }
 
 /** Why the option object `option` cannot have a member `name`. */

@@ -293,6 +293,19 @@ Deno.test("Call.send takes fetch, and refuses what only a grab does", async (t) 
     assertEquals(used, 1);
   });
 
+  await t.step(
+    "fetch's own init members point at Call.send's fetch",
+    async () => {
+      await assertRejects(
+        () => call.send({ cache: "no-store" } as Record<string, unknown>),
+        GrabValidationError,
+        'Cannot use the option "cache": grab does not pass it to fetch. ' +
+          "For one call, a beforeRequest hook can set it: hooks: { beforeRequest: (request) => new Request(request, { cache }) }; " +
+          "for every send, Call.send's own fetch can add it: fetch: (input, init) => fetch(input, { ...init, cache })",
+      );
+    },
+  );
+
   await t.step("schema and casing are a grab's: refused", async () => {
     const error = await assertRejects(
       () =>
