@@ -6,8 +6,8 @@
  * a custom `fetch` handed out once already, or what is no response, a
  * resource of the runtime's that is closed (a Deno `HttpClient` a custom
  * `fetch` passes on), and the server's side of the connection
- * (`./peer_failure.ts`). Each is a `"network"`
- * failure at once, whose message says what to do.
+ * (`./peer_failure.ts`). Each is a `"network"` failure at once, whose
+ * message says what to do.
  *
  * @module
  */
