@@ -53,6 +53,29 @@ Deno.test("a clock moving with real time (shouldAdvanceTime) ends a Retry-After 
   }
 });
 
+/**
+ * A server that holds every answer until `gate` opens; `arrived` tells the
+ * first request in. Disposing of it opens the gate and shuts it down.
+ */
+function heldServer() {
+  const gate = Promise.withResolvers<void>();
+  const arrived = Promise.withResolvers<void>();
+  const server = Deno.serve(HOST, async () => {
+    arrived.resolve();
+    await gate.promise;
+    return new Response("late");
+  });
+  return {
+    server,
+    gate,
+    arrived,
+    async [Symbol.asyncDispose]() {
+      gate.resolve();
+      await server.shutdown();
+    },
+  };
+}
+
 Deno.test("a clock ticked past a grab's timeout ends it, on every faked set (performance and Date or not)", async (t) => {
   for (
     const toFake of [
@@ -64,13 +87,8 @@ Deno.test("a clock ticked past a grab's timeout ends it, on every faked set (per
     ] as const
   ) {
     await t.step(String(toFake ?? "default"), async () => {
-      const gate = Promise.withResolvers<void>();
-      const arrived = Promise.withResolvers<void>();
-      await using server = Deno.serve(HOST, async () => {
-        arrived.resolve();
-        await gate.promise;
-        return new Response("late");
-      });
+      await using held = heldServer();
+      const { server, gate, arrived } = held;
       const clock = FakeTimers.install(
         toFake === undefined
           ? {
@@ -105,13 +123,8 @@ Deno.test("a clock ticked past a grab's timeout ends it, on every faked set (per
 });
 
 Deno.test("runAllAsync with a grab's timeout pending ends the grab rather than loop", async () => {
-  const gate = Promise.withResolvers<void>();
-  const arrived = Promise.withResolvers<void>();
-  await using server = Deno.serve(HOST, async () => {
-    arrived.resolve();
-    await gate.promise;
-    return new Response("late");
-  });
+  await using held = heldServer();
+  const { server, gate, arrived } = held;
   const clock = FakeTimers.install({ loopLimit: 100 });
   try {
     const grab = createGrab(`http://127.0.0.1:${server.addr.port}`);
