@@ -132,7 +132,7 @@ function headerProblem(
   }
   const which = `Cannot send header "${name}"`;
   if (typeof text !== "string") return `${which}: its value is ${text.what}`;
-  if (!UNSENDABLE_VALUE.test(text)) return framingProblem(name, text, which);
+  if (!UNSENDABLE_VALUE.test(text)) return namedProblem(name, text, which);
   if (FORBIDDEN_VALUE.test(text)) {
     return `${which}: its value contains CR, LF or NUL`;
   }
@@ -147,7 +147,7 @@ function headerProblem(
  * meant for a proxy, cannot be sent; `undefined` for any other header and
  * `Connection: close`.
  */
-function framingProblem(
+function namedProblem(
   name: string,
   text: string,
   which: string,
