@@ -163,10 +163,14 @@ export function callHook<A extends unknown[], R>(
 
 /**
  * Request-like, also from another realm: what `fetch` takes for a request
- * (a plain object with a `url` it would take for a URL to parse).
+ * (a plain object with a `url` it would take for a URL to parse). This
+ * realm's by its class too: a Cloudflare Worker of a compatibility date
+ * before 2022 gives its classes no `Symbol.toStringTag`, so its own
+ * `Request` says `"[object Object]"`.
  */
 export function isRequest(value: unknown): value is Request {
-  return Object.prototype.toString.call(value) === "[object Request]" &&
+  return (value instanceof Request ||
+    Object.prototype.toString.call(value) === "[object Request]") &&
     typeof (value as Request).url === "string" &&
     typeof (value as Request).clone === "function";
 }

@@ -31,6 +31,17 @@ const CASE_MS = 10_000;
 /** A hook that does nothing: a hooked grab's signal is one of its own. */
 const HOOKED = { hooks: { beforeRequest: () => {} } };
 
+/**
+ * A hook that returns a `Request` of its own, which a Worker of the old
+ * date makes with no `Symbol.toStringTag`.
+ */
+const REPLACED = {
+  hooks: {
+    beforeRequest: (request) =>
+      new Request(request, { headers: { "x-hooked": "1" } }),
+  },
+};
+
 /** A signal one request made, kept for another, as a careless Worker does. */
 let kept;
 
@@ -57,6 +68,7 @@ export async function inRequest(grab, query) {
       grab("GET /articles/1", { format: "json-api" }),
       grab("GET /users/1", HOOKED),
       grab("GET /users/1", HOOKED),
+      grab("GET /users/1", REPLACED),
     ],
   );
   return outcomes.map((outcome) => {
