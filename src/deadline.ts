@@ -9,6 +9,7 @@
 
 import { clockOf, startTimer } from "./clock.ts";
 import {
+  inCallerContext,
   listen,
   type Shared,
   sharedTimeout,
@@ -91,7 +92,10 @@ export class Deadline {
     this.signal = this.#controller.signal;
     const linked = this.#shared;
     if (linked !== undefined) {
-      this.#onShared = () => this.#pass("timeout", linked.signal.reason);
+      // A hook's or a custom `fetch`'s listener on the signal runs then.
+      this.#onShared = inCallerContext(() =>
+        this.#pass("timeout", linked.signal.reason)
+      );
       listen(linked, this.#onShared);
       return;
     }

@@ -103,6 +103,22 @@ export function listen(shared: Shared, waiter: () => void): void {
   shared.hold = PLATFORM_SET_TIMEOUT(release, left, shared);
 }
 
+/**
+ * `waiter` for {@linkcode listen}, run in the context of the code calling
+ * this (its `AsyncLocalStorage` store, its trace): the listener on a shared
+ * signal runs in the context of the deadline that made it on Node, and in
+ * none on Deno, so a hook's or a custom `fetch`'s listener on the signal a
+ * deadline aborts would see another grab's context. A promise reaction
+ * keeps the context it was added in; the function returned only resolves
+ * it, so `waiter` runs a microtask after the signal aborts, and nothing
+ * holds it once the function is taken off with {@linkcode unlisten}.
+ */
+export function inCallerContext(waiter: () => void): () => void {
+  let resolve!: () => void;
+  new Promise<void>((settle) => resolve = settle).then(waiter);
+  return resolve;
+}
+
 function release(shared: Shared): void {
   if (shared.hold === undefined) return;
   PLATFORM_CLEAR_TIMEOUT(shared.hold);
