@@ -7,6 +7,9 @@
  */
 
 import { isPlainObject, numbered, setOwn } from "./object.ts";
+import { redactUrls } from "./redact_urls.ts";
+
+export { redactUrls };
 
 /** `origin + pathname` of a URL: no userinfo, no query, no fragment. */
 export function safeUrl(url: URL | string): string {
@@ -16,73 +19,6 @@ export function safeUrl(url: URL | string): string {
   } catch {
     return "<invalid URL>";
   }
-}
-
-/**
- * What follows a URL's `://` in free text: an optional `user:pass@` (to the
- * last `@` before the path, as a password may hold a raw `@`), then the rest
- * of the authority (brackets for IPv6) and path, then `?query` and
- * `#fragment`. Each runs to white space, a quote or an angle bracket:
- * brackets and parentheses are left unencoded by the URL serialiser, so they
- * may be part of it (`?page[size]=10&key=…`).
- */
-const AFTER_SCHEME =
-  /(?:[^\s/?#"'<>]*@)?([^\s?#"'<>]*)(\?[^\s#"'<>]*)?(#[^\s"'<>]*)?/y;
-
-/**
- * `text` with every URL's userinfo removed and its query and fragment (an
- * OAuth redirect's `#access_token=…`) each replaced by `?…` and `#…`.
- * Whatever comes before a `://` is taken for a scheme, so a scheme glued
- * to other text (`%22https://`, `x_https://`) hides nothing. Linear in the
- * text: it may be a server's (an error's detail), and time in the square of
- * its length would block the event loop and every timeout with it.
- */
-export function redactUrls(text: string): string {
-  let at = text.indexOf("://");
-  if (at === -1) return text;
-  let out = "";
-  let done = 0;
-  while (at !== -1) {
-    AFTER_SCHEME.lastIndex = at + 3;
-    const [, rest, query, fragment] = AFTER_SCHEME.exec(text)!;
-    out += text.slice(done, at + 3) + rest + hidden(query) + hidden(fragment);
-    done = AFTER_SCHEME.lastIndex;
-    at = text.indexOf("://", done);
-  }
-  return out + text.slice(done);
-}
-
-/** A query or fragment as `?…` or `#…`; a bare `?` or `#` as it is. */
-function hidden(part: string | undefined): string {
-  if (part === undefined) return "";
-  return part.length === 1 ? part : part[0] + "…" + unbalancedTail(part);
-}
-
-/**
- * What ends a query but belongs to the text around the URL: trailing
- * punctuation, and closing brackets the query never opened (`(url?a=1): …`).
- * Each kind of bracket is counted once, whatever the query's length.
- */
-function unbalancedTail(query: string): string {
-  let end = query.length;
-  const opened = { ")": count(query, "("), "]": count(query, "[") };
-  const closed = { ")": count(query, ")"), "]": count(query, "]") };
-  while (end > 1) {
-    const last = query[end - 1]!;
-    if (".,:;!".includes(last)) {
-      end--;
-      continue;
-    }
-    if (last !== ")" && last !== "]") break;
-    if (opened[last] >= closed[last]) break;
-    closed[last]--;
-    end--;
-  }
-  return query.slice(end);
-}
-
-function count(text: string, char: string): number {
-  return text.split(char).length - 1;
 }
 
 /**
@@ -130,12 +66,21 @@ export const MAX_OBJECTS = 1_000;
 const MAX_DEPTH = 8;
 
 /**
+ * How many characters a logged value shows, at most: its strings, keys and
+ * numbers, and one for each item or member. A logged error goes into a log
+ * line, and an error body may be as large as `maxBodyBytes` (64 MiB by
+ * default); the error's own properties keep it whole.
+ */
+export const MAX_LOGGED = 100_000;
+
+/**
  * One redaction: each object is looked at once, so a graph whose objects
  * are shared or refer back to each other costs its size, not its paths.
  */
 class Redaction {
   #seen = new Map<object, unknown>();
   #left = MAX_OBJECTS;
+  #chars = MAX_LOGGED;
   #dataOnly: boolean;
   #json: boolean;
 
@@ -150,7 +95,7 @@ class Redaction {
 
   value(value: unknown, depth: number): unknown {
     if (value === UNREADABLE) return undefined;
-    if (typeof value === "string") return redactUrls(value);
+    if (typeof value === "string") return this.#text(redactUrls(value));
     if (
       this.#dataOnly &&
       (typeof value === "function" || typeof value === "symbol")
@@ -160,7 +105,10 @@ class Redaction {
     // JSON throws on a BigInt (zod's `maximum: 10n`, valibot's `input`):
     // its digits are what a log can show of it.
     if (this.#json && typeof value === "bigint") return String(value);
-    if (typeof value !== "object" || value === null) return value;
+    if (typeof value !== "object" || value === null) {
+      if (this.#dataOnly) this.#chars -= String(value).length;
+      return value;
+    }
     if (this.#seen.has(value)) return this.#seen.get(value);
     // A chain too deep or too wide is cut here rather than kept whole;
     // so is a reference back to an object still being looked at.
@@ -175,7 +123,12 @@ class Redaction {
     if (isError(value)) return this.#error(value, depth);
     if (value instanceof URL) return redactUrls(value.href);
     if (Array.isArray(value)) {
-      const items = value.map((item) => this.value(item, depth + 1));
+      const items: unknown[] = [];
+      while (items.length < value.length && this.#more(1)) {
+        items.push(this.value(value[items.length], depth + 1));
+      }
+      const left = value.length - items.length;
+      if (left > 0) items.push(`… (${left} more items left out)`);
       return items.every((item, at) => item === value[at]) ? value : items;
     }
     if (!isPlainObject(value)) return undefined;
@@ -209,13 +162,44 @@ class Redaction {
       : numbered(keys, shown);
     let changed = names !== keys;
     const members: [PropertyKey, unknown][] = [];
-    keys.forEach((key, at) => {
-      const original = read(source, key);
+    let at = 0;
+    for (; at < keys.length; at++) {
+      const name = names[at]!;
+      if (!this.#more(1)) break;
+      const shownName = typeof name === "string" ? this.#text(name) : name;
+      const original = read(source, keys[at]!);
       const value = this.value(original, depth + 1);
-      changed ||= value !== original;
-      if (value !== undefined) members.push([names[at]!, value]);
-    });
+      changed ||= value !== original || shownName !== name;
+      if (value !== undefined) members.push([shownName, value]);
+    }
+    if (at < keys.length) {
+      members.push(["…", `(${keys.length - at} more members left out)`]);
+      changed = true;
+    }
     return [members, changed];
+  }
+
+  /**
+   * Whether what costs `chars` may still be shown, counting it. Only a
+   * logged value is bounded: a cause is kept as it came.
+   */
+  #more(chars: number): boolean {
+    if (!this.#dataOnly) return true;
+    if (this.#chars <= 0) return false;
+    this.#chars -= chars;
+    return true;
+  }
+
+  /** `text`, counted, and cut where a logged value's characters run out. */
+  #text(text: string): string {
+    if (!this.#dataOnly) return text;
+    let end = Math.max(this.#chars, 0);
+    this.#chars -= text.length;
+    if (text.length <= end) return text;
+    // Never half a surrogate pair.
+    const last = text.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff) end--;
+    return `${text.slice(0, end)}… (cut at ${end} characters)`;
   }
 
   #error(cause: Error, depth: number): object {
@@ -224,11 +208,11 @@ class Redaction {
     const rawMessage = read(cause, "message");
     const message = rawMessage === UNREADABLE
       ? ""
-      : redactUrls(String(rawMessage ?? ""));
+      : this.#text(redactUrls(String(rawMessage ?? "")));
     const rawStack = read(cause, "stack");
     const stack = rawStack === undefined || rawStack === UNREADABLE
       ? undefined
-      : redactUrls(String(rawStack));
+      : this.#text(redactUrls(String(rawStack)));
     // Own properties but the standard ones, enumerable or not (an
     // AggregateError's `errors` is not), symbol-keyed ones included.
     const keys = Reflect.ownKeys(cause).filter((key) =>
