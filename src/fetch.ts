@@ -10,6 +10,7 @@ import type { Deadline } from "./deadline.ts";
 import { bodyTaken, RESPONSE_TYPE, RESPONSE_URL } from "./platform_response.ts";
 import { chainOf, NoResponse, ReusedResponse } from "./unmendable.ts";
 import { bare } from "./object.ts";
+import { learnBodies, letGoController, withLetGo } from "./let_go.ts";
 
 /** A `fetch` as grab calls it: a plain function, never a method. */
 export type Fetch = (
@@ -70,14 +71,22 @@ export function sendRequest(
 ): Promise<Response> {
   let sending: Promise<Response>;
   let thrown = false;
+  const platform = isPlatform(fetch);
+  const letGo = platform ? undefined : letGoController(fetch);
+  let signal = deadline.signal;
+  // Only a custom fetch: the platform's closes a body's socket on its cancel.
+  if (letGo !== undefined) {
+    signal = withLetGo(request === undefined ? init.signal : signal, letGo);
+    if (request === undefined) init = bare({ ...init, signal });
+  }
   try {
     // Called as a plain function: browsers and workerd refuse a fetch whose
     // `this` is another object ("Illegal invocation").
     sending = request === undefined
       ? fetch(href, init)
-      : deadline.signal === undefined
+      : signal === undefined
       ? fetch(request)
-      : fetch(request, bare({ signal: deadline.signal }));
+      : fetch(request, bare({ signal }));
   } catch (error) {
     // `fetch` rejects; only a custom one throws: its own bug, told as such,
     // unless it could not read the Request it was given (below), as the
@@ -92,7 +101,7 @@ export function sendRequest(
   // loaded passes for it and is trusted alike: racing every answer would
   // cost each grab a listener on the shared timeout signal, which Deno
   // refs and unrefs, for some 3 % of a sequential grab's time.
-  if (isPlatform(fetch)) return sending;
+  if (platform) return sending;
   if (!thrown) {
     // A custom one may answer without a promise (a cache's copy at once).
     if (!(sending instanceof Promise)) sending = Promise.resolve(sending);
@@ -101,12 +110,13 @@ export function sendRequest(
   }
   const given = request === undefined ? sending : sending.catch((error) => {
     if (!requestUnread(error)) throw error;
-    return initOf(request, deadline.signal).then((init) =>
-      fetch(request.url, init)
-    );
+    return initOf(request, signal).then((init) => fetch(request.url, init));
   });
   return deadline.race(given, cancelBody).then((response) => {
     if (!isResponse(response)) throw new NoResponse(response);
+    if (letGo !== undefined) {
+      learnBodies(fetch, response, letGo);
+    }
     if (isNetworkError(response)) throw networkErrorCause();
     if (reused(response)) throw new ReusedResponse();
     return response;

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { letGo } from "./let_go.ts";
+
 // One stream per response: its reads and its cancel go to the same body.
 const STREAMS = new WeakMap<object, ReadableStream<Uint8Array>>();
 
@@ -21,13 +23,16 @@ export function iterableBody(
 ): ReadableStream<Uint8Array> {
   let stream = STREAMS.get(response);
   if (stream === undefined) {
-    stream = streamOf(body);
+    stream = streamOf(response, body);
     STREAMS.set(response, stream);
   }
   return stream;
 }
 
-function streamOf(body: unknown): ReadableStream<Uint8Array> {
+function streamOf(
+  response: object,
+  body: unknown,
+): ReadableStream<Uint8Array> {
   const iterate = (body as Partial<AsyncIterable<Uint8Array>> | undefined)
     ?.[Symbol.asyncIterator];
   if (typeof iterate !== "function") {
@@ -45,7 +50,12 @@ function streamOf(body: unknown): ReadableStream<Uint8Array> {
       else controller.enqueue(value);
     },
     async cancel(reason) {
-      // A Node.js stream's iterator destroys the stream, and so its socket.
+      // A Node.js stream's iterator destroys the stream, but not its socket
+      // when the stream is one the response was piped into (`node-fetch`
+      // v2, `make-fetch-happen`), nor at all while a read waits on a body
+      // that stalls (its return waits for that read): the `fetch`, told by
+      // its signal, closes the socket.
+      letGo(response, reason);
       await iterator.return?.(reason);
     },
   }, { highWaterMark: 0 });

@@ -394,7 +394,11 @@ Deno.test("runAttempts() within the deadline", async (t) => {
       "Cannot complete the request: the timeout (1000 ms) passed; raise timeout, or set it to false: GET http://127.0.0.1:9/hang",
     );
     assertSpyCalls(fetch, 1);
-    assertStrictEquals(fetch.calls[0]!.args[1]?.signal, deadline.signal);
+    // A custom fetch's signal follows the deadline's (and aborts when grab
+    // lets go of its body), with the deadline's reason.
+    const signal = fetch.calls[0]!.args[1]?.signal;
+    assert(signal?.aborted);
+    assertStrictEquals(signal.reason, deadline.signal!.reason);
     // The deadline stays the caller's: runAttempts never disposes it.
     assertSpyCalls(dispose, 0);
     deadline.dispose();
