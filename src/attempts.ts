@@ -113,7 +113,11 @@ export async function runAttempts(
           delay: step.delay,
         }));
       }
-      if (!(await sleep(step.delay, deadline.signal))) return passed(exchange);
+      // A busy loop fires the wait's timer late, maybe before the timeout's:
+      // a retry past the timeout is not begun, nor its hooks run.
+      if (!(await sleep(step.delay, deadline.signal)) || deadline.due()) {
+        return passed(exchange);
+      }
     }
   } catch (error) {
     upload?.leave();

@@ -12,7 +12,7 @@ import { isBrowser } from "./browser.ts";
 import { isNode } from "./runtime.ts";
 import { tellProgress } from "./progress.ts";
 import { asValidationError } from "./validation_error.ts";
-import type { Deadline } from "./deadline.ts";
+import { type Deadline, PASSED } from "./deadline.ts";
 import { isPlatform, isPlatformResponse, sendRequest } from "./fetch.ts";
 import { lazy } from "./lazy.ts";
 import type { Broken } from "./outcome.ts";
@@ -22,10 +22,7 @@ import { unloadedOutcome } from "./transport_error.ts";
 import type { Upload } from "./upload.ts";
 import { bare, owns } from "./object.ts";
 
-/**
- * Thrown for an upload module that could not be loaded (a bundle's chunk
- * not fetched), with the outcome of the exchange: a network failure.
- */
+/** Thrown for an upload module not loaded: the exchange's network failure. */
 export class Unloaded {
   constructor(readonly outcome: SendOutcome & { ok: false }) {}
 }
@@ -109,6 +106,9 @@ export function send(
   request: Request | undefined,
   upload: Upload | undefined,
 ): Promise<Response> {
+  // A timeout that passed while a hook was awaited and the loop kept busy
+  // sends nothing (a plain attempt has no await before its `fetch`).
+  if (attempt.due()) return Promise.reject(PASSED);
   const sending = sendRequest(
     exchange.fetch,
     exchange.href,
