@@ -1,8 +1,9 @@
 /**
  * Child process of long_run_test.ts (run with `--v8-flags=--expose-gc`):
  * follows pages whose next links hold a cursor of a given length with
- * `limit: Infinity`, and reports the heap held, within the loop, from one
- * page to the last. Its arguments: how many pages, from which page, and
+ * `limit: Infinity`, and reports the heap held, within the loop, over each
+ * half of the run from one page to the last: what the walk holds grows in
+ * both, a one-off (the engine's own) lands in one. Its arguments: how many pages, from which page, and
  * the cursor's length (1,000 pages from page 100 with cursors of 32 KiB, a
  * server's long cursors, by default).
  *
@@ -39,13 +40,20 @@ const server = Deno.serve(
 const grab = createGrab(`http://127.0.0.1:${server.addr.port}`, { retry: 0 });
 
 let pages = 0;
+const MID = FROM + Math.floor((PAGES - FROM) / 2);
 let at = 0;
+let middle = 0;
 let after = 0;
 for await (const _ of paginate(grab, "GET /items", { limit: Infinity })) {
   pages++;
   // Within the loop: what the run holds until it ends.
   if (pages === FROM) at = heapUsed();
+  if (pages === MID) middle = heapUsed();
   if (pages === PAGES) after = heapUsed();
 }
 await server.shutdown();
-await report({ pages, from: FROM, cursor: CURSOR, retained: after - at });
+await report({
+  pages,
+  cursor: CURSOR,
+  halves: [[middle - at, MID - FROM], [after - middle, PAGES - MID]],
+});
