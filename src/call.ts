@@ -154,10 +154,7 @@ export class Call {
   }
 }
 
-/**
- * The URL template of `call`, its URL as resolved and not a copy: for the
- * library's own reads, which never change it.
- */
+/** `call`'s URL template, not a copy: for reads that never change it. */
 export function templateOf(call: Call): UrlTemplate {
   return templateOfCall(call);
 }
@@ -247,6 +244,8 @@ async function prepareThenAttempt(
         return unloadedOutcome(what, call.method, request.href, error);
       }
     }
+    // Time the caller's code kept the loop busy meanwhile fired no timer.
+    if (deadline.due()) throw PASSED;
     return await attempt(call, resolved, request, deadline, read, headers);
   } catch (error) {
     if (error !== PASSED) throw error;

@@ -77,3 +77,26 @@ Deno.test("a grab whose timeout passed while the caller kept the loop busy calls
   assertEquals(fetched, 0, "no fetch is made once the timeout passed");
   assertEquals(server.requests.length, 0);
 });
+
+Deno.test("a grab whose timeout passed while its header function was awaited calls no fetch", async () => {
+  await using server = startServer(() => new Response("{}"));
+  let fetched = 0;
+  const grab = createGrab(server.url, {
+    fetch: (input, init) => {
+      fetched++;
+      return fetch(input, init);
+    },
+    // Resolved in time; the code that resolved it runs on past the timeout
+    // before the grab goes on, a microtask later.
+    headers: () =>
+      new Promise((resolve) =>
+        setTimeout(() => {
+          resolve({ "x-token": "t" });
+          block(500);
+        }, 0)
+      ),
+  });
+  assertTransport(await settles(grab("GET /", { timeout: 200 })), "timeout");
+  assertEquals(fetched, 0, "no fetch is made once the timeout passed");
+  assertEquals(server.requests.length, 0);
+});
