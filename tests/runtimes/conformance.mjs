@@ -1678,15 +1678,18 @@ CASES.push([
 ]);
 
 /** Waits (bounded) until the raw server saw the client let go of `name`. */
-async function rawLetGo(grab, name) {
+async function rawLetGo(grab, name, label = name) {
   let state = null;
-  for (let turn = 0; turn < 200; turn++) {
+  const until = Date.now() + LET_GO_MS;
+  do {
     [state] = await grab("GET /raw/:name/state", { params: { name } });
     if (state === "closed") return;
     await sleep(10);
-  }
+  } while (Date.now() < until);
   throw new CaseFailure(
-    `the connection of /${name} is still ${state} after 2 s`,
+    `${label}: the connection of /${name} is still ${state} ${
+      LET_GO_MS / 1000
+    } s after grab let go of it`,
   );
 }
 
@@ -1835,6 +1838,254 @@ CASES.push(
           );
           await rawLetGo(api, name);
         }
+      }
+    },
+  ],
+);
+
+// Each body grab lets go of before its end, on the runtime's own `fetch`:
+// the raw server writes the endless ones until their connection closes.
+CASES.push(
+  [
+    "let go: a body over maxBodyBytes closes its connection, its length said or not",
+    async (c) => {
+      const { api, grab } = await rawGrab(c, { maxBodyBytes: 20_000 });
+      for (const name of ["endless", "endless-sized"]) {
+        for (const type of [...BUFFERED, "sse", "ndjson"]) {
+          const label = `${name} ${type}`;
+          const [data, error] = await within(
+            SETTLE_MS,
+            grab(`GET /${name}`, { responseType: type }),
+            label,
+          );
+          const failed = data === null
+            ? error
+            : await liveEnd(data, type, label);
+          same(failed?.kind, "too-large", `${label}: kind`);
+          await rawLetGo(api, name, label);
+        }
+      }
+      // An error body over the cap, its length said.
+      for (const type of ["json", "sse"]) {
+        const label = `endless-sized-500 ${type}`;
+        const [, error] = await within(
+          SETTLE_MS,
+          grab("GET /endless-sized-500", { responseType: type }),
+          label,
+        );
+        same(
+          [error?.statusCode, error?.body, error?.cause?.kind],
+          [500, null, "too-large"],
+          label,
+        );
+        await rawLetGo(api, "endless-sized-500", label);
+      }
+    },
+  ],
+  [
+    "let go: a break out of an sse or ndjson loop closes its connection",
+    async (c) => {
+      const { api, grab } = await rawGrab(c);
+      for (
+        const [name, type] of [["endless-events", "sse"], [
+          "endless-lines",
+          "ndjson",
+        ]]
+      ) {
+        const [items, error] = await grab(`GET /${name}`, {
+          responseType: type,
+        });
+        same(error?.message ?? null, null, `${type}: error`);
+        let seen = 0;
+        await within(
+          SETTLE_MS,
+          (async () => {
+            for await (const _ of items) if (++seen === 3) break;
+          })(),
+          `${type}: three items`,
+          () => items.cancel(),
+        );
+        same(items.error, null, `${type}: stream.error`);
+        await rawLetGo(api, name, type);
+      }
+    },
+  ],
+  [
+    "let go: a line that is no JSON closes its connection",
+    async (c) => {
+      const { api, grab } = await rawGrab(c);
+      const [rows, error] = await grab("GET /endless-events", {
+        responseType: "ndjson",
+      });
+      const failed = rows === null
+        ? error
+        : await liveEnd(rows, "ndjson", "ndjson");
+      same(failed?.kind, "parse", "kind");
+      await rawLetGo(api, "endless-events");
+    },
+  ],
+  [
+    "let go: a stream body the caller cancels closes its connection",
+    async (c) => {
+      const { api, grab } = await rawGrab(c);
+      for (const name of ["endless", "endless-sized"]) {
+        const [stream, error] = await grab(`GET /${name}`, {
+          responseType: "stream",
+        });
+        same(error?.message ?? null, null, `${name}: error`);
+        const reader = stream.getReader();
+        await within(
+          SETTLE_MS,
+          reader.read(),
+          `${name}: first chunk`,
+          () => reader.cancel(),
+        );
+        await within(SETTLE_MS, reader.cancel(), `${name}: cancel()`);
+        await rawLetGo(api, name);
+      }
+    },
+  ],
+  [
+    "let go: idleTimeout or timeout mid-body closes its connection",
+    async (c) => {
+      const { api, grab } = await rawGrab(c, { idleTimeout: 300 });
+      for (const type of [...BUFFERED, ...LIVE]) {
+        const [data, error] = await within(
+          SETTLE_MS,
+          // A whole body is bounded by `timeout` instead.
+          grab("GET /stalled", {
+            responseType: type,
+            ...(LIVE.includes(type) ? {} : { timeout: 300 }),
+          }),
+          type,
+        );
+        const failed = data === null ? error : await liveEnd(data, type, type);
+        same(failed?.kind, "timeout", `${type}: kind`);
+        await rawLetGo(api, "stalled", type);
+      }
+    },
+  ],
+  [
+    "let go: a response an afterResponse hook replaces, clones or throws on closes its connection",
+    async (c) => {
+      const hooks = {
+        replace: () => new Response("{}"),
+        clone: (_request, response) => response.clone(),
+        throw: () => {
+          throw new Error("no");
+        },
+      };
+      for (const [how, afterResponse] of Object.entries(hooks)) {
+        const { api, grab } = await rawGrab(c, {
+          maxBodyBytes: 20_000,
+          hooks: { afterResponse },
+        });
+        for (const type of ["json", "sse", "stream"]) {
+          const label = `${how} ${type}`;
+          // A hook that threw rejects the grab.
+          const [data, error] = await within(
+            SETTLE_MS,
+            grab("GET /endless", { responseType: type }).catch((thrown) => [
+              null,
+              thrown,
+            ]),
+            label,
+          );
+          if (type === "stream" && data !== null) {
+            await within(SETTLE_MS, data.cancel(), `${label}: cancel()`);
+          } else if (data !== null && LIVE.includes(type)) {
+            await liveEnd(data, type, label);
+          } else ok(data !== null || error !== null, `${label}: settled`);
+          await rawLetGo(api, "endless", label);
+        }
+      }
+    },
+  ],
+  [
+    "let go: a progress callback that throws, the caller's abort, attemptTimeout mid-body",
+    async (c) => {
+      const { api, grab } = await rawGrab(c);
+      for (const type of ["json", "stream", "ndjson"]) {
+        const throws = () => {
+          throw new Error("enough");
+        };
+        // A callback that threw rejects the grab, or ends the live body.
+        const [data] = await within(
+          SETTLE_MS,
+          grab("GET /endless", {
+            responseType: type,
+            onDownloadProgress: throws,
+          }).catch(() => [null]),
+          `progress ${type}`,
+        );
+        if (data !== null) {
+          await liveEnd(data, type, `progress ${type}`).catch(() => {});
+        }
+        await rawLetGo(api, "endless", `progress ${type}`);
+        const controller = new AbortController();
+        const [body, aborted] = await within(
+          SETTLE_MS,
+          (async () => {
+            const pending = grab("GET /endless", {
+              responseType: type,
+              signal: controller.signal,
+            });
+            await sleep(50);
+            controller.abort();
+            return await pending;
+          })(),
+          `abort ${type}`,
+        );
+        const failed = body === null
+          ? aborted
+          : await liveEnd(body, type, `abort ${type}`);
+        same(failed?.kind, "abort", `abort ${type}: kind`);
+        await rawLetGo(api, "endless", `abort ${type}`);
+      }
+      const [, timedOut] = await within(
+        SETTLE_MS,
+        grab("GET /endless", { attemptTimeout: 200 }),
+        "attemptTimeout",
+      );
+      same(timedOut?.kind, "timeout", "attemptTimeout: kind");
+      await rawLetGo(api, "endless", "attemptTimeout");
+    },
+  ],
+  [
+    "let go: a 302 with an endless body under redirect manual closes its connection",
+    async (c) => {
+      const { api, grab } = await rawGrab(c, {
+        maxBodyBytes: 20_000,
+        redirect: "manual",
+      });
+      const [data, error] = await within(
+        SETTLE_MS,
+        grab("GET /endless-302"),
+        "redirect manual",
+      );
+      same(data, null, "data");
+      ok(error !== null, "an error");
+      await rawLetGo(api, "endless-302");
+    },
+  ],
+  [
+    "let go: a retried 503 whose body stalls or never ends closes its connections",
+    async (c) => {
+      let retries = 0;
+      const { api, grab } = await rawGrab(c, {
+        maxBodyBytes: 20_000,
+        retry: { limit: 1, backoff: () => 0 },
+        hooks: { beforeRetry: () => void retries++ },
+      });
+      for (const name of ["endless-503", "stalled-error"]) {
+        retries = 0;
+        const [data, error] = await within(
+          SETTLE_MS,
+          grab(`GET /${name}`, { timeout: 1_500 }),
+          name,
+        );
+        same([data, error?.statusCode, retries], [null, 503, 1], name);
+        await rawLetGo(api, name);
       }
     },
   ],

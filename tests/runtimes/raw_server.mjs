@@ -6,7 +6,9 @@
  * never ends. Each answer allows any origin, as the API server's do.
  * `/state/:name` (answered by the API server's own routes in
  * `api_server.mjs`) is not served here: `states.get(name)` records whether
- * the client let go of the last `:name` answer.
+ * the client let go of every `:name` answer. The endless answers write until
+ * their connection closes: one a client lets go of but keeps open is a leak
+ * the state shows.
  *
  * @module
  */
@@ -142,9 +144,62 @@ const ANSWERS = {
         ),
       ]) + "{}",
     ),
+  // A 200 whose chunked body never ends, a chunk of "e" every 2 ms: no
+  // line end, so a line or an event of it passes any cap.
+  "endless": (socket) => endless(socket, 200, "text/plain", () => chunk(1024)),
+  // The same, its length said: a gigabyte.
+  "endless-sized": (socket) => sized(socket, 200),
+  // A 500 of the same.
+  "endless-sized-500": (socket) => sized(socket, 500),
+  // A value a line, never ending.
+  "endless-lines": (socket) =>
+    endless(socket, 200, "application/x-ndjson", () => lines('{"n":1}\n')),
+  // An event every 2 ms, never ending: as NDJSON, a line that is no JSON.
+  "endless-events": (socket) =>
+    endless(socket, 200, "text/event-stream", () => lines("data: {}\n\n")),
+  // A value a line, then nothing, the connection open.
+  "stalled": (socket) =>
+    socket.write(
+      head(200, [
+        "content-type: application/x-ndjson",
+        "transfer-encoding: chunked",
+      ]) +
+        lines('{"n":1}\n'),
+    ),
+  // A 302 whose chunked body never ends.
+  "endless-302": (socket) =>
+    endless(socket, 302, "text/plain", () => chunk(1024), ["location: /x"]),
+  // A 503 whose chunked body never ends.
+  "endless-503": (socket) =>
+    endless(socket, 503, "text/plain", () => chunk(1024)),
   "no-content-with-body": (socket) =>
     socket.end(head(204, [JSON_TYPE, "content-length: 7"]) + '{"a":1}'),
 };
+
+/** `text` as one chunk, in chunked framing. */
+const lines = (text) => `${text.length.toString(16)}\r\n${text}\r\n`;
+
+/** A chunked answer of `status` whose body is `next()` every 2 ms, forever. */
+function endless(socket, status, type, next, more = []) {
+  socket.write(
+    head(status, [
+      `content-type: ${type}`,
+      "transfer-encoding: chunked",
+      ...more,
+    ]),
+  );
+  const timer = setInterval(() => socket.write(next()), 2);
+  socket.on("close", () => clearInterval(timer));
+}
+
+/** An answer of `status` a gigabyte long, 1 KiB of "e" every 2 ms. */
+function sized(socket, status) {
+  socket.write(
+    head(status, ["content-type: text/plain", "content-length: 1000000000"]),
+  );
+  const timer = setInterval(() => socket.write("e".repeat(1024)), 2);
+  socket.on("close", () => clearInterval(timer));
+}
 
 /** Relabels the head `socket` writes as `text/event-stream`. */
 function asEvents(socket) {
@@ -164,10 +219,11 @@ function asEvents(socket) {
  * Starts the raw server.
  *
  * @returns `{ url, states, close }`: `states.get(name)` is `"open"` while
- * the last `name` answer's connection is open, then `"closed"`.
+ * a connection an answer of `name` had is open, then `"closed"`.
  */
 export async function startRawServer() {
   const states = new Map();
+  const open = new Map();
   const sockets = new Set();
   const server = createServer((socket) => {
     sockets.add(socket);
@@ -183,10 +239,13 @@ export async function startRawServer() {
       // An SSE read's answers are labelled as events, so that what each
       // tests is its framing, not its type.
       if (/\r\naccept:[^\r]*text\/event-stream/i.test(seen)) asEvents(socket);
+      // "closed" once every connection an answer of `name` had is.
+      open.set(name, (open.get(name) ?? 0) + 1);
       states.set(name, "open");
       socket.on("close", () => {
         sockets.delete(socket);
-        states.set(name, "closed");
+        open.set(name, open.get(name) - 1);
+        if (open.get(name) === 0) states.set(name, "closed");
       });
       answer(socket);
     };
