@@ -19,6 +19,7 @@
 
 import { CASES } from "../tests/runtimes/conformance.mjs";
 import { REQUEST_CASE_COUNT } from "../tests/runtimes/requests.mjs";
+import { buildNpm } from "./npm_build.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const path = (relative: string): string => new URL(relative, ROOT).pathname;
@@ -168,72 +169,14 @@ async function hasNode(): Promise<boolean> {
   }
 }
 
-// Builds .ci/.tools/build/npm: mod.js (esbuild, one ES2022 bundle),
-// types/**/*.d.ts (tsc) with relative specifiers ending in .js, and a
-// package.json, as JSR's npm layer lays a package out.
+// Builds .ci/.tools/build/npm as JSR's npm layer lays a package out (see
+// tools/npm_build.ts).
 async function build(): Promise<string | undefined> {
   if (!await exists(`${BIN}/esbuild`) || !await exists(TSC)) {
     return `esbuild or tsc ${NOT_INSTALLED}`;
   }
   await Deno.remove(BUILD, { recursive: true }).catch(() => {});
-  const bundle = await run(`${BIN}/esbuild`, [
-    "mod.ts",
-    "--bundle",
-    "--format=esm",
-    "--target=es2022",
-    "--platform=neutral",
-    "--log-level=warning",
-    `--outfile=${NPM}/mod.js`,
-  ]);
-  if (bundle.code !== 0) return `esbuild failed\n${tail(bundle.stderr)}`;
-  const types = await run("node", [
-    TSC,
-    "mod.ts",
-    "--declaration",
-    "--emitDeclarationOnly",
-    "--allowImportingTsExtensions",
-    "--rewriteRelativeImportExtensions",
-    "--target",
-    "es2022",
-    "--module",
-    "nodenext",
-    "--moduleResolution",
-    "nodenext",
-    "--lib",
-    "es2022,dom,dom.iterable",
-    "--strict",
-    "--exactOptionalPropertyTypes",
-    "--skipLibCheck",
-    "--outDir",
-    `${NPM}/types`,
-  ]);
-  if (types.code !== 0) {
-    return `tsc --emitDeclarationOnly failed\n${tail(types.stdout)}`;
-  }
-  for await (const file of walk(`${NPM}/types`)) {
-    const text = await Deno.readTextFile(file);
-    await Deno.writeTextFile(
-      file,
-      text.replace(/(from\s+["']\.{1,2}\/[^"']*)\.ts(["'])/g, "$1.js$2"),
-    );
-  }
-  const config = JSON.parse(await Deno.readTextFile(path("deno.json")));
-  await Deno.writeTextFile(
-    `${NPM}/package.json`,
-    JSON.stringify(
-      {
-        name: config.name,
-        version: config.version,
-        type: "module",
-        exports: {
-          ".": { types: "./types/mod.d.ts", default: "./mod.js" },
-        },
-      },
-      null,
-      2,
-    ),
-  );
-  return undefined;
+  return await buildNpm(TOOLS, NPM);
 }
 
 async function copyDir(from: string, to: string): Promise<void> {
@@ -244,14 +187,6 @@ async function copyDir(from: string, to: string): Promise<void> {
     } else {
       await Deno.copyFile(`${from}/${entry.name}`, `${to}/${entry.name}`);
     }
-  }
-}
-
-async function* walk(dir: string): AsyncGenerator<string> {
-  for await (const entry of Deno.readDir(dir)) {
-    const full = `${dir}/${entry.name}`;
-    if (entry.isDirectory) yield* walk(full);
-    else if (entry.name.endsWith(".d.ts")) yield full;
   }
 }
 
