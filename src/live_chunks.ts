@@ -10,6 +10,7 @@ import {
   brokenBodyMessage,
   CallbackError,
   clockOf,
+  nextTurn,
   overTotal,
   Pacer,
   startTimer,
@@ -166,10 +167,14 @@ export class Chunks {
   /**
    * Ends the pending read once it has waited `idleTimeout`. A timer that
    * finds no read pending lapses, and one that finds a later read than it
-   * was set for waits out that read's rest.
+   * was set for waits out that read's rest. A read found past its time is
+   * given one more turn of the event loop first (`overdue`, when it began):
+   * a timer that fires late, after the program's own code held the loop,
+   * may come before the bytes that arrived meanwhile, and then the server
+   * was not idle.
    */
-  #armIdle(ms: number): void {
-    this.#stopIdle = startTimer(() => {
+  #armIdle(ms: number, overdue?: number): void {
+    const check = () => {
       this.#stopIdle = undefined;
       const since = this.#readSince;
       if (since === undefined || this.#closed) return;
@@ -179,11 +184,19 @@ export class Chunks {
       if (waited < idle) {
         return this.#armIdle(Math.min(idle, Math.ceil(idle - waited)));
       }
+      if (since !== overdue) return this.#armIdle(0, since);
       this.#idled = true;
       this.#close();
       // Ends the pending read at once, and reaches the body's own cancel.
       this.#reader?.cancel(idleError(idle)).catch(ignore);
-    }, ms);
+    };
+    if (overdue === undefined) {
+      this.#stopIdle = startTimer(check, ms);
+      return;
+    }
+    let stopped = false;
+    this.#stopIdle = () => stopped = true;
+    nextTurn(() => stopped || check());
   }
 
   #idleFailure(): GrabTransportError {

@@ -37,6 +37,7 @@ export type LiveKit = readonly [
   brokenBodyMessage: typeof transportError.brokenBodyMessage,
   clockOf: typeof clock.clockOf,
   startTimer: typeof clock.startTimer,
+  nextTurn: typeof clock.nextTurn,
   owns: typeof object.owns,
 ];
 
@@ -57,6 +58,7 @@ export let tooLargeMessage: typeof transportError.tooLargeMessage;
 export let brokenBodyMessage: typeof transportError.brokenBodyMessage;
 export let clockOf: typeof clock.clockOf;
 export let startTimer: typeof clock.startTimer;
+export let nextTurn: typeof clock.nextTurn;
 export let owns: typeof object.owns;
 
 /** Takes the core's helpers; called once, before a live body is opened. */
@@ -76,6 +78,7 @@ export function install(kit: LiveKit): void {
     brokenBodyMessage,
     clockOf,
     startTimer,
+    nextTurn,
     owns,
   ] = kit;
 }

@@ -18,7 +18,7 @@ import type { Resolved } from "./resolve.ts";
 import { CallbackError, overTotal, tellProgress, totalOf } from "./progress.ts";
 import { bodyOf } from "./platform_response.ts";
 import { Pacer, toPlainBytes } from "./chunk.ts";
-import { clockOf, startTimer } from "./clock.ts";
+import { clockOf, nextTurn, startTimer } from "./clock.ts";
 import { owns } from "./object.ts";
 import { convertKeys, KeyClash } from "./convert_keys.ts";
 import { validateWithin } from "./schema.ts";
@@ -41,6 +41,7 @@ const streams = lazy<Streams>(() =>
       brokenBodyMessage,
       clockOf,
       startTimer,
+      nextTurn,
       owns,
     ]);
     return module;

@@ -246,6 +246,43 @@ console.log(JSON.stringify(kinds));
 `;
 
 /**
+ * A program that reads ticks of an event stream with an idleTimeout of
+ * 400 ms while its own code holds the event loop for 1.6 s (from an
+ * immediate, or from the answer to another request), the server sending
+ * meanwhile; prints the ticks read and the stream's error.
+ */
+const BUSY_PROGRAM = `
+const mod = await import(process.argv[2]);
+const [api, from] = process.argv.slice(3);
+const hold = () => {
+  const end = performance.now() + 1600;
+  while (performance.now() < end);
+};
+const grab = mod.createGrab(api, { idleTimeout: 400 });
+const [events] = await grab("GET /forever/:id", {
+  params: { id: "sse-busy-" + from },
+  query: { type: "sse" },
+  responseType: "sse",
+});
+let held;
+const seen = [];
+for await (const { data } of events) {
+  seen.push(data);
+  if (seen.length === 2) {
+    held = from === "immediate"
+      ? new Promise((resolve) => setImmediate(() => resolve(hold())))
+      : fetch(api + "/users/1").then((answer) => {
+        hold();
+        return answer.text();
+      });
+  }
+  if (seen.length === 10) break;
+}
+await held;
+console.log(JSON.stringify([seen.length, events.error?.message ?? null]));
+`;
+
+/**
  * The cases, in order: `[name, run]`, where `run({ mod, api, closedPort })`
  * throws a `CaseFailure` (or anything else) on failure.
  */
@@ -1081,6 +1118,60 @@ export const CASES = [
     same(ticking.error, null, "ticking stream.error");
     await letGo(grab, "sse-ticking");
   }],
+  [
+    "sse: idleTimeout spares bytes that came while the program was busy",
+    async (c) => {
+      // The server must go on sending while the program holds its event
+      // loop: a program of its own (Node, Bun), or a browser page, whose
+      // server runs elsewhere. workerd's clock stands still while code runs.
+      if (c.runAlone !== undefined) {
+        for (const from of ["immediate", "answer"]) {
+          const ran = await c.runAlone(BUSY_PROGRAM, c.api, from);
+          same(
+            ran.stdout.trim(),
+            JSON.stringify([10, null]),
+            `${from}: exit ${ran.code} ${
+              ran.stderr.trim().split("\n").at(-1)
+            }; output`,
+          );
+        }
+        return;
+      }
+      if (!inBrowser()) return;
+      const grab = c.mod.createGrab(c.api, { idleTimeout: 400 });
+      const [ticking, error] = await grab("GET /forever/:id", {
+        params: { id: "sse-busy" },
+        query: { type: "sse" },
+        responseType: "sse",
+      });
+      same(error?.message ?? null, null, "error");
+      let held;
+      const seen = [];
+      await within(
+        SETTLE_MS,
+        (async () => {
+          for await (const { data } of ticking) {
+            seen.push(data);
+            // The next read waits while the answer to another request holds
+            // the event loop for four idleTimeouts; the ticks arrive meanwhile.
+            if (seen.length === 2) {
+              held = fetch(`${c.api}/users/1`).then((answer) => {
+                holdLoop(1_600);
+                return answer.text();
+              });
+            }
+            if (seen.length === 10) break;
+          }
+        })(),
+        "ten ticks",
+        () => ticking.cancel(),
+      );
+      await within(SETTLE_MS, held, "the hold");
+      same(ticking.error?.message ?? null, null, "stream.error");
+      same(seen.at(-1), "tick 10", "last tick");
+      await letGo(grab, "sse-busy");
+    },
+  ],
   ["ndjson: a value a line, a last line without its end", async (c) => {
     const grab = c.mod.createGrab(c.api);
     const [rows, error] = await grab("GET /ndjson", {
@@ -1496,6 +1587,16 @@ function endlessSource() {
 async function wasLetGo(body, cancelled, label) {
   await within(SETTLE_MS, cancelled, `${label}: the cancel of the stream`);
   ok(!body.locked, `${label}: the stream is still locked`);
+}
+
+/**
+ * Holds the event loop for `ms`, as a long computation would.
+ */
+function holdLoop(ms) {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    // The program's own work.
+  }
 }
 
 /** True in workerd, whose user agent is `Cloudflare-Workers`. */
