@@ -9,7 +9,7 @@
  */
 
 import { assert, assertEquals } from "@std/assert";
-import createGrab, { type GrabOptions } from "../mod.ts";
+import createGrab, { type GrabCallOptions, type GrabOptions } from "../mod.ts";
 
 type Fetch = NonNullable<GrabOptions["fetch"]>;
 
@@ -161,48 +161,90 @@ const LINE = `{"n":1}\n`;
 const EVENT = "data: 1\n\n";
 const FILLER = "x".repeat(1024);
 
+/** A body let go of: what the server sends, how grab is asked, what it gives. */
 interface Case {
   name: string;
   answer: (index: number) => Answer;
-  run: (url: string, fetch: Fetch | undefined) => Promise<void>;
+  /** The factory's options besides `fetch`. @default {{ retry: 0 }} */
+  factory?: GrabOptions;
+  /** The call's options, made afresh for each call. */
+  call?: () => GrabCallOptions;
+  /**
+   * What the caller does with the body it was given: break out of its loop
+   * after one item, loop to its end, or read once and cancel.
+   */
+  leave?: "break" | "drain" | "cancel";
+  /** The kind of the grab's error; `true` for any error, `null` for none. */
+  error?: string | true | null;
+  /** The kind of the error the body's loop ends with. */
+  ended?: string;
   /** The connection that is let go of. */
   index?: number;
 }
 
-function grabOf(url: string, fetch: Fetch | undefined, options = {}) {
-  return createGrab(url, { fetch, retry: 0, ...options });
+/** The body as a loop that tells the error it ended with. */
+type Items = AsyncIterable<unknown> & { error?: { kind?: string } | null };
+
+/** Grabs as `c` says, leaves the body as it says, and checks what grab gave. */
+async function run(url: string, fetch: Fetch | undefined, c: Case) {
+  const [data, error] = await createGrab(url, {
+    fetch,
+    retry: 0,
+    ...c.factory,
+  })("GET /", c.call?.());
+  if (c.leave === "break") { for await (const _ of data as Items) break; }
+  if (c.leave === "drain") {
+    for await (const _ of data as Items) {
+      /* none */
+    }
+  }
+  if (c.leave === "cancel") {
+    const reader = (data as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    await reader.cancel();
+  }
+  if (c.error === null) assertEquals(error, null);
+  else if (c.error === true) assert(error !== null);
+  else if (c.error !== undefined) {
+    assertEquals((error as { kind?: string } | null)?.kind, c.error);
+  }
+  if (c.ended !== undefined) assertEquals((data as Items).error?.kind, c.ended);
+}
+
+/** A retried 503 whose first answer is `first`, then a 200 with `{}`. */
+function retried503(
+  name: string,
+  first: Omit<Answer, "status" | "type">,
+): Case {
+  return {
+    name,
+    answer: (index) =>
+      index === 0
+        ? { status: 503, type: "text/plain", ...first }
+        : { type: "application/json", length: 2, first: "{}" },
+    factory: { retry: { limit: 1, backoff: () => 0 } },
+    error: null,
+  };
 }
 
 const CASES: Case[] = [
   {
     name: "a break out of an sse loop",
     answer: () => ({ type: "text/event-stream", first: EVENT, repeat: EVENT }),
-    async run(url, fetch) {
-      const [data] = await grabOf(url, fetch)("GET /", {
-        responseType: "sse",
-      });
-      for await (const _ of data!) break;
-    },
+    call: () => ({ responseType: "sse" }),
+    leave: "break",
   },
   {
     name: "a break out of an ndjson loop",
     answer: () => ({ type: "application/x-ndjson", first: LINE, repeat: LINE }),
-    async run(url, fetch) {
-      const [data] = await grabOf(url, fetch)("GET /", {
-        responseType: "ndjson",
-      });
-      for await (const _ of data!) break;
-    },
+    call: () => ({ responseType: "ndjson" }),
+    leave: "break",
   },
   {
     name: "maxBodyBytes passed by a body of no declared length",
     answer: () => ({ type: "application/json", first: "[", repeat: FILLER }),
-    async run(url, fetch) {
-      const [, error] = await grabOf(url, fetch)("GET /", {
-        maxBodyBytes: 4096,
-      });
-      assertEquals((error as { kind?: string } | null)?.kind, "too-large");
-    },
+    call: () => ({ maxBodyBytes: 4096 }),
+    error: "too-large",
   },
   {
     name: "maxBodyBytes passed by a declared length",
@@ -212,12 +254,8 @@ const CASES: Case[] = [
       first: "[",
       repeat: FILLER,
     }),
-    async run(url, fetch) {
-      const [, error] = await grabOf(url, fetch)("GET /", {
-        maxBodyBytes: 4096,
-      });
-      assertEquals((error as { kind?: string } | null)?.kind, "too-large");
-    },
+    call: () => ({ maxBodyBytes: 4096 }),
+    error: "too-large",
   },
   {
     name: "an sse event over the cap",
@@ -226,14 +264,9 @@ const CASES: Case[] = [
       first: "data: ",
       repeat: FILLER,
     }),
-    async run(url, fetch) {
-      const [data] = await grabOf(url, fetch)("GET /", {
-        responseType: "sse",
-        maxBodyBytes: 4096,
-      });
-      for await (const _ of data!) { /* none */ }
-      assertEquals(data!.error?.kind, "too-large");
-    },
+    call: () => ({ responseType: "sse", maxBodyBytes: 4096 }),
+    leave: "drain",
+    ended: "too-large",
   },
   {
     name: "an ndjson line that does not parse",
@@ -242,13 +275,9 @@ const CASES: Case[] = [
       first: "{oops\n",
       repeat: LINE,
     }),
-    async run(url, fetch) {
-      const [data] = await grabOf(url, fetch)("GET /", {
-        responseType: "ndjson",
-      });
-      for await (const _ of data!) { /* none */ }
-      assertEquals(data!.error?.kind, "parse");
-    },
+    call: () => ({ responseType: "ndjson" }),
+    leave: "drain",
+    ended: "parse",
   },
   {
     name: "an error body over its cap",
@@ -258,12 +287,8 @@ const CASES: Case[] = [
       first: "oops",
       repeat: FILLER,
     }),
-    async run(url, fetch) {
-      const [, error] = await grabOf(url, fetch)("GET /", {
-        maxBodyBytes: 4096,
-      });
-      assert(error !== null);
-    },
+    call: () => ({ maxBodyBytes: 4096 }),
+    error: true,
   },
   {
     name: "a stream body the caller cancels",
@@ -272,94 +297,56 @@ const CASES: Case[] = [
       first: "a",
       repeat: FILLER,
     }),
-    async run(url, fetch) {
-      const [data] = await grabOf(url, fetch)("GET /", {
-        responseType: "stream",
-      });
-      const reader = data!.getReader();
-      await reader.read();
-      await reader.cancel();
-    },
+    call: () => ({ responseType: "stream" }),
+    leave: "cancel",
   },
   {
     name: "the caller's signal aborting mid-body",
     answer: () => ({ type: "application/json", first: "[", stall: true }),
-    async run(url, fetch) {
+    call() {
       const controller = new AbortController();
-      const grabbing = grabOf(url, fetch)("GET /", {
+      return {
         signal: controller.signal,
         onDownloadProgress: ({ loaded }) => {
           if (loaded > 0) controller.abort();
         },
-      });
-      const [, error] = await grabbing;
-      assertEquals((error as { kind?: string } | null)?.kind, "abort");
+      };
     },
+    error: "abort",
   },
   {
     name: "attemptTimeout mid-body",
     answer: () => ({ type: "application/json", first: "[", stall: true }),
-    async run(url, fetch) {
-      const [, error] = await grabOf(url, fetch)("GET /", {
-        attemptTimeout: 300,
-      });
-      assertEquals((error as { kind?: string } | null)?.kind, "timeout");
-    },
+    call: () => ({ attemptTimeout: 300 }),
+    error: "timeout",
   },
   {
     name: "idleTimeout mid-body",
     answer: () => ({ type: "text/event-stream", first: EVENT, stall: true }),
-    async run(url, fetch) {
-      const [data] = await grabOf(url, fetch)("GET /", {
-        responseType: "sse",
-        idleTimeout: 300,
-      });
-      for await (const _ of data!) { /* wait */ }
-      assertEquals(data!.error?.kind, "timeout");
-    },
+    call: () => ({ responseType: "sse", idleTimeout: 300 }),
+    leave: "drain",
+    ended: "timeout",
   },
-  {
-    name: "a retried 503 whose short body stalls",
-    answer: (index) =>
-      index === 0
-        ? {
-          status: 503,
-          type: "text/plain",
-          length: 100,
-          first: "busy",
-          stall: true,
-        }
-        : { type: "application/json", length: 2, first: "{}" },
-    async run(url, fetch) {
-      const [, error] = await createGrab(url, {
-        fetch,
-        retry: { limit: 1, backoff: () => 0 },
-      })("GET /");
-      assertEquals(error, null);
-    },
-  },
-  {
-    name: "a retried 503 whose body never ends",
-    answer: (index) =>
-      index === 0
-        ? { status: 503, type: "text/plain", first: "busy", repeat: FILLER }
-        : { type: "application/json", length: 2, first: "{}" },
-    async run(url, fetch) {
-      const [, error] = await createGrab(url, {
-        fetch,
-        retry: { limit: 1, backoff: () => 0 },
-      })("GET /");
-      assertEquals(error, null);
-    },
-  },
+  retried503("a retried 503 whose short body stalls", {
+    length: 100,
+    first: "busy",
+    stall: true,
+  }),
+  retried503("a retried 503 whose body never ends", {
+    first: "busy",
+    repeat: FILLER,
+  }),
 ];
 
 for (const [fetchName, fetch] of FETCHES) {
-  for (const { name, answer, run, index = 0 } of CASES) {
-    Deno.test(`let go: ${fetchName}: ${name} closes the socket`, async () => {
-      await using server = rawServer(answer);
-      await run(server.url, fetch);
-      await closesWithin(server.closed(index), `${fetchName}, ${name}`);
+  for (const c of CASES) {
+    Deno.test(`let go: ${fetchName}: ${c.name} closes the socket`, async () => {
+      await using server = rawServer(c.answer);
+      await run(server.url, fetch, c);
+      await closesWithin(
+        server.closed(c.index ?? 0),
+        `${fetchName}, ${c.name}`,
+      );
     });
   }
 }
