@@ -79,6 +79,8 @@ export const MAX_LOGGED = 100_000;
  */
 class Redaction {
   #seen = new Map<object, unknown>();
+  /** What each object cost of a logged value's characters. */
+  #costs = new Map<object, number>();
   #left = MAX_OBJECTS;
   #chars = MAX_LOGGED;
   #dataOnly: boolean;
@@ -102,21 +104,41 @@ class Redaction {
     ) {
       return undefined;
     }
-    // JSON throws on a BigInt (zod's `maximum: 10n`, valibot's `input`):
-    // its digits are what a log can show of it.
-    if (this.#json && typeof value === "bigint") return String(value);
+    // JSON throws on a BigInt (zod's `maximum: 10n`, valibot's `input`): its
+    // digits are what a log shows, cut as text (a server's million digits).
+    if (this.#dataOnly && typeof value === "bigint") {
+      const digits = String(value);
+      const shown = this.#text(digits);
+      return this.#json || shown !== digits ? shown : value;
+    }
     if (typeof value !== "object" || value === null) {
       if (this.#dataOnly) this.#chars -= String(value).length;
       return value;
     }
-    if (this.#seen.has(value)) return this.#seen.get(value);
+    if (this.#seen.has(value)) return this.#again(value);
     // A chain too deep or too wide is cut here rather than kept whole;
     // so is a reference back to an object still being looked at.
     if (depth > MAX_DEPTH || this.#left-- <= 0) return undefined;
     this.#seen.set(value, undefined);
+    const chars = this.#chars;
     const redacted = this.#object(value, depth);
     this.#seen.set(value, redacted);
+    if (this.#dataOnly) this.#costs.set(value, chars - this.#chars);
     return redacted;
+  }
+
+  /**
+   * An object met before, as redacted then. A log shows it each time (each
+   * of valibot's issues holds the failed object), so each time it counts.
+   */
+  #again(value: object): unknown {
+    const cost = this.#costs.get(value) ?? 0;
+    if (!this.#dataOnly || cost <= this.#chars) {
+      this.#chars -= cost;
+      return this.#seen.get(value);
+    }
+    this.#chars = 0;
+    return "… (left out)";
   }
 
   #object(value: object, depth: number): unknown {
@@ -203,6 +225,9 @@ class Redaction {
   }
 
   #error(cause: Error, depth: number): object {
+    // Counted first, as shown first: it may be a server's code, any length.
+    const rawName = read(cause, "name");
+    const name = typeof rawName === "string" ? this.#text(rawName) : "Error";
     const rawCause = read(cause, "cause");
     const inner = this.value(rawCause, depth + 1);
     const rawMessage = read(cause, "message");
@@ -219,12 +244,10 @@ class Redaction {
       typeof key === "symbol" || !STANDARD.has(key)
     );
     const [members, changed] = this.#members(cause, keys, depth);
-    const rawName = read(cause, "name");
-    const name = typeof rawName === "string" ? rawName : "Error";
     if (this.#json) return errorData(name, message, members, inner);
     if (
       inner === rawCause && message === rawMessage && stack === rawStack &&
-      !changed
+      (name === rawName || typeof rawName !== "string") && !changed
     ) {
       return cause;
     }
