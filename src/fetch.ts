@@ -76,7 +76,10 @@ export function sendRequest(
   let signal = deadline.signal;
   // Only a custom fetch: the platform's closes a body's socket on its cancel.
   if (letGo !== undefined) {
-    signal = withLetGo(request === undefined ? init.signal : signal, letGo);
+    // A Request sent with no deadline (no `timeout`, no `signal` of the
+    // caller's) keeps its own signal, as the platform's fetch would: a hook's.
+    const own = request === undefined ? init.signal : signal ?? request.signal;
+    signal = withLetGo(own, letGo);
     if (request === undefined) init = bare({ ...init, signal });
   }
   try {

@@ -2,7 +2,8 @@
  * What a logged error shows stays within its budget however the values it
  * shows are made: one object quoted many times over (valibot puts the
  * failed object in every issue's path), a BigInt a schema made of the
- * server's digits, an error's name.
+ * server's digits, an error's name. And a hook's `Request` sent by a
+ * custom `fetch` that is given one more signal besides the deadline's.
  *
  * @module
  */
@@ -105,4 +106,34 @@ Deno.test("a logged error cuts the name of an error in its cause", async () => {
   const cause = JSON.stringify(error.toJSON().cause);
   assert(cause.length < VALUE_LIMIT, `cause is ${cause.length} long`);
   assertLogged(error);
+});
+
+Deno.test("a hook's Request keeps its signal with a custom fetch and no timeout", async () => {
+  const arrived = Promise.withResolvers<void>();
+  const answer = Promise.withResolvers<void>();
+  await using server = startServer(async () => {
+    arrived.resolve();
+    await answer.promise;
+    return Response.json({ late: true });
+  });
+  const gaveUp = new AbortController();
+  const grab = createGrab(server.url, {
+    retry: 0,
+    timeout: false,
+    // A wrapper of the platform's, as a tracing library installs.
+    fetch: (input: RequestInfo | URL, init?: RequestInit) => fetch(input, init),
+    hooks: {
+      beforeRequest: (request: Request) =>
+        new Request(request, { signal: gaveUp.signal }),
+    },
+  });
+  const pending = grab("GET /x");
+  await arrived.promise;
+  gaveUp.abort(new Error("the hook gave up"));
+  // The server answers only once the hook's signal has aborted: a grab that
+  // honoured it has ended by then, as it does with the platform's fetch.
+  answer.resolve();
+  const [data, error] = await pending;
+  assertEquals(data, null);
+  assert(error !== undefined, "the grab took the answer its hook gave up on");
 });
