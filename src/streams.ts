@@ -58,20 +58,48 @@ export function openStream(type: StreamType, live: LiveBody): unknown {
   return grabStream(new Items(type, chunks, live));
 }
 
-/** The body as a byte stream that reads only when its reader asks. */
+/**
+ * The body as a byte stream that reads only when its reader asks. A byte
+ * stream, as a `fetch` body is, so that a BYOB reader (`getReader({ mode:
+ * "byob" })`, `read(view, { min })`) reads it too; each chunk is copied into
+ * the stream, never transferred: its buffer may be shared (a pool's, a
+ * custom `fetch`'s), and a transfer would empty it for its other holders.
+ */
 function byteStream(chunks: Chunks): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
+  // What a BYOB read had no room for, handed to the next read.
+  let rest: Uint8Array | null = null;
+  const source: UnderlyingByteSource = {
+    type: "bytes",
     async pull(controller) {
       try {
-        const chunk = await chunks.read();
-        if (chunk === null) controller.close();
-        else controller.enqueue(chunk);
+        let chunk = rest ?? await chunks.read();
+        rest = null;
+        // A byte stream takes no empty chunk, which a custom `fetch` may give.
+        while (chunk?.byteLength === 0) chunk = await chunks.read();
+        const request = controller.byobRequest;
+        if (chunk === null) {
+          controller.close();
+          request?.respond(0);
+        } else if (request === null || request.view === null) {
+          controller.enqueue(chunk.slice());
+        } else {
+          const view = request.view;
+          const size = Math.min(view.byteLength, chunk.byteLength);
+          new Uint8Array(view.buffer, view.byteOffset, size)
+            .set(chunk.subarray(0, size));
+          if (size < chunk.byteLength) rest = chunk.subarray(size);
+          request.respond(size);
+        }
       } catch (error) {
         controller.error(error instanceof CallbackError ? error.error : error);
       }
     },
-    cancel: (reason) => chunks.cancel(reason),
-  }, { highWaterMark: 0 });
+    cancel: (reason) => {
+      rest = null;
+      return chunks.cancel(reason);
+    },
+  };
+  return new ReadableStream(source, { highWaterMark: 0 });
 }
 
 /** A parser of a body into raw items: events or lines. */
