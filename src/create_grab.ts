@@ -39,6 +39,18 @@ export const FOREIGN: unique symbol = Symbol.for("@grab/grab.foreign");
  */
 export const TELL_FORMAT: unique symbol = Symbol.for("@grab/grab.tellFormat");
 
+/**
+ * How deep grabs may nest, each started by the one before it before that
+ * one returned: a `beforeRequest` hook (or a header function) that grabs
+ * with its own factory starts itself again, at once, without end. Deeper
+ * than this, the grab is refused, before the stack runs out; the stack
+ * overflow would leave grabs half begun, their rejections unhandled.
+ */
+const NESTED_LIMIT = 32;
+
+/** Grabs started and not yet returned, each within the one before. */
+let nested = 0;
+
 const CALL_CACHE_LIMIT = 1_000;
 const CALL_CACHE_BYTES = 1024 * 1024;
 
@@ -90,6 +102,8 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
   ): Promise<GrabResult<unknown>> {
     // Not an async function: the work before the request is done here, at
     // once, and only the exchange is waited for.
+    if (nested >= NESTED_LIMIT) return Promise.reject(tooNested());
+    nested++;
     try {
       const options = given ?? NO_OPTIONS;
       const { call, trusted } = calls(endpoint);
@@ -118,10 +132,18 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
       return grabWith(call, resolved, loading);
     } catch (error) {
       return Promise.reject(error);
+    } finally {
+      nested--;
     }
   }
 
   return grab as Grab<FactoryType<O>>;
+}
+
+function tooNested(): TypeError {
+  return new TypeError(
+    `Cannot start the grab: ${NESTED_LIMIT} grabs are already nested, each started by a hook or header function of the one before; skip the grab's own request in the hook, or make it with a factory without that hook`,
+  );
 }
 
 /**
