@@ -73,12 +73,7 @@ export class Chunks {
   async read(): Promise<Uint8Array | null> {
     const reader = this.#reader;
     const { deadline, fail } = this.#live;
-    if (this.#idled) throw this.#idleFailure();
-    if (this.#passed) {
-      throw fail(deadline.reason ?? "abort", {
-        cause: deadline.signal?.reason,
-      });
-    }
+    this.check();
     if (this.#closed || reader === undefined) {
       this.#close();
       return null;
@@ -132,6 +127,20 @@ export class Chunks {
       }
     }
     return chunk;
+  }
+
+  /**
+   * Throws the failure that ended the body, if one did: the caller's
+   * signal, `attemptTimeout` or a stall past `idleTimeout`.
+   */
+  check(): void {
+    const { deadline, fail } = this.#live;
+    if (this.#idled) throw this.#idleFailure();
+    if (this.#passed) {
+      throw fail(deadline.reason ?? "abort", {
+        cause: deadline.signal?.reason,
+      });
+    }
   }
 
   /**

@@ -72,8 +72,12 @@ function byteStream(chunks: Chunks): ReadableStream<Uint8Array> {
     type: "bytes",
     async pull(controller) {
       try {
-        let chunk = rest ?? await chunks.read();
+        let chunk = rest;
         rest = null;
+        // What was kept of a chunk is not served once the caller's signal
+        // or `attemptTimeout` ended the body, as a `fetch` body's is not.
+        if (chunk === null) chunk = await chunks.read();
+        else chunks.check();
         // A byte stream takes no empty chunk, which a custom `fetch` may give.
         while (chunk?.byteLength === 0) chunk = await chunks.read();
         const request = controller.byobRequest;
