@@ -54,18 +54,25 @@ export { essenceOf } from "./media_type.ts";
 /** The data of a live body of `type`. */
 export function openStream(type: StreamType, live: LiveBody): unknown {
   const chunks = new Chunks(live, type !== "stream");
-  if (type === "stream") return byteStream(chunks);
+  if (type === "stream") return byteStream(chunks, live.waitForCancel);
   return grabStream(new Items(type, chunks, live));
 }
 
 /**
  * The body as a byte stream that reads only when its reader asks. A byte
  * stream, as a `fetch` body is, so that a BYOB reader (`getReader({ mode:
- * "byob" })`, `read(view, { min })`) reads it too; each chunk is copied into
- * the stream, never transferred: its buffer may be shared (a pool's, a
- * custom `fetch`'s), and a transfer would empty it for its other holders.
+ * "byob" })`, `read(view, { min })`) reads it too. A default read takes a
+ * chunk's buffer away (a transfer), so a chunk is handed on as it is only
+ * when it is a whole buffer of the platform's own body, which no hook or
+ * wrapper cloned (`owned`): fresh for each read and grab's alone, and a
+ * copy of each would cost a large download up to a third of its speed.
+ * Any other is copied: its buffer may be shared (a pool's, a custom
+ * `fetch`'s), and a transfer would empty it for its other holders.
  */
-function byteStream(chunks: Chunks): ReadableStream<Uint8Array> {
+function byteStream(
+  chunks: Chunks,
+  owned: boolean,
+): ReadableStream<Uint8Array> {
   // What a BYOB read had no room for, handed to the next read.
   let rest: Uint8Array | null = null;
   const source: UnderlyingByteSource = {
@@ -85,7 +92,12 @@ function byteStream(chunks: Chunks): ReadableStream<Uint8Array> {
           controller.close();
           request?.respond(0);
         } else if (request === null || request.view === null) {
-          controller.enqueue(chunk.slice());
+          const whole = chunk.byteOffset === 0 &&
+            chunk.byteLength === chunk.buffer.byteLength;
+          // The platform's chunk is over an ArrayBuffer, never a shared one.
+          controller.enqueue(
+            owned && whole ? chunk as Uint8Array<ArrayBuffer> : chunk.slice(),
+          );
         } else {
           const view = request.view;
           const size = Math.min(view.byteLength, chunk.byteLength);

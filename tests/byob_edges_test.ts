@@ -134,3 +134,35 @@ Deno.test("responseType stream keeps a custom fetch's buffers intact", async () 
   assertEquals(shared.buffer.byteLength, 6);
   assertEquals(decoder.decode(shared), "abcdef");
 });
+
+Deno.test("responseType stream leaves a clone a hook kept whole", async () => {
+  const text = "x".repeat(256 * 1024);
+  await using server = startServer(() => new Response(text));
+  let kept: Response | undefined;
+  const grab = createGrab(server.url, {
+    hooks: {
+      afterResponse: (_request, response) => {
+        kept = response.clone();
+        return response;
+      },
+    },
+  });
+  const [body, error] = await grab("GET /", { responseType: "stream" });
+  assertStrictEquals(error, null);
+  const [mine, theirs] = await settles(
+    Promise.all([new Response(body).text(), kept!.text()]),
+    "both bodies",
+  );
+  assertEquals(mine.length, text.length);
+  assertEquals(theirs, text);
+});
+
+Deno.test("responseType stream leaves a custom fetch's whole buffer", async () => {
+  const bytes = new TextEncoder().encode("abcdef");
+  const grab = createGrab("http://127.0.0.1:9", {
+    fetch: () => Promise.resolve(new Response(paced([bytes]))),
+  });
+  const [body] = await grab("GET /", { responseType: "stream" });
+  assertEquals(await settles(new Response(body).text(), "the body"), "abcdef");
+  assertEquals(decoder.decode(bytes), "abcdef");
+});
