@@ -11,9 +11,10 @@
  */
 
 import { AsyncLocalStorage } from "node:async_hooks";
-import { assert, assertEquals } from "@std/assert";
+import { assertEquals } from "@std/assert";
 import createGrab, { type GrabCallOptions, paginate } from "../mod.ts";
 import { startServer } from "./_server.ts";
+import { available, run } from "./_command.ts";
 
 /** Grabs started at once, each in a context of its own. */
 const GRABS = 16;
@@ -229,46 +230,7 @@ Deno.test("hooks, a custom fetch, a schema, progress, streamed items and pages s
   assertEquals(wrong, []);
 });
 
-async function available(command: string): Promise<boolean> {
-  try {
-    const { success } = await new Deno.Command(command, {
-      args: ["--version"],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return success;
-  } catch {
-    return false;
-  }
-}
-
 const HAS_NODE = await available("node");
-
-/** Runs `command`, with `input` on its stdin, killed if it outlasts 60 s. */
-async function run(
-  command: string,
-  args: string[],
-  { input, env = {} }: { input?: Uint8Array; env?: Record<string, string> },
-): Promise<string> {
-  const child = new Deno.Command(command, {
-    args,
-    cwd: new URL("../", import.meta.url).pathname,
-    env: { NO_COLOR: "1", ...env },
-    stdin: input === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(60_000),
-  }).spawn();
-  if (input !== undefined) {
-    const writer = child.stdin.getWriter();
-    await writer.write(input);
-    await writer.close();
-  }
-  const output = await child.output();
-  const decoder = new TextDecoder();
-  assert(output.success, decoder.decode(output.stderr));
-  return decoder.decode(output.stdout);
-}
 
 Deno.test({
   name:

@@ -11,47 +11,12 @@
 
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { startServer, type TestServer } from "./_server.ts";
+import { execute, type Ran } from "./_command.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const TOOLS = Deno.env.get("GRAB_TOOLS") ?? `${ROOT}.ci/.tools/runtimes`;
 const BIN = `${TOOLS}/node_modules/.bin`;
 const tsc = (compiler: string) => `${TOOLS}/node_modules/${compiler}/bin/tsc`;
-
-interface Ran {
-  success: boolean;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `command`, killed if it outlasts `guardMs`. */
-async function run(
-  command: string,
-  args: string[],
-  options: { cwd?: string; env?: Record<string, string> } = {},
-  guardMs = 60_000,
-): Promise<Ran> {
-  const killer = new AbortController();
-  const timer = setTimeout(() => killer.abort(), guardMs);
-  try {
-    const output = await new Deno.Command(command, {
-      args,
-      cwd: options.cwd ?? ROOT,
-      env: { NO_COLOR: "1", ...options.env },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      signal: killer.signal,
-    }).output();
-    const decoder = new TextDecoder();
-    return {
-      success: output.success,
-      stdout: decoder.decode(output.stdout),
-      stderr: decoder.decode(output.stderr),
-    };
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 async function present(file: string): Promise<boolean> {
   try {
@@ -69,7 +34,7 @@ const MISSING = Deno.env.get("CI")
   : (await present(`${BIN}/esbuild`) && await present(`${BIN}/bun`) &&
       await present(tsc("typescript")) &&
       await present(tsc("typescript-oldest")) &&
-      (await run("node", ["--version"]).catch(() => undefined))?.success)
+      (await execute("node", ["--version"]).catch(() => undefined))?.success)
   ? undefined
   : "node, or the matrix's tools (.ci/install-runtimes), are not installed";
 
@@ -79,7 +44,7 @@ async function writeFiles(
   files: Record<string, string>,
 ): Promise<void> {
   // The test itself may not write: a child with every permission does.
-  const wrote = await run(Deno.execPath(), [
+  const wrote = await execute(Deno.execPath(), [
     "eval",
     `for (const [name, text] of Object.entries(JSON.parse(Deno.env.get("GRAB_FILES")))) Deno.writeTextFileSync(${
       JSON.stringify(dir)
@@ -93,14 +58,14 @@ async function writeFiles(
  * node_modules, as `npx jsr add @grab/grab` installs it; removed after.
  */
 async function withProject(use: (dir: string) => Promise<void>) {
-  const made = await run(Deno.execPath(), [
+  const made = await execute(Deno.execPath(), [
     "eval",
     'console.log(Deno.makeTempDirSync({ prefix: "grab_cjs_" }))',
   ]);
   assert(made.success, made.stderr);
   const dir = made.stdout.trim();
   try {
-    const built = await run(Deno.execPath(), [
+    const built = await execute(Deno.execPath(), [
       "run",
       "--allow-read",
       `--allow-write=${dir}`,
@@ -113,7 +78,7 @@ async function withProject(use: (dir: string) => Promise<void>) {
     await writeFiles(dir, { "package.json": '{ "type": "commonjs" }\n' });
     await use(dir);
   } finally {
-    const removed = await run(Deno.execPath(), [
+    const removed = await execute(Deno.execPath(), [
       "eval",
       `Deno.removeSync(${JSON.stringify(dir)}, { recursive: true })`,
     ]);
@@ -177,7 +142,7 @@ Deno.test({
       await writeFiles(dir, { "every_path.cjs": EVERY_PATH });
       for (const runtime of ["node", `${BIN}/bun`]) {
         await t.step(runtime.split("/").at(-1)!, async () => {
-          const ran = await run(runtime, ["every_path.cjs", server.url], {
+          const ran = await execute(runtime, ["every_path.cjs", server.url], {
             cwd: dir,
           });
           assertEquals(outcome(ran), {
@@ -224,7 +189,7 @@ Deno.test({
       });
       for (const runtime of ["node", `${BIN}/bun`]) {
         await t.step(`require() on ${runtime.split("/").at(-1)}`, async () => {
-          const ran = await run(runtime, ["required.cjs", server.url], {
+          const ran = await execute(runtime, ["required.cjs", server.url], {
             cwd: dir,
           });
           assertEquals(outcome(ran), { ok: true });
@@ -235,13 +200,13 @@ Deno.test({
       await t.step(
         "a Node without require(esm) refuses require()",
         async () => {
-          const ran = await run("node", [old, "bare.cjs"], { cwd: dir });
+          const ran = await execute("node", [old, "bare.cjs"], { cwd: dir });
           assert(!ran.success);
           assertMatch(ran.stderr, /ERR_REQUIRE_ESM/);
         },
       );
       await t.step("import() on a Node without require(esm)", async () => {
-        const ran = await run("node", [old, "imported.cjs", server.url], {
+        const ran = await execute("node", [old, "imported.cjs", server.url], {
           cwd: dir,
         });
         assertEquals(outcome(ran), { ok: true });
@@ -276,7 +241,7 @@ Deno.test({
         resolution: string,
         file: string,
       ) =>
-        run("node", [
+        execute("node", [
           tsc(compiler),
           "--noEmit",
           "--strict",

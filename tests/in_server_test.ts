@@ -15,25 +15,7 @@ import type {
   GrabResult,
   SuccessMeta,
 } from "../mod.ts";
-
-/** Real milliseconds a wait may take before the test fails instead. */
-const BOUND_MS = 10_000;
-
-/** `promise`, or a failure naming `what` after {@linkcode BOUND_MS}. */
-async function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`Waited ${BOUND_MS} ms for ${what}`)),
-      BOUND_MS,
-    );
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+import { settles } from "./_bounds.ts";
 
 /** A promise and its resolver. */
 function later<T = void>() {
@@ -178,7 +160,7 @@ async function leaveMidGrab(
     },
   }, async (front) => {
     await leaveAfter(front.port, leaving.head ?? GET, 0, leaving.until);
-    await check(await within(settled.promise, "the grab to settle"));
+    await check(await settles(settled.promise, "the grab"));
   });
 }
 
@@ -214,7 +196,7 @@ async function leaveAfterFirst(url: string, tap: Tap, text: string) {
   tap.write(text);
   await reader.read();
   await reader.cancel();
-  await within(tap.cancelled, "the upstream body to be cancelled");
+  await settles(tap.cancelled, "the upstream body's cancel");
 }
 
 /**
@@ -244,7 +226,7 @@ async function leaveMidJson(
     },
   }, async (result) => {
     check(result, calls);
-    await within(tap.cancelled, "the upstream body to be cancelled");
+    await settles(tap.cancelled, "the upstream body's cancel");
   });
 }
 
@@ -285,7 +267,7 @@ Deno.test("in a handler, a client that leaves before the upstream answers ends t
     assertEquals(data, null);
     assertEquals(error?.name, "GrabTransportError");
     assertEquals(kindOf(error), "abort");
-    await within(upstreamAborted.promise, "the upstream to see the abort");
+    await settles(upstreamAborted.promise, "the upstream's abort");
   });
 });
 
@@ -312,7 +294,7 @@ Deno.test("a stream body re-served by a handler is cancelled upstream when the c
     front: reServe("GET /live"),
   }, async (front) => {
     await leaveAfter(front.port, GET, 4096);
-    await within(cancelled.promise, "the upstream body to be cancelled");
+    await settles(cancelled.promise, "the upstream body's cancel");
     assert(sent > 0);
   });
 });
@@ -410,7 +392,7 @@ Deno.test("a client that leaves mid-upload ends the grab that passes its body on
   }, async ([data, error]) => {
     assertEquals(data, null);
     assertEquals(error?.name, "GrabTransportError");
-    await within(upstreamFailed.promise, "the upstream to see the cut body");
+    await settles(upstreamFailed.promise, "the upstream's broken body");
   });
 });
 
@@ -428,7 +410,7 @@ Deno.test("200 concurrent front requests each grab through one factory", async (
       return Response.json(data);
     },
   }, async (front) => {
-    const answers = await within(
+    const answers = await settles(
       Promise.all(
         Array.from({ length: 200 }, async (_, i) => {
           const response = await fetch(`${front.url}/?id=${i}`);
@@ -496,7 +478,7 @@ Deno.test("a stream body re-served by a handler that breaks off upstream breaks 
     tap.fail();
     let failed = false;
     try {
-      while (!(await within(reader.read(), "the client's read")).done);
+      while (!(await settles(reader.read(), "the client's read")).done);
     } catch {
       failed = true;
     }
@@ -662,11 +644,11 @@ Deno.test("200 clients that leave mid-upstream-request end 200 grabs as abort an
         conns.push(conn);
         await conn.write(encoder.encode(GET));
       }
-      await within(allReached.promise, "every upstream request");
+      await settles(allReached.promise, "every upstream request");
       for (const conn of conns.splice(0)) conn.close();
-      await within(allSettled.promise, "every grab to settle");
+      await settles(allSettled.promise, "every grab");
       assertEquals(kinds.filter((kind) => kind !== "abort"), []);
-      await within(allAborted.promise, "every upstream request to end");
+      await settles(allAborted.promise, "every upstream request's end");
     } finally {
       for (const conn of conns) conn.close();
     }
@@ -685,7 +667,7 @@ Deno.test("an upstream that refuses a large upload at once gives the front its a
       return new Response(String(status ?? error?.name));
     },
   }, async (front) => {
-    const response = await within(
+    const response = await settles(
       fetch(front.url, { method: "POST", body: zeros(32 * 1024 * 1024) }),
       "the front's answer",
     );
@@ -709,12 +691,12 @@ Deno.test("server.shutdown() while a grab is in flight lets it finish and answer
   }, async (front) => {
     try {
       const answer = fetch(front.url);
-      await within(reached.promise, "the upstream request");
+      await settles(reached.promise, "the upstream request");
       const shutdown = front.server.shutdown();
       release.resolve();
-      const response = await within(answer, "the front's answer");
+      const response = await settles(answer, "the front's answer");
       assertEquals(await response.json(), { data: { ok: true } });
-      await within(shutdown, "the shutdown");
+      await settles(shutdown, "the shutdown");
     } finally {
       release.resolve();
     }
@@ -829,7 +811,7 @@ Deno.test("200 SSE relays through one factory whose clients leave after one even
       );
     },
   }, async (front) => {
-    await within(
+    await settles(
       Promise.all(
         Array.from({ length: count }, async () => {
           const response = await fetch(front.url);
@@ -840,7 +822,7 @@ Deno.test("200 SSE relays through one factory whose clients leave after one even
       ),
       "every client's first event",
     );
-    await within(allCancelled.promise, "every upstream body to be cancelled");
+    await settles(allCancelled.promise, "every upstream body's cancel");
   });
 });
 
@@ -877,7 +859,7 @@ for (const method of ["POST", "PUT"] as const) {
       return new Response(kindOf(error) ?? "none", { status: 502 });
     });
     try {
-      const response = await within(
+      const response = await settles(
         fetch(front.url, { method, body: zeros(8 * 1024 * 1024) }),
         "the front's answer",
       );

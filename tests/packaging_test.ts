@@ -12,6 +12,7 @@
 import { assert, assertEquals } from "@std/assert";
 import { startServer, type TestServer } from "./_server.ts";
 import { useLazyPaths } from "./_pack_uses.ts";
+import { execute, type Ran } from "./_command.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const PROGRAM = new URL("tests/_pack_program.ts", ROOT).pathname;
@@ -43,42 +44,6 @@ function api(): TestServer {
   });
 }
 
-interface Ran {
-  success: boolean;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `command`, killed if it outlasts `guardMs`. */
-async function run(
-  command: string,
-  args: string[],
-  options: { env?: Record<string, string>; cwd?: string } = {},
-  guardMs = 30_000,
-): Promise<Ran> {
-  const killer = new AbortController();
-  const timer = setTimeout(() => killer.abort(), guardMs);
-  try {
-    const output = await new Deno.Command(command, {
-      args,
-      cwd: options.cwd ?? ROOT.pathname,
-      env: { NO_COLOR: "1", ...options.env },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      signal: killer.signal,
-    }).output();
-    const decoder = new TextDecoder();
-    return {
-      success: output.success,
-      stdout: decoder.decode(output.stdout),
-      stderr: decoder.decode(output.stderr),
-    };
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** The modules grab loads on first use, as a bundle names their chunks. */
 const CHUNK = /\b(format|streams|upload)-\w+\.m?js\b/g;
 
@@ -90,7 +55,7 @@ function chunks(output: string): string[] {
 }
 
 const deno = (args: string[], env?: Record<string, string>) =>
-  run(Deno.execPath(), args, env ? { env } : {});
+  execute(Deno.execPath(), args, env ? { env } : {});
 
 /** The JSON line a program wrote last. */
 function outcomes(ran: Ran): unknown {
@@ -122,7 +87,7 @@ async function withTempDir(use: (dir: string) => Promise<void>) {
 
 async function available(command: string, args: string[]): Promise<boolean> {
   try {
-    return (await run(command, args, {}, 10_000)).success;
+    return (await execute(command, args, {}, 10_000)).success;
   } catch {
     return false;
   }
@@ -278,7 +243,7 @@ Deno.test("a program bundled with deno bundle grabs down every lazy path in Deno
         name: `${name}, in Node`,
         ignore: !HAS_NODE,
         async fn() {
-          const ran = await run("node", [`${dir}/${entry}`, server.url]);
+          const ran = await execute("node", [`${dir}/${entry}`, server.url]);
           assertEquals(outcomes(ran), EXPECTED);
         },
       });
@@ -315,7 +280,7 @@ Deno.test({
             );
             const entry = `${dir}/${mode}/_pack_program.mjs`;
             assertEquals(
-              outcomes(await run("node", [entry, server.url])),
+              outcomes(await execute("node", [entry, server.url])),
               EXPECTED,
             );
           },

@@ -9,60 +9,15 @@
  * @module
  */
 
-import { assert, assertEquals } from "@std/assert";
+import { assertEquals } from "@std/assert";
 import { createGrab } from "../mod.ts";
 import { nodeFetch } from "./_npm.ts";
 import { startServer } from "./_server.ts";
+import { available, run } from "./_command.ts";
 
-const ROOT = new URL("../", import.meta.url).pathname;
 const VERSIONS = { v6: "undici@6.29.1", v7: "undici@7.30.2" };
 
-async function available(command: string): Promise<boolean> {
-  try {
-    const { success } = await new Deno.Command(command, {
-      args: ["--version"],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return success;
-  } catch {
-    return false;
-  }
-}
-
 const HAS_NODE = await available("node");
-
-/** Runs `command` with `input` on its stdin, killed if it outlasts 60 s. */
-async function run(
-  command: string,
-  args: string[],
-  { input, env = {} }: { input?: Uint8Array; env?: Record<string, string> },
-): Promise<string> {
-  const killer = new AbortController();
-  const timer = setTimeout(() => killer.abort(), 60_000);
-  try {
-    const child = new Deno.Command(command, {
-      args,
-      cwd: ROOT,
-      env: { NO_COLOR: "1", ...env },
-      stdin: input === undefined ? "null" : "piped",
-      stdout: "piped",
-      stderr: "piped",
-      signal: killer.signal,
-    }).spawn();
-    if (input !== undefined) {
-      const writer = child.stdin.getWriter();
-      await writer.write(input);
-      await writer.close();
-    }
-    const output = await child.output();
-    const decoder = new TextDecoder();
-    assert(output.success, decoder.decode(output.stderr));
-    return decoder.decode(output.stdout);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Where Deno keeps each version of undici, installed if it is not yet. */
 async function undiciPaths(): Promise<Record<string, string>> {
