@@ -50,7 +50,15 @@ export class Chunks {
   // A body that is not the platform's may never let timers fire.
   #pacer: Pacer | undefined;
 
-  constructor(live: LiveBody, keepAtEnd: boolean) {
+  /**
+   * `onPass` is told when the caller's signal or `attemptTimeout` ends the
+   * body, with the failure its next read throws.
+   */
+  constructor(
+    live: LiveBody,
+    keepAtEnd: boolean,
+    onPass?: (failure: unknown) => void,
+  ) {
     this.#live = live;
     this.#keepAtEnd = keepAtEnd;
     this.#pacer = live.platform ? undefined : new Pacer();
@@ -63,6 +71,13 @@ export class Chunks {
       this.#passed = true;
       this.#close();
       this.#reader?.cancel(live.deadline.signal?.reason).catch(ignore);
+      if (onPass !== undefined) {
+        try {
+          this.check();
+        } catch (failure) {
+          onPass(failure);
+        }
+      }
     });
   }
 

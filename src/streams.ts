@@ -53,9 +53,8 @@ export { essenceOf } from "./media_type.ts";
 
 /** The data of a live body of `type`. */
 export function openStream(type: StreamType, live: LiveBody): unknown {
-  const chunks = new Chunks(live, type !== "stream");
-  if (type === "stream") return byteStream(chunks, live.waitForCancel);
-  return grabStream(new Items(type, chunks, live));
+  if (type === "stream") return byteStream(live);
+  return grabStream(new Items(type, new Chunks(live, true), live));
 }
 
 /**
@@ -69,14 +68,22 @@ export function openStream(type: StreamType, live: LiveBody): unknown {
  * Any other is copied: its buffer may be shared (a pool's, a custom
  * `fetch`'s), and a transfer would empty it for its other holders.
  */
-function byteStream(
-  chunks: Chunks,
-  owned: boolean,
-): ReadableStream<Uint8Array> {
+function byteStream(live: LiveBody): ReadableStream<Uint8Array> {
+  const owned = live.waitForCancel;
   // What a BYOB read had no room for, handed to the next read.
   let rest: Uint8Array | null = null;
+  let ended: ((failure: unknown) => void) | undefined;
+  // The caller's signal or `attemptTimeout` errors the stream at once, as a
+  // `fetch` body's: a chunk a released read left queued is dropped with it.
+  const chunks = new Chunks(live, false, (failure) => {
+    rest = null;
+    ended?.(failure);
+  });
   const source: UnderlyingByteSource = {
     type: "bytes",
+    start(controller) {
+      ended = (failure) => controller.error(failure);
+    },
     async pull(controller) {
       try {
         let chunk = rest;
