@@ -9,6 +9,7 @@
 import { Call, exchange, templateOf } from "./call.ts";
 import { withCodec } from "./codec_wait.ts";
 import { validationError } from "./validation_error.ts";
+import type { GrabValidationError } from "./errors.ts";
 import { type Codec, codecFor, decodeOutcome } from "./format.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import type { GrabOptions } from "./options.ts";
@@ -140,10 +141,13 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
   return grab as Grab<FactoryType<O>>;
 }
 
-function tooNested(): TypeError {
-  return new TypeError(
-    `Cannot start the grab: ${NESTED_LIMIT} grabs are already nested, each started by a hook or header function of the one before; skip the grab's own request in the hook, or make it with a factory without that hook`,
-  );
+/** The caller's mistake, found before any request: a validation error. */
+function tooNested(): GrabValidationError {
+  return validationError([{
+    path: "",
+    message:
+      `Cannot start the grab: ${NESTED_LIMIT} grabs are already nested, each started by a hook or header function of the one before; skip the grab's own request in the hook, or make it with a factory without that hook`,
+  }]);
 }
 
 /**

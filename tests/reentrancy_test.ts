@@ -10,6 +10,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { assert, assertEquals, assertInstanceOf } from "@std/assert";
 import createGrab, {
+  GrabValidationError,
   type Hooks,
   isGrabTransportError,
   orThrow,
@@ -48,7 +49,7 @@ const isToken = (request: Request) =>
 
 Deno.test("a beforeRequest hook that grabs with its own factory for its own request", async (t) => {
   await t.step(
-    "is refused with a TypeError that says why, not a stack overflow",
+    "is refused with a GrabValidationError that says why, not a stack overflow",
     async () => {
       await using server = startServer(() => Response.json({ token: "t" }));
       let calls = 0;
@@ -64,7 +65,7 @@ Deno.test("a beforeRequest hook that grabs with its own factory for its own requ
       });
       const outcome = await settled(api("GET /me"));
       assert("error" in outcome);
-      assertInstanceOf(outcome.error, TypeError);
+      assertInstanceOf(outcome.error, GrabValidationError);
       assertEquals(
         outcome.error.message,
         "Cannot start the grab: 32 grabs are already nested, each started by a hook or header function of the one before; skip the grab's own request in the hook, or make it with a factory without that hook",
@@ -87,7 +88,7 @@ Deno.test("a beforeRequest hook that grabs with its own factory for its own requ
     const b: Grab = createGrab(server.url, { hooks: hooks(() => a) });
     const outcome = await settled(a("GET /me"));
     assert("error" in outcome);
-    assertInstanceOf(outcome.error, TypeError);
+    assertInstanceOf(outcome.error, GrabValidationError);
     assertEquals(calls, 32);
     assertEquals(server.requests.length, 0);
   });
@@ -104,7 +105,7 @@ Deno.test("a beforeRequest hook that grabs with its own factory for its own requ
     });
     const outcome = await settled(api("GET /me"));
     assert("error" in outcome);
-    assertInstanceOf(outcome.error, TypeError);
+    assertInstanceOf(outcome.error, GrabValidationError);
     assertEquals(calls, 32);
   });
 

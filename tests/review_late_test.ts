@@ -2,13 +2,20 @@
  * A `"stream"` body's bytes that reached its queue after a reader let go of
  * a pending read, held to what a `fetch` body does once the caller's signal
  * or `attemptTimeout` ends it: the next read fails, the queue is dropped.
+ * A grab refused for nesting too deep rejects as the contract lets a grab
+ * reject: with a `GrabValidationError`.
  *
  * @module
  */
 
 import { assertEquals, assertInstanceOf } from "@std/assert";
-import createGrab, { GrabTransportError } from "../mod.ts";
+import createGrab, {
+  GrabTransportError,
+  GrabValidationError,
+  type Hooks,
+} from "../mod.ts";
 import { settles } from "./_bounds.ts";
+import { startServer } from "./_server.ts";
 import { tapServer } from "./_streams.ts";
 
 /** Resolves after a macrotask, once every pending microtask has run. */
@@ -65,4 +72,25 @@ Deno.test("responseType stream: bytes queued by a released read", async (t) => {
       await reader.cancel().catch(() => {});
     });
   }
+});
+
+Deno.test("a grab refused for nesting 32 deep rejects with a GrabValidationError", async () => {
+  await using server = startServer(() => Response.json(1));
+  const refused: unknown[] = [];
+  const hooks: Hooks = {
+    async beforeRequest() {
+      // Bounded: the refusal ends the chain, and no hook grabs after it.
+      if (refused.length > 0) return;
+      await api("GET /again").catch((error) => {
+        refused.push(error);
+        throw error;
+      });
+    },
+  };
+  const api = createGrab(server.url, { hooks });
+  await settles(api("GET /me").catch(() => {}));
+  assertEquals(refused.length, 32);
+  // The innermost grab, refused before any request, is a caller's mistake.
+  assertInstanceOf(refused[0], GrabValidationError);
+  assertEquals(server.requests.length, 0);
 });
