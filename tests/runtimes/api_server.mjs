@@ -11,6 +11,8 @@
  * the client has let go of it (its connection closed). `/echo-body` gives
  * back the request's method, type and bytes; `/echo-body/307` (303, 308)
  * redirects there, and `/echo-body/busy/:id` answers 503 once per id.
+ * `/pattern?size=N` sends N bytes of a pattern whose every byte its offset
+ * decides, to check a large body byte for byte.
  *
  * @module
  */
@@ -18,6 +20,7 @@
 import { Buffer } from "node:buffer";
 import { createServer } from "node:http";
 import { createServer as createNetServer } from "node:net";
+import { gzipSync } from "node:zlib";
 import { startRawServer } from "./raw_server.mjs";
 
 const CORS = {
@@ -188,6 +191,67 @@ const BYTES = [0, 1, 2, 250, 255, 0x7b, 0x0a];
 const BIG = 5000;
 
 /**
+ * Byte `i` of `/pattern`: printable ASCII (so it decodes as UTF-8 as it
+ * is), and a function of the offset, so a byte moved, lost or overwritten
+ * shows. `conformance.mjs` computes the same.
+ */
+const patternByte = (i) => 32 + ((i * 7 + (i >>> 11)) % 95);
+
+const patterns = new Map();
+
+/** The first `size` bytes of the pattern, made once per size. */
+function pattern(size) {
+  let bytes = patterns.get(size);
+  if (bytes === undefined) {
+    bytes = Buffer.alloc(size);
+    for (let i = 0; i < size; i++) bytes[i] = patternByte(i);
+    patterns.set(size, bytes);
+  }
+  return bytes;
+}
+
+// The sizes `/pattern` writes in, in turn: large and small, odd and even.
+const PIECES = [65_536, 1_000, 250_000, 17, 131_072, 4_093];
+
+/**
+ * `/pattern?size=N`: N bytes of the pattern, with a Content-Length unless
+ * `chunked`, gzip-encoded when `gzip`, one byte a millisecond when
+ * `bytewise`; else in pieces of `PIECES` sizes, as fast as the client
+ * reads.
+ */
+function sendPattern(response, url) {
+  const size = Number(url.searchParams.get("size"));
+  const gzip = url.searchParams.has("gzip");
+  const body = gzip ? gzipSync(pattern(size)) : pattern(size);
+  const headers = { ...CORS, "content-type": "application/octet-stream" };
+  if (gzip) headers["content-encoding"] = "gzip";
+  if (!url.searchParams.has("chunked")) {
+    headers["content-length"] = String(body.byteLength);
+  }
+  response.writeHead(200, headers);
+  let at = 0;
+  let turn = 0;
+  let timer;
+  let closed = false;
+  response.on("close", () => {
+    closed = true;
+    clearTimeout(timer);
+  });
+  const bytewise = url.searchParams.has("bytewise");
+  const next = () => {
+    while (!closed && at < body.byteLength) {
+      const piece = bytewise ? 1 : PIECES[turn++ % PIECES.length];
+      const more = response.write(body.subarray(at, at + piece));
+      at += piece;
+      if (bytewise) return void (timer = setTimeout(next, 1));
+      if (!more) return void response.once("drain", next);
+    }
+    if (!closed) response.end();
+  };
+  next();
+}
+
+/**
  * A body that never ends: a piece every 50 ms (an SSE event when `type` is
  * "sse"), or only the first when `stalls`, until the client lets go, which
  * `forever.get(id)` then records.
@@ -298,6 +362,7 @@ function route(request, response, body, context) {
     }
     return send(response, 200, "\ufeffa,b\n1,2\n", headers);
   }
+  if (path === "/pattern") return sendPattern(response, url);
   if (path === "/bytes") {
     return send(response, 200, Buffer.from(BYTES), {
       "content-type": "Image/PNG",

@@ -2412,3 +2412,261 @@ CASES.push(
     },
   ],
 );
+
+/** Byte `i` of the server's `/pattern` (`api_server.mjs`). */
+const patternByte = (i) => 32 + ((i * 7 + (i >>> 11)) % 95);
+
+let expectedPattern = new Uint8Array(0);
+
+/**
+ * The first `size` bytes of the pattern, made once for the largest body
+ * (made again for each chunk as it grew, a large body would take minutes).
+ */
+function patternOf(size) {
+  if (expectedPattern.byteLength < size) {
+    expectedPattern = new Uint8Array(Math.max(size, 16 * 1024 * 1024));
+    for (let i = 0; i < expectedPattern.length; i++) {
+      expectedPattern[i] = patternByte(i);
+    }
+  }
+  return expectedPattern.subarray(0, size);
+}
+
+/** The offset of the first byte of `chunk`, at `at`, not the pattern's. */
+function firstWrong(chunk, at) {
+  const expected = patternOf(at + chunk.byteLength);
+  for (let i = 0; i < chunk.byteLength; i++) {
+    if (chunk[i] !== expected[at + i]) return at + i;
+  }
+  return -1;
+}
+
+/**
+ * Checks bytes against the pattern as they come: their length, a checksum
+ * and the first offset that differs. The chunks kept are looked at again
+ * at the end, to see that nothing wrote over them or took their buffer.
+ */
+function patternCheck(label) {
+  let length = 0;
+  let sum = 0;
+  let wrong = -1;
+  const kept = [];
+  return {
+    add(chunk, keep = true) {
+      ok(chunk instanceof Uint8Array, `${label}: a chunk is a Uint8Array`);
+      if (wrong === -1) wrong = firstWrong(chunk, length);
+      for (let i = 0; i < chunk.byteLength; i++) sum = (sum + chunk[i]) >>> 0;
+      if (keep) kept.push([chunk, length]);
+      length += chunk.byteLength;
+    },
+    addText(text) {
+      this.add(utf8(text), false);
+    },
+    done(size) {
+      let expected = 0;
+      for (const byte of patternOf(size)) expected = (expected + byte) >>> 0;
+      ok(
+        wrong === -1 && length === size && sum === expected,
+        `${label}: ${length} bytes of ${size}, checksum ${sum} of ${expected}` +
+          (wrong === -1 ? "" : `, first wrong byte at ${wrong}`),
+      );
+      for (const [chunk, at] of kept) {
+        // A byte stream gives no empty chunk: an empty one was detached.
+        ok(
+          chunk.byteLength > 0,
+          `${label}: the chunk read at ${at} was detached`,
+        );
+        const later = firstWrong(chunk, at);
+        ok(
+          later === -1,
+          `${label}: the byte at ${later} changed after it was read`,
+        );
+      }
+    },
+  };
+}
+
+/** A default reader's chunks, checked, within `ms`. */
+function readPattern(stream, check, ms, label) {
+  const reader = stream.getReader();
+  const read = async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      check.add(value);
+    }
+  };
+  return within(ms, read(), label, () => reader.cancel());
+}
+
+const MiB = 1024 * 1024;
+
+/**
+ * The bodies checked, [path, size]: in many chunks of the server's, with a
+ * length or not, gzip-encoded, and a short one a byte at a time.
+ */
+const PATTERNS = [
+  [`/pattern?size=${MiB}`, MiB],
+  [`/pattern?size=${MiB}&gzip&chunked`, MiB],
+  ["/pattern?size=100&bytewise", 100],
+];
+
+/** The larger ones a default reader reads too. */
+const MORE_PATTERNS = [
+  [`/pattern?size=${4 * MiB}`, 4 * MiB],
+  [`/pattern?size=${16 * MiB}&chunked`, 16 * MiB],
+  [`/pattern?size=${4 * MiB}&gzip`, 4 * MiB],
+];
+
+/** Reads each of `PATTERNS` as "stream", with `read` doing the reading. */
+async function eachPattern(c, read, options = {}, patterns = PATTERNS) {
+  const grab = c.mod.createGrab(c.api, { retry: 0 });
+  for (const [path, size] of patterns) {
+    const label = `${path}`;
+    const [stream, error] = await grab(`GET ${path}`, {
+      responseType: "stream",
+      ...options,
+    });
+    same(error?.message ?? null, null, `${label}: error`);
+    await read(stream, size, label);
+  }
+}
+
+CASES.push(
+  [
+    "stream bytes: a default reader gets every byte of large bodies",
+    (c) =>
+      eachPattern(
+        c,
+        async (stream, size, label) => {
+          const check = patternCheck(label);
+          await readPattern(stream, check, 20_000, label);
+          check.done(size);
+        },
+        {},
+        [...PATTERNS, ...MORE_PATTERNS],
+      ),
+  ],
+  [
+    "stream bytes: two bodies read at once each get every byte",
+    async (c) => {
+      const grab = c.mod.createGrab(c.api, { retry: 0 });
+      const [path, size] = MORE_PATTERNS[0];
+      const answers = await Promise.all(
+        [1, 2].map(() => grab(`GET ${path}`, { responseType: "stream" })),
+      );
+      const reads = answers.map(([stream, error], i) => {
+        same(error?.message ?? null, null, `${path} (${i}): error`);
+        const check = patternCheck(`${path} (${i})`);
+        return readPattern(stream, check, 20_000, `${path} (${i})`)
+          .then(() => check);
+      });
+      for (const check of await Promise.all(reads)) check.done(size);
+    },
+  ],
+  [
+    "stream bytes: a BYOB reader of 1000-byte views gets every byte",
+    (c) =>
+      eachPattern(c, async (stream, size, label) => {
+        const check = patternCheck(label);
+        const reader = stream.getReader({ mode: "byob" });
+        const read = async () => {
+          let buffer = new ArrayBuffer(1000);
+          for (;;) {
+            const { done, value } = await reader.read(new Uint8Array(buffer));
+            if (done) return;
+            ok(value.byteLength <= 1000, `${label}: a read past its view`);
+            // The view's buffer comes back for the next read: no keeping.
+            check.add(value, false);
+            buffer = value.buffer;
+          }
+        };
+        await within(20_000, read(), label, () => reader.cancel());
+        check.done(size);
+      }),
+  ],
+  [
+    "stream bytes: piped through a TextDecoderStream, every character",
+    (c) =>
+      eachPattern(c, async (stream, size, label) => {
+        const check = patternCheck(label);
+        const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+        const read = async () => {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return;
+            check.addText(value);
+          }
+        };
+        await within(20_000, read(), label, () => reader.cancel());
+        check.done(size);
+      }),
+  ],
+  [
+    "stream bytes: both branches of a tee() get every byte",
+    (c) =>
+      eachPattern(c, async (stream, size, label) => {
+        const [one, two] = stream.tee();
+        const checks = [
+          patternCheck(`${label} (1)`),
+          patternCheck(`${label} (2)`),
+        ];
+        await Promise.all([
+          readPattern(one, checks[0], 20_000, `${label} (1)`),
+          readPattern(two, checks[1], 20_000, `${label} (2)`),
+        ]);
+        for (const check of checks) check.done(size);
+      }),
+  ],
+  [
+    "stream bytes: a body an afterResponse hook cloned, and its clone, get every byte",
+    async (c) => {
+      const clones = [];
+      const hooks = {
+        afterResponse: (_request, response) =>
+          void clones.push(response.clone()),
+      };
+      await eachPattern(c, async (stream, size, label) => {
+        const clone = clones.shift();
+        ok(clone?.body, `${label}: the hook's clone has a body`);
+        const checks = [patternCheck(label), patternCheck(`${label} (clone)`)];
+        await Promise.all([
+          readPattern(stream, checks[0], 20_000, label),
+          readPattern(clone.body, checks[1], 20_000, `${label} (clone)`),
+        ]);
+        for (const check of checks) check.done(size);
+      }, { hooks });
+    },
+  ],
+  [
+    "stream bytes: a body read while onDownloadProgress runs gets every byte",
+    async (c) => {
+      let reader;
+      let first;
+      const seen = [];
+      const onDownloadProgress = (progress) => {
+        seen.push(progress.loaded);
+        // The caller's next read, asked for from within the first report.
+        first ??= reader.read();
+      };
+      await eachPattern(c, async (stream, size, label) => {
+        seen.length = 0;
+        first = undefined;
+        const check = patternCheck(label);
+        reader = stream.getReader();
+        const read = async () => {
+          const head = await reader.read();
+          if (head.done) return;
+          check.add(head.value);
+          ok(first !== undefined, `${label}: no report during the first read`);
+          for (let step = await first; !step.done; step = await reader.read()) {
+            check.add(step.value);
+          }
+        };
+        await within(20_000, read(), label, () => reader.cancel());
+        check.done(size);
+        same(seen.at(-1), size, `${label}: last progress`);
+      }, { onDownloadProgress });
+    },
+  ],
+);
