@@ -71,13 +71,7 @@ export class Chunks {
       this.#passed = true;
       this.#close();
       this.#reader?.cancel(live.deadline.signal?.reason).catch(ignore);
-      if (onPass !== undefined) {
-        try {
-          this.check();
-        } catch (failure) {
-          onPass(failure);
-        }
-      }
+      onPass?.(this.failure()!);
     });
   }
 
@@ -145,17 +139,20 @@ export class Chunks {
   }
 
   /**
-   * Throws the failure that ended the body, if one did: the caller's
-   * signal, `attemptTimeout` or a stall past `idleTimeout`.
+   * The failure that ended the body, if one did: the caller's signal,
+   * `attemptTimeout` or a stall past `idleTimeout`.
    */
-  check(): void {
+  failure(): GrabTransportError | undefined {
     const { deadline, fail } = this.#live;
-    if (this.#idled) throw this.#idleFailure();
-    if (this.#passed) {
-      throw fail(deadline.reason ?? "abort", {
-        cause: deadline.signal?.reason,
-      });
-    }
+    if (this.#idled) return this.#idleFailure();
+    if (!this.#passed) return undefined;
+    return fail(deadline.reason ?? "abort", { cause: deadline.signal?.reason });
+  }
+
+  /** Throws {@linkcode failure}, if there is one. */
+  check(): void {
+    const failure = this.failure();
+    if (failure !== undefined) throw failure;
   }
 
   /**

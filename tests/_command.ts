@@ -87,3 +87,24 @@ export async function run(
   assert(ran.success, ran.stderr);
   return ran.stdout;
 }
+
+/**
+ * `entry` (a path from the repository's root) and grab, bundled by esbuild
+ * for Node as one ES module, as a user ships it: what `node
+ * --input-type=module` runs from its stdin.
+ */
+export async function bundleForNode(entry: string): Promise<Uint8Array> {
+  const code = await run(Deno.execPath(), [
+    "run",
+    "--allow-read",
+    "--allow-env",
+    "--allow-run",
+    "npm:esbuild@0.25.0",
+    entry,
+    "--bundle",
+    "--format=esm",
+    "--platform=node",
+    "--log-level=error",
+  ], {});
+  return new TextEncoder().encode(code);
+}

@@ -14,7 +14,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { assertEquals } from "@std/assert";
 import createGrab, { type GrabCallOptions, paginate } from "../mod.ts";
 import { startServer } from "./_server.ts";
-import { available, run } from "./_command.ts";
+import { available, bundleForNode, run } from "./_command.ts";
 
 /** Grabs started at once, each in a context of its own. */
 const GRABS = 16;
@@ -114,19 +114,24 @@ Deno.test("a hook's listener on the request's signal runs in its grab's context 
   }
 });
 
+/** A route busy once for each caller's id, with a Retry-After of no wait. */
+function busyOnce(): (request: Request, seen: { url: URL }) => Response {
+  const answered = new Map<string, number>();
+  return (_, { url }) => {
+    const id = url.pathname.split("/").pop()!;
+    const times = (answered.get(id) ?? 0) + 1;
+    answered.set(id, times);
+    return times === 1
+      ? new Response("busy", { status: 503, headers: { "retry-after": "0" } })
+      : Response.json({ id });
+  };
+}
+
 Deno.test("hooks, a custom fetch, a schema, progress, streamed items and pages see their grab's context", async () => {
   const { wrong, see } = watcher();
   const answered = new Map<string, number>();
   await using server = startServer({
-    // Busy once for each caller, with a Retry-After of no wait.
-    "/busy/:id": (_, { url }) => {
-      const id = url.pathname.split("/").pop()!;
-      const times = (answered.get(id) ?? 0) + 1;
-      answered.set(id, times);
-      return times === 1
-        ? new Response("busy", { status: 503, headers: { "retry-after": "0" } })
-        : Response.json({ id });
-    },
+    "/busy/:id": busyOnce(),
     "/moved/:id": (_, { url }) =>
       new Response(null, {
         status: 302,
@@ -238,19 +243,8 @@ Deno.test({
     (HAS_NODE ? "" : " (skipped: node is not on PATH)"),
   ignore: !HAS_NODE,
   async fn() {
-    const answered = new Map<string, number>();
     await using server = startServer({
-      "/busy/:id": (_, { url }) => {
-        const id = url.pathname.split("/").pop()!;
-        const times = (answered.get(id) ?? 0) + 1;
-        answered.set(id, times);
-        return times === 1
-          ? new Response("busy", {
-            status: 503,
-            headers: { "retry-after": "0" },
-          })
-          : Response.json({ id });
-      },
+      "/busy/:id": busyOnce(),
       "/never": (request) =>
         new Promise((resolve) =>
           request.signal.addEventListener(
@@ -260,21 +254,10 @@ Deno.test({
         ),
     });
     // The child and grab as one ES module for Node, as a user ships it.
-    const code = await run(Deno.execPath(), [
-      "run",
-      "--allow-read",
-      "--allow-env",
-      "--allow-run",
-      "npm:esbuild@0.25.0",
-      "tests/_async_context_child.mjs",
-      "--bundle",
-      "--format=esm",
-      "--platform=node",
-      "--log-level=error",
-    ], {});
+    const code = await bundleForNode("tests/_async_context_child.mjs");
     const told = JSON.parse(
       await run("node", ["--input-type=module"], {
-        input: new TextEncoder().encode(code),
+        input: code,
         env: { GRAB_BASE: server.url },
       }),
     );

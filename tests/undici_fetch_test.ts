@@ -13,7 +13,7 @@ import { assertEquals } from "@std/assert";
 import { createGrab } from "../mod.ts";
 import { nodeFetch } from "./_npm.ts";
 import { startServer } from "./_server.ts";
-import { available, run } from "./_command.ts";
+import { available, bundleForNode, run } from "./_command.ts";
 
 const VERSIONS = { v6: "undici@6.29.1", v7: "undici@7.30.2" };
 
@@ -29,23 +29,6 @@ async function undiciPaths(): Promise<Record<string, string>> {
     paths[version] = info.npmPackages[name].localPath;
   }
   return paths;
-}
-
-/** The child and grab, bundled for Node as one ES module (to stdout). */
-async function bundle(): Promise<Uint8Array> {
-  const code = await run(Deno.execPath(), [
-    "run",
-    "--allow-read",
-    "--allow-env",
-    "--allow-run",
-    "npm:esbuild@0.25.0",
-    "tests/_undici_child.mjs",
-    "--bundle",
-    "--format=esm",
-    "--platform=node",
-    "--log-level=error",
-  ], {});
-  return new TextEncoder().encode(code);
 }
 
 Deno.test({
@@ -67,7 +50,10 @@ Deno.test({
         new Response(ReadableStream.from([new TextEncoder().encode(large)])),
       "/busy": () => new Response("busy", { status: 503 }),
     });
-    const [paths, code] = await Promise.all([undiciPaths(), bundle()]);
+    const [paths, code] = await Promise.all([
+      undiciPaths(),
+      bundleForNode("tests/_undici_child.mjs"),
+    ]);
     const outcomes: Record<string, Record<string, unknown>> = JSON.parse(
       await run("node", ["--input-type=module"], {
         input: code,
