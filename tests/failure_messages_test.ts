@@ -82,7 +82,12 @@ Deno.test("an error status whose body stalls: the cause names which limit passed
   const grab = createGrab(server.url, { retry: 0, timeout: 10_000 });
   const seen: string[] = [];
   for (const options of [{ attemptTimeout: 50 }, { timeout: 70 }]) {
-    const [, error] = await grab("GET /missing", options);
+    // The limit is to pass while the body stalls, after the head: a machine
+    // so busy that the head came later is asked again, a few times at most.
+    let [, error] = await grab("GET /missing", options);
+    for (let tries = 1; tries < 5 && error?.name !== "GrabError"; tries++) {
+      [, error] = await grab("GET /missing", options);
+    }
     assert(error?.name === "GrabError", String(error));
     assertEquals(error.statusCode, 404);
     assertEquals(error.body, null);
