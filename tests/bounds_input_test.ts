@@ -284,6 +284,11 @@ Deno.test("a relative target cannot climb out of the base address's path", async
       // The URL parser reads a backslash as a slash in an http(s) URL.
       "/..\\admin",
       "/a\\..\\..\\admin",
+      // No query or fragment after it: the `..` is the target's last segment.
+      "/..",
+      "/users/..",
+      "/users/%2e%2E",
+      "/a\\..",
     ]
   ) {
     await t.step(
@@ -300,6 +305,8 @@ Deno.test("a relative target cannot climb out of the base address's path", async
   await t.step(
     "a segment with dots that is not one, and an absolute URL, go out",
     async () => {
+      assertOk(await settles(grab("GET /users/..x")));
+      assertEquals(server.requests.at(-1)!.url.pathname, "/v1/users/..x");
       assertOk(await settles(grab("GET /a..b/.well-known/x")));
       assertEquals(
         server.requests.at(-1)!.url.pathname,
