@@ -10,6 +10,7 @@ import { assert, assertEquals, assertInstanceOf } from "@std/assert";
 import createGrab, { GrabError, GrabTransportError } from "../mod.ts";
 import { startServer } from "./_server.ts";
 import { settles } from "./_bounds.ts";
+import { shortBody, startFaultServer } from "./_faults.ts";
 
 Deno.test("a schema's message leaves out the credential a 2xx body echoed, when nothing but fetch ran", async () => {
   const token = "s3cr3t-token-0123456789";
@@ -40,28 +41,9 @@ Deno.test("a schema's message leaves out the credential a 2xx body echoed, when 
 
 Deno.test("a 5xx body broken off names what broke it as the cause of the body's loss", async () => {
   // A raw server: a 500 that declares more bytes than it sends, then closes.
-  using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const answered = (async () => {
-    const conn = await listener.accept();
-    const buffer = new Uint8Array(4096);
-    let head = "";
-    while (!head.includes("\r\n\r\n")) {
-      const n = await conn.read(buffer);
-      if (n === null) break;
-      head += new TextDecoder().decode(buffer.subarray(0, n));
-    }
-    await conn.write(new TextEncoder().encode(
-      "HTTP/1.1 500 Internal Server Error\r\ncontent-type: text/plain\r\n" +
-        "content-length: 100\r\n\r\npartial",
-    ));
-    conn.close();
-  })();
-  const grab = createGrab(`http://127.0.0.1:${listener.addr.port}`, {
-    retry: 0,
-    timeout: 10_000,
-  });
+  await using server = startFaultServer(shortBody("500 Internal Server Error"));
+  const grab = createGrab(server.url, { retry: 0, timeout: 10_000 });
   const [data, error] = await settles(grab("GET /broken"));
-  await answered;
   assertEquals(data, null);
   assertInstanceOf(error, GrabError);
   assertEquals(error.statusCode, 500);

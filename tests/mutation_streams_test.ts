@@ -10,6 +10,7 @@ import createGrab, { type ServerSentEvent } from "../mod.ts";
 import { settles } from "./_bounds.ts";
 import { reply, startKeepAliveServer } from "./_keepalive.ts";
 import { watchedSource } from "./_streams.ts";
+import { head, startFaultServer, untilClosed, write } from "./_faults.ts";
 
 /** A server that answers at once with `body`, never reading the request's. */
 function answering(headers: HeadersInit, body: string) {
@@ -24,44 +25,33 @@ function answering(headers: HeadersInit, body: string) {
 }
 
 Deno.test("a streamed upload whose answer is events is let go of once the events end", async () => {
-  // A raw server that answers at once and never reads the upload: the
-  // connection it holds is closed at the end, whatever the grab did.
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  // A raw server that answers at once, never reads the upload and holds the
+  // connection until the client closes it.
   const events = "data: a\n\ndata: b\n\n";
-  const answered = (async () => {
-    const conn = await listener.accept();
-    const buffer = new Uint8Array(4096);
-    let head = "";
-    while (!head.includes("\r\n\r\n")) {
-      const n = await conn.read(buffer);
-      if (n === null) break;
-      head += new TextDecoder().decode(buffer.subarray(0, n));
-    }
-    await conn.write(new TextEncoder().encode(
-      "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n" +
-        `content-length: ${events.length}\r\n\r\n${events}`,
-    ));
-    return conn;
-  })();
-  const grab = createGrab(`http://127.0.0.1:${listener.addr.port}`);
+  await using server = startFaultServer(async (conn) => {
+    await write(
+      conn,
+      head("200 OK", {
+        "content-type": "text/event-stream",
+        "content-length": String(events.length),
+      }) + events,
+    );
+    await untilClosed(conn);
+  });
+  const grab = createGrab(server.url);
   // A source that never ends.
   const source = watchedSource();
-  try {
-    const [stream, error] = await grab("POST /events", {
-      body: source.body,
-      responseType: "sse",
-    });
-    assertEquals(error, null);
-    const data: string[] = [];
-    for await (const event of stream!) data.push(event.data);
-    assertEquals(data, ["a", "b"]);
-    assertEquals(stream!.error, null);
-    await settles(source.cancelled, "the source's cancel");
-    assert(source.isCancelled);
-  } finally {
-    (await answered).close();
-    listener.close();
-  }
+  const [stream, error] = await grab("POST /events", {
+    body: source.body,
+    responseType: "sse",
+  });
+  assertEquals(error, null);
+  const data: string[] = [];
+  for await (const event of stream!) data.push(event.data);
+  assertEquals(data, ["a", "b"]);
+  assertEquals(stream!.error, null);
+  await settles(source.cancelled, "the source's cancel");
+  assert(source.isCancelled);
 });
 
 Deno.test("an event stream whose Content-Type names no media type is read as events", async () => {
