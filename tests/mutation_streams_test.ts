@@ -8,7 +8,7 @@
 import { assert, assertEquals, assertRejects } from "@std/assert";
 import createGrab, { type ServerSentEvent } from "../mod.ts";
 import { settles } from "./_bounds.ts";
-import { reply, startKeepAliveServer } from "./_keepalive.ts";
+import { head503, retriedAfter } from "./_keepalive.ts";
 import { watchedSource } from "./_streams.ts";
 import { head, startFaultServer, untilClosed, write } from "./_faults.ts";
 
@@ -187,47 +187,33 @@ Deno.test("what a progress callback throws reaches the loop of a live body as it
   assertEquals(stream!.error, null);
 });
 
-Deno.test("a retried answer of exactly 64 KiB is read to its end and its connection kept", async () => {
-  let calls = 0;
-  await using server = startKeepAliveServer((conn, request) =>
-    ++calls === 1
-      ? reply(conn, request, "503 Service Unavailable", {}, "x".repeat(65_536))
-      : reply(conn, request, "200 OK", { "content-type": "text/plain" }, "ok")
-  );
-  const grab = createGrab(server.url, {
-    retry: { limit: 1, backoff: () => 0 },
+/**
+ * The connections a grab retried after a 503 of `body` took; the server
+ * keeps the first: only the client closes it.
+ */
+async function connectionsAfter503(
+  body: Uint8Array,
+  headers = "",
+): Promise<number> {
+  const { data, error, connections } = await retriedAfter(async (conn) => {
+    const head = head503(`${headers}content-length: ${body.byteLength}\r\n`);
+    await write(conn, new Uint8Array([...encoder.encode(head), ...body]))
+      .catch(() => {});
+    return true;
   });
-  const [data, error] = await grab("GET /x", { responseType: "text" });
   assertEquals(error, null);
-  assertEquals(data, "ok");
-  assertEquals(calls, 2);
-  assertEquals(server.connections, 1);
+  assertEquals(data, [1]);
+  return connections;
+}
+
+const encoder = new TextEncoder();
+
+Deno.test("a retried answer of exactly 64 KiB is read to its end and its connection kept", async () => {
+  assertEquals(await connectionsAfter503(new Uint8Array(65_536)), 1);
 });
 
 Deno.test("a retried answer one byte past 64 KiB is cancelled, not read", async () => {
-  let calls = 0;
-  await using server = startKeepAliveServer(async (conn, request) => {
-    if (++calls > 1) {
-      return await reply(conn, request, "200 OK", {}, "ok");
-    }
-    await reply(
-      conn,
-      request,
-      "503 Service Unavailable",
-      {},
-      "x".repeat(65_537),
-    )
-      .catch(() => {});
-    // Kept: only the client closes it.
-    return true;
-  });
-  const grab = createGrab(server.url, {
-    retry: { limit: 1, backoff: () => 0 },
-  });
-  const [data, error] = await grab("GET /x", { responseType: "text" });
-  assertEquals(error, null);
-  assertEquals(data, "ok");
-  assertEquals(server.requests.map((seen) => seen.connection), [1, 2]);
+  assertEquals(await connectionsAfter503(new Uint8Array(65_537)), 2);
 });
 
 Deno.test("a retried answer that decodes past 64 KiB is cancelled", async () => {
@@ -237,26 +223,8 @@ Deno.test("a retried answer that decodes past 64 KiB is cancelled", async () => 
         .pipeThrough(new CompressionStream("gzip")),
     ).arrayBuffer(),
   );
-  let calls = 0;
-  await using server = startKeepAliveServer(async (conn, request) => {
-    if (++calls > 1) {
-      return await reply(conn, request, "200 OK", {}, "ok");
-    }
-    const head = "HTTP/1.1 503 Service Unavailable\r\n" +
-      `content-encoding: gzip\r\ncontent-length: ${zipped.byteLength}\r\n\r\n`;
-    const bytes = new Uint8Array([
-      ...new TextEncoder().encode(head),
-      ...zipped,
-    ]);
-    await conn.write(bytes).catch(() => {});
-    return true;
-  });
-  const grab = createGrab(server.url, {
-    retry: { limit: 1, backoff: () => 0 },
-  });
-  const [data, error] = await grab("GET /x", { responseType: "text" });
-  assertEquals(error, null);
-  assertEquals(data, "ok");
-  assertEquals(calls, 2);
-  // The resource sanitizer fails the test if the first body was left open.
+  // All of it came in one read, so the connection may serve the retry
+  // either way: the resource sanitizer fails the test if the body was left
+  // open.
+  await connectionsAfter503(zipped, "content-encoding: gzip\r\n");
 });
