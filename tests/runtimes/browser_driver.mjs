@@ -58,7 +58,13 @@ const files = {
   ],
 };
 const pages = createServer((request, response) => {
-  const file = files[new URL(request.url, "http://127.0.0.1").pathname];
+  const path = new URL(request.url, "http://127.0.0.1").pathname;
+  // A request to the page's own origin that fails as the network would.
+  if (path === "/closed") {
+    request.socket.destroy();
+    return;
+  }
+  const file = files[path];
   if (!file) {
     response.writeHead(404).end();
     return;

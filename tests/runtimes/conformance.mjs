@@ -1644,6 +1644,33 @@ CASES.push(
       `refused connection: ${refused?.message}`,
     );
   }],
+  ["browser: a failure on the page's own origin says no CORS", async (c) => {
+    // No CORS on the page's own origin: the driver's page server closes
+    // the connection of `/closed`.
+    if (!inBrowser()) return;
+    const grab = c.mod.createGrab(location.origin, { retry: 0 });
+    const [data, error] = await grab("GET /closed");
+    same([data, error?.kind], [null, "network"], "outcome");
+    ok(!String(error?.message).includes("CORS"), String(error?.message));
+  }],
+  ["browser: a hook may return a Request of another frame", async (c) => {
+    // An iframe's `Request` is one `instanceof` does not know.
+    if (!inBrowser()) return;
+    const frame = document.createElement("iframe");
+    document.body.append(frame);
+    try {
+      const Foreign = frame.contentWindow.Request;
+      ok(!(new Foreign(c.api) instanceof Request), "another realm's");
+      const grab = c.mod.createGrab(c.api, {
+        retry: 0,
+        hooks: { beforeRequest: (request) => new Foreign(request) },
+      });
+      const [data, error] = await grab("GET /users/1");
+      same([data?.id, error?.message ?? null], [1, null], "outcome");
+    } finally {
+      frame.remove();
+    }
+  }],
   [
     "browser: a stream body over HTTP/1.1 is refused, and says so",
     async (c) => {
@@ -1775,6 +1802,51 @@ CASES.push([
       String(error?.message),
     );
     same(retries, 0, "retries");
+  },
+]);
+
+CASES.push([
+  "transport: an answer that is not HTTP/1.1 is told, and sent once",
+  async (c) => {
+    let retries = 0;
+    const { grab } = await rawGrab(c, {
+      retry: { limit: 2, backoff: () => 0 },
+      hooks: { beforeRetry: () => void retries++ },
+    });
+    const [data, error] = await grab("GET /not-http");
+    // Deno's hyper, Node's llhttp (an `HPE_` code) and Bun
+    // (`Malformed_HTTP_Response`) say so; a browser and workerd do not.
+    if (inBrowser() || inWorkerd()) {
+      same(data, null, "data");
+      ok(error !== null, "an error");
+      return;
+    }
+    same([data, error?.kind], [null, "network"], "outcome");
+    ok(
+      String(error?.message).includes(
+        "the server's answer is not valid HTTP/1.1",
+      ),
+      String(error?.message),
+    );
+    same(retries, 0, "retries");
+  },
+]);
+
+CASES.push([
+  "transport: a connection closed before the answer is told",
+  async (c) => {
+    const { grab } = await rawGrab(c);
+    const [data, error] = await grab("GET /closed");
+    same([data, error?.kind], [null, "network"], "outcome");
+    // Deno's hyper says so, Node's undici codes it `UND_ERR_SOCKET`, Bun
+    // `ECONNRESET`; a browser and workerd do not.
+    same(
+      String(error?.message).includes(
+        "the server closed the connection before it answered",
+      ),
+      !inBrowser() && !inWorkerd(),
+      String(error?.message),
+    );
   },
 ]);
 

@@ -144,6 +144,11 @@ const ANSWERS = {
         ),
       ]) + "{}",
     ),
+  // The connection closed with no answer at all.
+  "closed": (socket) => socket.end(),
+  // A status line whose code is no number: not HTTP/1.1.
+  "not-http": (socket) =>
+    socket.end("HTTP/1.1 2x0 Raw\r\ncontent-length: 0\r\n\r\n"),
   // A 200 whose chunked body never ends, a chunk of "e" every 2 ms: no
   // line end, so a line or an event of it passes any cap.
   "endless": (socket) => endless(socket, 200, "text/plain", () => chunk(1024)),
