@@ -121,7 +121,12 @@ export function sendRequest(
       learnBodies(fetch, response, letGo);
     }
     if (isNetworkError(response)) throw networkErrorCause();
-    if (reused(response)) throw new ReusedResponse();
+    if (reused(response)) {
+      // One read in part and let go still holds its connection: no one
+      // else reads the rest. One a reader holds is left to its holder.
+      void cancelBody(response, isPlatformResponse(response));
+      throw new ReusedResponse();
+    }
     return response;
   });
 }
