@@ -8,6 +8,8 @@
 import { assertEquals, assertInstanceOf, assertMatch } from "@std/assert";
 import createGrab, { GrabError, GrabTransportError, paginate } from "../mod.ts";
 import { startServer } from "./_server.ts";
+import { settles } from "./_bounds.ts";
+import { watchedSource } from "./_streams.ts";
 
 Deno.test("paginate() follows a Link whose parameters have stray text between them", async () => {
   // `x` and `y` are no parameters: they are skipped, and the link after the
@@ -71,15 +73,11 @@ Deno.test("a stream body of a grab answered with an error is cancelled and let g
     retry: 0,
     timeout: 10_000,
   });
-  const { promise: cancelled, resolve } = Promise.withResolvers<void>();
-  const body = new ReadableStream<Uint8Array>({
-    // A source that never ends.
-    pull: (controller) => controller.enqueue(new Uint8Array(1024)),
-    cancel: () => resolve(),
-  });
-  const [, error] = await grab("POST /x", { body });
+  // A source that never ends.
+  const source = watchedSource();
+  const [, error] = await settles(grab("POST /x", { body: source.body }));
   assertInstanceOf(error, GrabError);
   assertEquals(error.statusCode, 500);
-  assertEquals(body.locked, false);
-  await cancelled;
+  assertEquals(source.body.locked, false);
+  await settles(source.cancelled, "the source's cancel");
 });
