@@ -69,8 +69,11 @@ function chunkServer(
   return {
     addr: server.addr,
     async [Symbol.asyncDispose]() {
-      await Promise.all(waits);
+      // A pull can start a wait while the server shuts down (a body grab
+      // cancelled is let go by the server only later), so the waits are
+      // awaited after the shutdown, until none is left.
       await server.shutdown();
+      while (waits.size > 0) await Promise.all(waits);
     },
   };
 }
