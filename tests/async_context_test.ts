@@ -11,7 +11,7 @@
  */
 
 import { AsyncLocalStorage } from "node:async_hooks";
-import { assertEquals } from "@std/assert";
+import { assert, assertEquals } from "@std/assert";
 import createGrab, { type GrabCallOptions, paginate } from "../mod.ts";
 import { startServer } from "./_server.ts";
 import { available, bundleForNode, run } from "./_command.ts";
@@ -208,7 +208,11 @@ Deno.test("hooks, a custom fetch, a schema, progress, streamed items and pages s
       retry,
       attemptTimeout: 100,
     });
-    assertEquals(stalled, { times: 2 });
+    // The stalled first attempt is retried; on a busy machine the second,
+    // which answers at once, may itself outlast attemptTimeout, so a third
+    // answering is the same behaviour.
+    const { times } = stalled as { times: number };
+    assert(times >= 2, `answered on attempt ${times}`);
     see("after an attemptTimeout", id);
     await grab("POST /ok", {
       body: "x".repeat(1_000),
