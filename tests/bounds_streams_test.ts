@@ -852,29 +852,40 @@ Deno.test("a hostile custom fetch", async (t) => {
     await t.step(
       `${type}: attemptTimeout ends a body that ignores the signal and the cancel`,
       async () => {
-        const hostile = hostileBody({
-          chunks: [encoder.encode(type === "sse" ? "data: 1\n\n" : "1\n")],
-          cancel: "never",
-        });
-        const [data, error] = await settles(
-          via(fetchOf(() => new Response(hostile.body)))("GET /e", {
-            responseType: type,
-            attemptTimeout: 50,
-          }),
-        );
-        assertEquals(error, null);
-        if (type === "stream") {
-          const reader = (data as ReadableStream<Uint8Array>).getReader();
-          assertEquals((await settles(reader.read())).done, false);
-          const failure = await assertRejects(() => settles(reader.read()));
-          assertInstanceOf(failure, GrabTransportError);
-          assertEquals(failure.kind, "timeout");
-        } else {
-          const stream = data as GrabStream<unknown>;
-          assertEquals((await drain(stream)).length, 1);
-          assertEquals(stream.error?.kind, "timeout");
+        // The limit is to pass after the first item: a machine so busy that
+        // the head or that item came later is asked again, a few times at
+        // most.
+        for (let tries = 1;; tries++) {
+          const hostile = hostileBody({
+            chunks: [encoder.encode(type === "sse" ? "data: 1\n\n" : "1\n")],
+            cancel: "never",
+          });
+          const [data, error] = await settles(
+            via(fetchOf(() => new Response(hostile.body)))("GET /e", {
+              responseType: type,
+              attemptTimeout: 50,
+            }),
+          );
+          if (tries < 5 && data === null) continue;
+          assertEquals(error, null);
+          if (type === "stream") {
+            const reader = (data as ReadableStream<Uint8Array>).getReader();
+            const first = await settles(reader.read()).catch(() => null);
+            if (tries < 5 && first === null) continue;
+            assertEquals(first?.done, false);
+            const failure = await assertRejects(() => settles(reader.read()));
+            assertInstanceOf(failure, GrabTransportError);
+            assertEquals(failure.kind, "timeout");
+          } else {
+            const stream = data as GrabStream<unknown>;
+            const items = await drain(stream);
+            if (tries < 5 && items.length === 0) continue;
+            assertEquals(items.length, 1);
+            assertEquals(stream.error?.kind, "timeout");
+          }
+          assert(hostile.cancelAsked);
+          break;
         }
-        assert(hostile.cancelAsked);
       },
     );
   }
@@ -1074,19 +1085,27 @@ Deno.test("a hostile custom fetch", async (t) => {
     async () => {
       await using server = tapServer();
       const local = createGrab(server.url);
-      const hostile = hostileBody({
-        chunks: [encoder.encode("data: a\n\n")],
-        cancel: "never",
-      });
-      const [events] = await settles(local("GET /e", {
-        responseType: "sse",
-        attemptTimeout: 50,
-        hooks: { afterResponse: () => new Response(hostile.body) },
-      }));
-      assertEquals(await dataOf(events!), ["a"]);
+      // The limit is to pass after the first event: a machine so busy that
+      // the head or that event came later is asked again, a few times at
+      // most.
+      let data: string[] = [];
+      let events = null;
+      for (let tries = 0; tries < 5 && data.length === 0; tries++) {
+        const hostile = hostileBody({
+          chunks: [encoder.encode("data: a\n\n")],
+          cancel: "never",
+        });
+        [events] = await settles(local("GET /e", {
+          responseType: "sse",
+          attemptTimeout: 50,
+          hooks: { afterResponse: () => new Response(hostile.body) },
+        }));
+        if (events) data = await dataOf(events);
+      }
+      assertEquals(data, ["a"]);
       assertEquals(events!.error?.kind, "timeout");
       await settles(
-        (await server.tapped(1)).cancelled,
+        Promise.all(server.taps.map((tap) => tap.cancelled)),
         "the original's cancel",
       );
     },

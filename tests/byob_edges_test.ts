@@ -8,6 +8,7 @@
  */
 
 import {
+  assert,
   assertEquals,
   assertInstanceOf,
   assertRejects,
@@ -49,14 +50,28 @@ Deno.test("responseType stream: a chunk's rest after the body ended", async (t) 
 
   await t.step("is not served after attemptTimeout passed", async () => {
     await using server = tapServer("application/octet-stream");
-    const [body] = await createGrab(server.url)("GET /", {
-      responseType: "stream",
-      attemptTimeout: 50,
-    });
-    server.taps[0]!.write("abcdefghijklmnop");
-    const reader = body!.getReader({ mode: "byob" });
-    await settles(reader.read(new Uint8Array(4)), "a BYOB read");
-    await settles(server.taps[0]!.cancelled, "the server's cancel");
+    // The limit is to pass after the first read: a machine so busy that the
+    // head or that read came later is asked again, a few times at most.
+    let reader: ReadableStreamBYOBReader | undefined;
+    for (let tries = 0; tries < 5 && !reader; tries++) {
+      const [body] = await createGrab(server.url)("GET /", {
+        responseType: "stream",
+        attemptTimeout: 50,
+      });
+      server.taps.at(-1)!.write("abcdefghijklmnop");
+      const next = body?.getReader({ mode: "byob" });
+      const read = await settles(
+        next?.read(new Uint8Array(4)).catch(() => null) ??
+          Promise.resolve(null),
+        "a BYOB read",
+      );
+      if (read) reader = next;
+    }
+    assert(reader, "no BYOB read was served before attemptTimeout, 5 times");
+    await settles(
+      Promise.all(server.taps.map((tap) => tap.cancelled)),
+      "the server's cancel",
+    );
     const failed = await settles(
       reader.read(new Uint8Array(4)).catch((error) => error),
       "the read after attemptTimeout",

@@ -185,14 +185,20 @@ Deno.test("GrabStream serves no item read before the caller's signal or attemptT
   );
 
   await t.step("attemptTimeout passes after the first event", async () => {
-    const [events] = await grab("GET /events", {
-      responseType: "sse",
-      attemptTimeout: 20,
-    });
+    // The limit is to pass while the caller holds the first event: a machine
+    // so busy that the head or that event came later is asked again, a few
+    // times at most.
+    let events = null;
     let count = 0;
-    for await (const _ of events!) {
-      // Held past the attempt's time: the next step is its end.
-      if (count++ === 0) await new Promise((r) => setTimeout(r, 60));
+    for (let tries = 0; tries < 5 && count === 0; tries++) {
+      [events] = await grab("GET /events", {
+        responseType: "sse",
+        attemptTimeout: 20,
+      });
+      for await (const _ of events ?? []) {
+        // Held past the attempt's time: the next step is its end.
+        if (count++ === 0) await new Promise((r) => setTimeout(r, 60));
+      }
     }
     assertEquals(count, 1);
     assertEquals(events!.error?.kind, "timeout");
