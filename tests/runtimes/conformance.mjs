@@ -1779,56 +1779,32 @@ CASES.push(
 CASES.push([
   "transport: a head larger than the runtime reads is told, and sent once",
   async (c) => {
-    let retries = 0;
-    const { grab } = await rawGrab(c, {
-      retry: { limit: 2, backoff: () => 0 },
-      hooks: { beforeRetry: () => void retries++ },
-    });
-    const [data, error] = await grab("GET /big-head");
+    const got = await rawGrabOnce(c, "GET /big-head");
     // Deno's fetch reads 100 header lines, Node's 16 KiB; Bun and browsers
     // read this head, and workerd's limit is its own.
     const deno = globalThis.Deno !== undefined;
     const node = globalThis.process?.release?.name === "node" && !deno &&
       !globalThis.Bun;
     if (!deno && !node) {
-      ok(data !== null || error !== null, "settled");
+      ok(got.data !== null || got.error !== null, "settled");
       return;
     }
-    same([data, error?.kind], [null, "network"], "outcome");
-    ok(
-      String(error?.message).includes(
-        "its head is larger than the runtime reads",
-      ),
-      String(error?.message),
-    );
-    same(retries, 0, "retries");
+    toldOnce(got, "its head is larger than the runtime reads");
   },
 ]);
 
 CASES.push([
   "transport: an answer that is not HTTP/1.1 is told, and sent once",
   async (c) => {
-    let retries = 0;
-    const { grab } = await rawGrab(c, {
-      retry: { limit: 2, backoff: () => 0 },
-      hooks: { beforeRetry: () => void retries++ },
-    });
-    const [data, error] = await grab("GET /not-http");
+    const got = await rawGrabOnce(c, "GET /not-http");
     // Deno's hyper, Node's llhttp (an `HPE_` code) and Bun
     // (`Malformed_HTTP_Response`) say so; a browser and workerd do not.
     if (inBrowser() || inWorkerd()) {
-      same(data, null, "data");
-      ok(error !== null, "an error");
+      same(got.data, null, "data");
+      ok(got.error !== null, "an error");
       return;
     }
-    same([data, error?.kind], [null, "network"], "outcome");
-    ok(
-      String(error?.message).includes(
-        "the server's answer is not valid HTTP/1.1",
-      ),
-      String(error?.message),
-    );
-    same(retries, 0, "retries");
+    toldOnce(got, "the server's answer is not valid HTTP/1.1");
   },
 ]);
 
@@ -1864,6 +1840,27 @@ async function rawLetGo(grab, name, label = name) {
       LET_GO_MS / 1000
     } s after grab let go of it`,
   );
+}
+
+/**
+ * A grab of the raw server's `endpoint` that may be retried twice at once:
+ * what it got, and how many retries began.
+ */
+async function rawGrabOnce(c, endpoint) {
+  let retries = 0;
+  const { grab } = await rawGrab(c, {
+    retry: { limit: 2, backoff: () => 0 },
+    hooks: { beforeRetry: () => void retries++ },
+  });
+  const [data, error] = await grab(endpoint);
+  return { data, error, retries };
+}
+
+/** A network failure whose message `says` so, not retried. */
+function toldOnce({ data, error, retries }, says) {
+  same([data, error?.kind], [null, "network"], "outcome");
+  ok(String(error?.message).includes(says), String(error?.message));
+  same(retries, 0, "retries");
 }
 
 /** A grab of the raw server's answers (see `raw_server.mjs`), with `api`'s. */
