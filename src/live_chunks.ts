@@ -189,10 +189,12 @@ export class Chunks {
    * Ends the pending read once it has waited `idleTimeout`. A timer that
    * finds no read pending lapses, and one that finds a later read than it
    * was set for waits out that read's rest. A read found past its time is
-   * given one more turn of the event loop first (`overdue`, when it began):
-   * a timer that fires late, after the program's own code held the loop,
-   * may come before the bytes that arrived meanwhile, and then the server
-   * was not idle.
+   * given as long again as its timer was late, up to one more
+   * `idleTimeout`, and at least one turn of the event loop (`overdue`, when
+   * it began): a timer that fires late, after the program's own code held
+   * the loop, may come before the bytes that arrived meanwhile, and then the
+   * server was not idle. On a busy machine one turn is not enough for them
+   * to pass the connection and the platform's body to the read.
    */
   #armIdle(ms: number, overdue?: number): void {
     const check = () => {
@@ -205,13 +207,15 @@ export class Chunks {
       if (waited < idle) {
         return this.#armIdle(Math.min(idle, Math.ceil(idle - waited)));
       }
-      if (since !== overdue) return this.#armIdle(0, since);
+      if (since !== overdue) {
+        return this.#armIdle(Math.min(idle, Math.floor(waited - idle)), since);
+      }
       this.#idled = true;
       this.#close();
       // Ends the pending read at once, and reaches the body's own cancel.
       this.#reader?.cancel(idleError(idle)).catch(ignore);
     };
-    if (overdue === undefined) {
+    if (overdue === undefined || ms > 0) {
       this.#stopIdle = startTimer(check, ms);
       return;
     }
