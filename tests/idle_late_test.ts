@@ -193,3 +193,40 @@ for (const from of ["immediate", "answer"] as const) {
     });
   });
 }
+
+/** One turn of the event loop. */
+const turn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/**
+ * A wrapping `fetch` that hands each chunk of the body on a few turns of the
+ * event loop after it arrived, as a pacer or a meter in its pipe may: bytes
+ * that came during a hold reach the read only some turns after it ends.
+ */
+const pacing: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  const paced = response.body!.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      async transform(chunk, controller) {
+        for (let i = 0; i < 3; i++) await turn();
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(paced, response);
+};
+
+Deno.test("idleTimeout does not end a live body whose bytes came during a hold and reach the read some turns after it", async () => {
+  await using server = await sseServer();
+  const [events] = await settles(
+    createGrab(server.url, { fetch: pacing })("GET /", {
+      responseType: "sse",
+      idleTimeout: IDLE,
+    }),
+  );
+  let held: Promise<void> | undefined;
+  const got = await readAll(events!, (n) => {
+    if (n === 2) held = holdSoon("immediate", server.url);
+  });
+  await settles(held!, "the hold");
+  assertEquals(got, { seen: ALL, error: undefined });
+});
