@@ -8,6 +8,12 @@
  * pinned here, not in `_npm.ts`: every test that imports that would load
  * them.
  *
+ * Once this file's process ends, Deno prints `node:_http_outgoing … Uncaught
+ * Error: Cannot set headers after they are sent to the client`, after the
+ * suite's summary. make-fetch-happen does that on Deno whenever a request on
+ * a reused keep-alive socket is aborted mid-body (here, "an abort mid-body"),
+ * with or without grab; on Node it does not. No test fails from it.
+ *
  * @module
  */
 
