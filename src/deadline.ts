@@ -183,7 +183,12 @@ export class Deadline {
     if (this.signal === undefined || !isThenable(value)) {
       return Promise.resolve(value);
     }
-    return raceDeadline(this, Promise.resolve(value), late);
+    // Asked only of a deadline with a timeout, which passes in the end and
+    // then lets go of it: a value that never settles keeps no deadline.
+    const due = this.timeout === false || this.timeout === Infinity
+      ? undefined
+      : () => this.due();
+    return raceDeadline(this, Promise.resolve(value), late, due);
   }
 
   /**

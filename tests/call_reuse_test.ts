@@ -575,6 +575,24 @@ Deno.test("a header function or hook that rejects after the timeout leaves nothi
   await new Promise((r) => setTimeout(r, 80));
 });
 
+Deno.test("a hook that fails once the timeout has passed, before its timer ran, times the grab out", async () => {
+  await using server = echo();
+  const api = createGrab(server.url, {
+    timeout: 10,
+    retry: 0,
+    hooks: {
+      // Holds the event loop past the timeout, so its timer has not run yet.
+      beforeRequest: () => {
+        const end = performance.now() + 50;
+        while (performance.now() < end) { /* busy */ }
+        return Promise.reject(new Error("late"));
+      },
+    },
+  });
+  const [, error] = await api("GET /x");
+  assertEquals((error as { kind: string }).kind, "timeout");
+});
+
 Deno.test("a form, buffer, view or slice body changed right after the call is not what is sent", async () => {
   await using server = echo();
   const api = createGrab(server.url);
