@@ -29,7 +29,9 @@ interface Racing<T> {
 /**
  * Waits for `value`, or rejects with {@linkcode PASSED} as soon as
  * `deadline` passes. Its closures hold only the race: the deadline is
- * never captured, so nothing but the deadline's own waiters reach it.
+ * never captured, so nothing but the deadline's own waiters reach it. Only
+ * `due`, which a failure asks whether the deadline's time has come, may
+ * hold it, and only until the race is decided.
  */
 export function raceDeadline<T>(
   deadline: Deadline,
