@@ -98,7 +98,10 @@ export class Chunks {
       this.#readSince = undefined;
       this.#close();
       if (this.#idled) throw this.#idleFailure();
-      if (deadline.reason !== undefined) throw fail(deadline.reason, { cause });
+      // A busy loop may run a failure past the time before its timer.
+      if (deadline.reason !== undefined || deadline.due()) {
+        throw fail(deadline.reason!, { cause });
+      }
       const message = brokenBodyMessage(this.#live.status, this.#loaded);
       throw fail("network", { cause, message });
     }

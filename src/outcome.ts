@@ -193,9 +193,10 @@ function readFailed(
   if (cause instanceof CallbackError) throw cause.error;
   // The time ran out (or the caller aborted) if a deadline says so: the
   // grab's own first, as an attempt's deadline takes its end for an abort.
+  // `due`: a busy loop may run a failure past the time before its timer.
   const { whole, source } = reading;
-  const ended = whole.reason !== undefined ? whole : source.deadline;
-  const passed = ended.reason;
+  const ended = whole.due() ? whole : source.deadline;
+  const passed = ended.due() ? ended.reason : undefined;
   if (reading.status < 200 || reading.status > 299) {
     const why = cause === PASSED ? ended.signal?.reason : cause;
     // Which limit passed, and its milliseconds.
