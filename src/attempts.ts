@@ -202,7 +202,8 @@ async function attemptWithin(
     response = await send(exchange, attempt, init, sent, upload);
   } catch (cause) {
     upload?.rethrow();
-    if (cause === PASSED) throw cause;
+    // A busy loop may run a failure past the time before its timer.
+    if (cause === PASSED || attempt.due()) throw PASSED;
     if (hooks?.beforeRequest) refuseLockedBody(sent!);
     const broken = sourceFailure(exchange, request);
     if (broken !== undefined) return broken;

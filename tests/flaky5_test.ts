@@ -76,3 +76,33 @@ Deno.test("a custom fetch's live body that breaks once attemptTimeout passed, be
   assertEquals(values, [{ n: 1 }]);
   assertEquals(stream!.error?.kind, "timeout");
 });
+
+Deno.test("a request body stream that fails once the timeout passed, before its timer ran, times the grab out", async () => {
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async (request) => {
+      await request.arrayBuffer().catch(() => {});
+      return Response.json([1]);
+    },
+  );
+  let pulls = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pulls++ === 0) {
+        controller.enqueue(new TextEncoder().encode("[1,"));
+        return;
+      }
+      // A turn after fetch asked for more, the loop held past the timeout.
+      return new Promise((resolve) => setTimeout(resolve, 0)).then(() => {
+        busy(TIMEOUT + 50);
+        controller.error(new TypeError("The source broke"));
+      });
+    },
+  });
+  const api = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+    timeout: TIMEOUT,
+    retry: 0,
+  });
+  const [, error] = await api("POST /x", { body });
+  assertEquals((error as { kind: string }).kind, "timeout");
+});
