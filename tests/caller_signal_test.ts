@@ -147,6 +147,7 @@ Deno.test("aborted while waiting for headers and mid-body", async (t) => {
         const reason = make();
         const c = new AbortController();
         const before = server.closed;
+        const started = server.started;
         const ct = type === "sse"
           ? "text/event-stream"
           : type === "ndjson"
@@ -197,7 +198,9 @@ Deno.test("aborted while waiting for headers and mid-body", async (t) => {
             assertStrictEquals(e.cause, reason);
           }
         } else {
-          await server.until(() => server.started > 0);
+          // This grab's request, not an earlier step's: an abort before it
+          // reaches the server would leave the server nothing to close.
+          await server.until(() => server.started > started);
           await new Promise((r) => setTimeout(r, 20));
           c.abort(reason);
           const e = transport(await settles(p), "abort");
