@@ -81,9 +81,12 @@ export function networkFailure(
   refused = false,
   brokeOff?: number,
 ): SendOutcome | Retry {
-  const whole = exchange.deadline.reason;
-  if (whole !== undefined) return failure(exchange, whole, cause, request);
-  const refusal = attempt.reason === undefined
+  // `due`: a busy loop may run a failure past the time before its timer.
+  if (exchange.deadline.due()) {
+    return failure(exchange, exchange.deadline.reason!, cause, request);
+  }
+  const timedOut = attempt.due();
+  const refusal = !timedOut
     ? unmendable(cause, refused && !exchange.replayable)
     : undefined;
   if (refusal !== undefined) {
@@ -101,7 +104,7 @@ export function networkFailure(
     ? thrownMessage(cause, attempts)
     : brokenBodyMessage(brokeOff, undefined, attempts);
   // Only the attempt's own time can have ended it: retried like the network.
-  const outcome = attempt.reason === undefined
+  const outcome = !timedOut
     ? failure(counted, "network", cause, request, message, refused)
     : failure(
       counted,

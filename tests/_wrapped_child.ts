@@ -7,7 +7,8 @@
  * that gives its answer without a promise is read as `await` reads it, and
  * the status of a response-like is read once, whatever a later read says.
  * A network error it answers with (`Response.error()`) fails as the network
- * would, and is retried.
+ * would, and is retried. One it fails with once the timeout has passed, before
+ * a busy loop ran the timeout's timer, times the grab out.
  * Writes one JSON line with the kind of each grab's error, the data of a
  * success, or what a grab rejected with.
  *
@@ -55,6 +56,9 @@ function shifting(first: number | undefined): Promise<Response> {
   );
 }
 
+/** The timeout of the "late failure" mode. */
+const LATE_TIMEOUT = 100;
+
 let calls = 0;
 globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
   calls++;
@@ -86,6 +90,19 @@ globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
     // A failure told the way a service worker tells it, then an answer.
     return Promise.resolve(calls === 1 ? Response.error() : Response.json([3]));
   }
+  if (mode === "late failure") {
+    // Fails a turn later, once the program held the loop past the timeout:
+    // the failure comes before the timeout's timer could run.
+    return new Promise((_resolve, reject) =>
+      setTimeout(() => {
+        const end = performance.now() + LATE_TIMEOUT + 50;
+        while (performance.now() < end) {
+          // The program's own work.
+        }
+        reject(new TypeError("fetch failed"));
+      }, 0)
+    );
+  }
   if (mode === "made-up stall") {
     // A made-up body that never ends and ignores every signal.
     return Promise.resolve(
@@ -113,6 +130,7 @@ const modes = [
   "503, then 200",
   "network error, then 200",
   "stalled",
+  "late failure",
 ];
 for (const name of modes) {
   mode = name;
@@ -124,7 +142,11 @@ for (const name of modes) {
       : 0;
     // Only a stall is to meet the timeout: the others answer at once, and
     // a machine busy for 50 ms must not turn their answer into a timeout.
-    const timeout = name.includes("stall") ? 50 : 10_000;
+    const timeout = name.includes("stall")
+      ? 50
+      : name === "late failure"
+      ? LATE_TIMEOUT
+      : 10_000;
     const [data, error] = await grab("GET /x", { retry, timeout });
     kinds[name] = error === null
       ? JSON.stringify(data)

@@ -157,6 +157,7 @@ Deno.test("a globalThis.fetch wrapped before grab loaded is held to the bounds",
     "no status, then 200": "network",
     "503, then 200": "[2]",
     "network error, then 200": "[3]",
+    "late failure": "timeout",
   });
 });
 
