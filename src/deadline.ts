@@ -121,6 +121,11 @@ export class Deadline {
     return this.#end - this.#clock();
   }
 
+  /** True while its time may still come: a timeout counts down. */
+  get timed(): boolean {
+    return this.#end !== Infinity;
+  }
+
   /** Why the signal aborted, once it has. */
   get reason(): "timeout" | "abort" | undefined {
     const shared = this.#shared;
@@ -183,12 +188,7 @@ export class Deadline {
     if (this.signal === undefined || !isThenable(value)) {
       return Promise.resolve(value);
     }
-    // Asked only of a deadline with a timeout, which passes in the end and
-    // then lets go of it: a value that never settles keeps no deadline.
-    const due = this.timeout === false || this.timeout === Infinity
-      ? undefined
-      : () => this.due();
-    return raceDeadline(this, Promise.resolve(value), late, due);
+    return raceDeadline(this, Promise.resolve(value), late);
   }
 
   /**

@@ -99,7 +99,7 @@ export class Chunks {
       this.#close();
       if (this.#idled) throw this.#idleFailure();
       // A busy loop may run a failure past the time before its timer.
-      if (deadline.reason !== undefined || deadline.due()) {
+      if (deadline.due()) {
         throw fail(deadline.reason!, { cause });
       }
       const message = brokenBodyMessage(this.#live.status, this.#loaded);

@@ -22,29 +22,31 @@ interface Racing<T> {
   stop: (() => void) | undefined;
   /** Receives the value when it comes after the race was lost. */
   late: ((value: T) => void) | undefined;
-  /** True once the deadline's time has come, its timer run or not. */
-  due: (() => boolean) | undefined;
+  /**
+   * The deadline, asked on a failure whether its time has come, its timer
+   * run or not; held only while that time may still come.
+   */
+  timed: Deadline | undefined;
 }
 
 /**
  * Waits for `value`, or rejects with {@linkcode PASSED} as soon as
  * `deadline` passes. Its closures hold only the race: the deadline is
- * never captured, so nothing but the deadline's own waiters reach it. Only
- * `due`, which a failure asks whether the deadline's time has come, may
- * hold it, and only until the race is decided.
+ * never captured, so nothing but the deadline's own waiters reach it. The
+ * race holds it only until it is decided, and only while a timeout counts:
+ * such a deadline passes in the end, which decides the race.
  */
 export function raceDeadline<T>(
   deadline: Deadline,
   value: Promise<T>,
   late: ((value: T) => void) | undefined,
-  due?: () => boolean,
 ): Promise<T> {
   const racing: Racing<T> = {
     resolve: undefined,
     reject: undefined,
     stop: undefined,
     late,
-    due,
+    timed: deadline.timed ? deadline : undefined,
   };
   const raced = new Promise<T>((resolve, reject) => {
     racing.resolve = resolve;
@@ -61,7 +63,7 @@ function lose<T>(racing: Racing<T>): void {
   racing.resolve =
     racing.reject =
     racing.stop =
-    racing.due =
+    racing.timed =
       undefined;
   reject?.(PASSED);
 }
@@ -72,7 +74,7 @@ function win<T>(racing: Racing<T>, result: T): void {
     racing.reject =
     racing.stop =
     racing.late =
-    racing.due =
+    racing.timed =
       undefined;
   if (resolve !== undefined) {
     stop?.();
@@ -87,15 +89,15 @@ function win<T>(racing: Racing<T>, result: T): void {
 }
 
 function fail<T>(racing: Racing<T>, error: unknown): void {
-  const { reject, stop, due } = racing;
+  const { reject, stop, timed } = racing;
   racing.resolve =
     racing.reject =
     racing.stop =
     racing.late =
-    racing.due =
+    racing.timed =
       undefined;
   stop?.();
   // A busy loop may run a failure that came after the timeout's time before
   // the timeout's timer: the race was lost all the same.
-  reject?.(reject !== undefined && due?.() ? PASSED : error);
+  reject?.(timed?.due() ? PASSED : error);
 }
