@@ -1,6 +1,7 @@
 /**
  * Factory and call hooks combined into one chain each, factory first, each
- * hook held to the attempt's deadline.
+ * hook held to the attempt's deadline and none called once its time has
+ * come.
  *
  * @module
  */
@@ -58,6 +59,7 @@ function chainBeforeRequest(hooks: BeforeRequest[]): BeforeRequest {
     const replaced: Request[] = [];
     try {
       for (const hook of hooks) {
+        if (passedBy(deadline)) throw PASSED;
         const next = await within(deadline, hook(current), releaseRequest);
         if (!next) continue;
         // Checked before the next hook gets it, as a lone hook's is.
@@ -86,6 +88,7 @@ function chainAfterResponse(hooks: AfterResponse[]): AfterResponse {
       let current = response;
       try {
         for (const hook of hooks) {
+          if (passedBy(deadline)) throw PASSED;
           const running = hook(request, current);
           const next = (await within(deadline, running, releaseLate)) ||
             current;
@@ -108,13 +111,14 @@ function chainAfterResponse(hooks: AfterResponse[]): AfterResponse {
 
 /**
  * `beforeRetry` hooks in turn. None is called once the deadline has passed:
- * the grab has settled by then, and no retry follows.
+ * the grab has settled by then, or does as soon as its timer runs, and no
+ * retry follows.
  */
 function chainBeforeRetry(hooks: BeforeRetry[]): BeforeRetry {
   return markChain(
     async (info: Parameters<BeforeRetry>[0], deadline?: Deadline) => {
       for (const hook of hooks) {
-        if (deadline?.reason !== undefined) throw PASSED;
+        if (passedBy(deadline)) throw PASSED;
         await within(deadline, hook(info), ignore);
       }
     },
@@ -122,6 +126,14 @@ function chainBeforeRetry(hooks: BeforeRetry[]): BeforeRetry {
 }
 
 function ignore(): void {}
+
+/**
+ * True once the deadline's time has come, its timer run or not: a hook
+ * that held the event loop past it is not followed by another.
+ */
+function passedBy(deadline: Deadline | undefined): boolean {
+  return deadline?.due() === true;
+}
 
 /** What a hook gives, or the deadline's rejection once it passes. */
 function within<T>(

@@ -1,0 +1,97 @@
+/**
+ * A timeout whose time has come, while the program held the event loop so
+ * that its timer has not run yet, or once it has: what grab would start next
+ * (a hook of a chain, a retry's hook) is not started.
+ *
+ * @module
+ */
+
+import { assertEquals } from "@std/assert";
+import createGrab from "../mod.ts";
+
+/** Holds the event loop for `ms`, as a synchronous computation would. */
+function busy(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    // The program's own work.
+  }
+}
+
+const TIMEOUT = 50;
+
+Deno.test("a beforeRequest hook chained after one that held the loop past the timeout is not called, nor the request sent", async () => {
+  let requests = 0;
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => {
+      requests++;
+      return Response.json({ ok: true });
+    },
+  );
+  let called = 0;
+  const api = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+    timeout: TIMEOUT,
+    retry: 0,
+    hooks: { beforeRequest: () => busy(TIMEOUT + 50) },
+  });
+  const [, error] = await api("POST /x", {
+    body: { a: 1 },
+    hooks: {
+      beforeRequest: () => {
+        called++;
+      },
+    },
+  });
+  assertEquals((error as { kind: string }).kind, "timeout");
+  assertEquals(called, 0);
+  assertEquals(requests, 0);
+});
+
+Deno.test("an afterResponse hook chained after one that held the loop past the timeout is not called", async () => {
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => Response.json({ ok: true }),
+  );
+  let called = 0;
+  const api = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+    timeout: TIMEOUT,
+    retry: 0,
+    hooks: { afterResponse: () => busy(TIMEOUT + 50) },
+  });
+  const [, error] = await api("GET /x", {
+    hooks: {
+      afterResponse: () => {
+        called++;
+      },
+    },
+  });
+  assertEquals((error as { kind: string }).kind, "timeout");
+  assertEquals(called, 0);
+});
+
+Deno.test("a beforeRetry hook chained after one that held the loop past the timeout is not called", async () => {
+  let requests = 0;
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => {
+      requests++;
+      return new Response(null, { status: 503 });
+    },
+  );
+  let called = 0;
+  const api = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+    timeout: 200,
+    retry: { limit: 1, backoff: () => 0 },
+    hooks: { beforeRetry: () => busy(250) },
+  });
+  const [, error] = await api("GET /x", {
+    hooks: {
+      beforeRetry: () => {
+        called++;
+      },
+    },
+  });
+  assertEquals((error as { kind: string }).kind, "timeout");
+  assertEquals(called, 0);
+  assertEquals(requests, 1);
+});
