@@ -104,6 +104,9 @@ export async function runAttempts(
       // A failed or retried attempt ends its upload; a callback error rejects.
       if (retrying || !step.ok) upload?.end();
       if (!retrying) return step;
+      // A retry whose time came while its answer was let go of is not
+      // begun, nor its hooks run.
+      if (deadline.due()) return passed(exchange);
       if (hooks?.beforeRetry) {
         await deadline.race(callHook(hooks.beforeRetry, deadline, {
           request: step.request ?? new Request(exchange.href, exchange.init),

@@ -95,3 +95,44 @@ Deno.test("a beforeRetry hook chained after one that held the loop past the time
   assertEquals(called, 0);
   assertEquals(requests, 1);
 });
+
+Deno.test("a retryable status whose body is let go of past the timeout calls no beforeRetry hook", async () => {
+  let requests = 0;
+  let stalled: ReturnType<typeof setTimeout> | undefined;
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => {
+      requests++;
+      // A short body that says its length, whose end comes after the timeout.
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode("{}"));
+          stalled = setTimeout(() => {
+            controller.enqueue(new TextEncoder().encode("        "));
+            controller.close();
+          }, TIMEOUT * 4);
+        },
+        cancel: () => clearTimeout(stalled),
+      });
+      return new Response(body, {
+        status: 503,
+        headers: { "content-length": "10" },
+      });
+    },
+  );
+  let called = 0;
+  const api = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+    timeout: TIMEOUT,
+    retry: { limit: 1, backoff: () => 0 },
+    hooks: {
+      beforeRetry: () => {
+        called++;
+      },
+    },
+  });
+  const [, error] = await api("GET /x");
+  clearTimeout(stalled);
+  assertEquals((error as { kind: string }).kind, "timeout");
+  assertEquals(called, 0);
+  assertEquals(requests, 1);
+});
