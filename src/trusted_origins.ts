@@ -9,6 +9,7 @@ import type { ValidationIssue } from "./errors.ts";
 import { CREATING, validationError } from "./validation_error.ts";
 import { describeValue } from "./json_value.ts";
 import { redactUrls } from "./redact.ts";
+import { attempt, quoting, reasonOf } from "./thrown.ts";
 
 /**
  * The origins of `trustedOrigins`, each of which must be exactly an origin
@@ -19,13 +20,33 @@ export function trustedOriginSet(
   entries: readonly string[] | undefined | null,
 ): Set<string> {
   const origins = new Set<string>();
+  // The list is the caller's: a getter, a Proxy's trap or a revoked Proxy
+  // may throw while it is read, which is a problem of the option too.
+  const [read, found] = attempt(() => checkEntries(entries, origins));
+  const issues = read ? found as ValidationIssue[] : [
+    quoting({
+      path: "/trustedOrigins",
+      message: `Cannot read the option "trustedOrigins": ${reasonOf(found)}`,
+    }, found),
+  ];
+  if (issues.length > 0) {
+    throw validationError(issues, CREATING);
+  }
+  return origins;
+}
+
+/** Adds each origin of `entries` to `origins`; the entries refused. */
+function checkEntries(
+  entries: readonly string[] | undefined | null,
+  origins: Set<string>,
+): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   if (!Array.isArray(entries ?? [])) {
-    throw validationError([{
+    return [{
       path: "/trustedOrigins",
       message:
         `Cannot use the option "trustedOrigins": it must be an array of origins such as "${EXAMPLE_ORIGIN}"`,
-    }], CREATING);
+    }];
   }
   for (const [index, entry] of (entries ?? []).entries()) {
     const url = typeof entry === "string" && ORIGIN.test(entry)
@@ -46,10 +67,7 @@ export function trustedOriginSet(
       });
     }
   }
-  if (issues.length > 0) {
-    throw validationError(issues, CREATING);
-  }
-  return origins;
+  return issues;
 }
 
 /**

@@ -501,4 +501,34 @@ Deno.test("createGrab() takes only origins as trustedOrigins", async (t) => {
     );
     assertStringIncludes(error.message, '"https://cdn.example.com/assets"');
   });
+
+  await t.step(
+    "a list that throws as it is read is refused, its error the cause",
+    async () => {
+      const thrown = new Error("no entries");
+      const { proxy: revoked, revoke } = Proxy.revocable([] as string[], {});
+      revoke();
+      const getter: string[] = [];
+      Object.defineProperty(getter, 0, {
+        enumerable: true,
+        get() {
+          throw thrown;
+        },
+      });
+      const trapped = new Proxy(["https://cdn.example.com"], {
+        get() {
+          throw thrown;
+        },
+      });
+      for (const entries of [revoked, getter, trapped]) {
+        const error = await assertValidation(() =>
+          createGrab("https://api.example.com", { trustedOrigins: entries })
+        );
+        assertStringIncludes(error.message, '"trustedOrigins"');
+        assertEquals(error.issues.length, 1);
+        assertEquals(error.issues[0]!.path, "/trustedOrigins");
+        if (entries !== revoked) assertEquals(error.cause, thrown);
+      }
+    },
+  );
 });
