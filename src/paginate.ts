@@ -14,7 +14,7 @@ import type {
   SchemaFor,
 } from "./grab_types.ts";
 import { type Endpoint, parseEndpoint } from "./endpoint.ts";
-import type { GrabTransportError, ValidationIssue } from "./errors.ts";
+import type { GrabTransportError } from "./errors.ts";
 import { validationError } from "./validation_error.ts";
 import { transportError } from "./transport_error.ts";
 import { unreadable } from "./thrown.ts";
@@ -24,7 +24,8 @@ import { nextLink, unfollowable } from "./next_link.ts";
 import { samePage } from "./page_spelling.ts";
 import { Trail } from "./page_trail.ts";
 import { member } from "./object.ts";
-import { notOptions, ownCopy, readMembers } from "./read_options.ts";
+import { readMembers } from "./read_options.ts";
+import { walkOptions } from "./page_options.ts";
 import type { GrabCallOptions } from "./call_options.ts";
 import type { OrThrowResult } from "./or_throw.ts";
 import type {
@@ -57,9 +58,10 @@ import type { SchemaOutput, StandardSchema } from "./schema.ts";
  * @throws {GrabError} when a page answers with a status outside 2xx.
  * @throws {GrabTransportError} when a page cannot be fetched or read, or its
  * next link cannot be followed (not an http(s) URL, credentials in it).
- * @throws {GrabValidationError} before any request, for what a grab refuses
- * and for a `limit` that is not a non-negative integer or `Infinity` or a
- * `ReadableStream` body, which every page would need again.
+ * @throws {GrabValidationError} before any request, for what a grab refuses,
+ * a `grab` that is not a function, a `limit` that is not a non-negative
+ * integer or `Infinity`, and a `ReadableStream` body, which every page would
+ * need again.
  *
  * @example Every article, 20 at a time
  * ```ts
@@ -137,7 +139,7 @@ export async function* paginate(
   endpoint: Endpoint,
   options: object | null = {},
 ): AsyncGenerator<OrThrowResult<unknown>, void, undefined> {
-  const { limit, first } = walkOptions(options);
+  const { limit, first } = walkOptions(grab, options);
   const { method } = parseEndpoint(endpoint);
   const trail = new Trail();
   const withTracking = (call: GrabCallOptions): GrabCallOptions =>
@@ -197,19 +199,6 @@ export async function* paginate(
   }
 }
 
-/** The page limit and the first page's options, checked before any page. */
-function walkOptions(options: object | null) {
-  const { limit: given, ...first } = readOptions(options);
-  const limit = parsePageLimit(given);
-  // A rest object: its `body` is the caller's, not `Object.prototype`'s.
-  const stream = member(first, "body") instanceof ReadableStream;
-  if (typeof limit !== "number" || stream) {
-    const issues = typeof limit === "number" ? [] : [limit];
-    throw validationError(stream ? [...issues, ONE_SHOT_BODY] : issues);
-  }
-  return { limit, first };
-}
-
 /**
  * A next link that cannot be followed: the server's data, not the caller's
  * input, so a failure of the page that carried it.
@@ -222,24 +211,6 @@ function cannotFollow(
   return transportError("parse", method, href, {
     message: `Cannot follow the next link: ${reason}`,
   });
-}
-
-/** The options, each read once; options that cannot be read are refused. */
-function readOptions(
-  options: object | null,
-): GrabCallOptions & { limit?: number | null } {
-  const not = notOptions(options ?? {});
-  if (not !== undefined) throw validationError([not]);
-  try {
-    // Each grab checks the options it is given.
-    const copy = ownCopy(options ?? {}, "limit");
-    // `limit` is no grab's option, which the copy's prototype names: one
-    // only `Object.prototype` has (a dependency's) is none.
-    copy.limit = member(copy, "limit");
-    return copy as GrabCallOptions & { limit?: number | null };
-  } catch (error) {
-    throw validationError([unreadable("the options", error)]);
-  }
 }
 
 /**
@@ -267,32 +238,3 @@ function tracked(call: GrabCallOptions, track: Hooks): Hooks {
   );
   return wrong ? own : combineHooks(own, track)!;
 }
-
-/**
- * The most pages to fetch: a non-negative integer, or `Infinity` (also for
- * `null` and `undefined`). Anything else would quietly fetch no page or one
- * page more than asked, so it is refused before any request.
- */
-function parsePageLimit(limit: unknown): number | ValidationIssue {
-  if (limit === undefined || limit === null || limit === Infinity) {
-    return Infinity;
-  }
-  if (Number.isSafeInteger(limit) && (limit as number) >= 0) {
-    return limit as number;
-  }
-  return {
-    path: "/limit",
-    message:
-      'Cannot use the option "limit": it must be a non-negative integer or Infinity',
-  };
-}
-
-/**
- * Every page is asked with the body, and a stream can be sent once: the
- * second page would fail after the first was read.
- */
-const ONE_SHOT_BODY: ValidationIssue = {
-  path: "",
-  message:
-    "Cannot send a ReadableStream body with paginate: each page is asked with the body, and a stream can be sent only once; give it as a string, bytes or a Blob",
-};

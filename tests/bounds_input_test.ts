@@ -1239,6 +1239,20 @@ Deno.test("options that cannot be read, a header value that cannot be written, a
     },
   );
 
+  await t.step("paginate given no grab to ask with", async () => {
+    const before = server.requests.length;
+    for (const notGrab of [5, undefined, null, "GET /x", { grab }]) {
+      const pages = paginate(notGrab as unknown as typeof grab, "GET /x");
+      const error = await assertValidation(() => pages.next());
+      assert(error.message.includes("grab callable"), error.message);
+    }
+    // The limit's problem is listed beside it, as the grab finds it.
+    const both = paginate(7 as unknown as typeof grab, "GET /x", { limit: -1 });
+    const error = await assertValidation(() => both.next(), "limit");
+    assertEquals(error.issues.length, 2);
+    assertEquals(server.requests.length, before);
+  });
+
   await t.step(
     "a header function's value whose toString throws, as a static one",
     async () => {
