@@ -1777,6 +1777,46 @@ CASES.push(
 );
 
 CASES.push([
+  "redirect: another origin gets no Authorization, and its query is not told",
+  async (c) => {
+    // A browser sends a preflight for Authorization, which a redirect fails.
+    if (inBrowser()) return;
+    const { grab } = await rawGrab(c, {
+      headers: { authorization: "Bearer FACTORY" },
+    });
+    const away = (to) => ({ query: { to } });
+    const [seen, error] = await grab(
+      "GET /away",
+      away(`${c.api}/echo-headers`),
+    );
+    same(error, null, "the redirect is followed");
+    ok(typeof seen?.host === "string", `the other origin answered: ${seen}`);
+    same(seen?.authorization, undefined, "factory Authorization");
+    const [fromCall] = await grab("GET /away", {
+      ...away(`${c.api}/echo-headers`),
+      headers: { authorization: "Bearer CALL" },
+    });
+    ok(typeof fromCall?.host === "string", "the other origin answered");
+    same(fromCall?.authorization, undefined, "call Authorization");
+    // A target that refuses the connection: its query is in no view.
+    const [, failed] = await grab(
+      "GET /away",
+      away(`http://127.0.0.1:${c.closedPort}/gone?token=SECRET`),
+    );
+    same(failed?.kind, "network", "kind");
+    const util = globalThis.process?.getBuiltinModule?.("node:util");
+    const views = [
+      String(failed),
+      JSON.stringify(failed),
+      String(failed?.cause),
+      ...(util ? [util.inspect(failed, { depth: 10 })] : []),
+      ...(util ? [util.inspect(failed, { customInspect: false })] : []),
+    ];
+    for (const view of views) ok(!view.includes("SECRET"), view);
+  },
+]);
+
+CASES.push([
   "transport: a head larger than the runtime reads is told, and sent once",
   async (c) => {
     const got = await rawGrabOnce(c, "GET /big-head");
@@ -1981,6 +2021,39 @@ CASES.push(
           );
         }
         await rawLetGo(api, "not-gzip");
+      }
+    },
+  ],
+  [
+    "hostile framing: a head that comes a byte at a time ends at the bound",
+    async (c) => {
+      // The runtime waits for the head as long as bytes come: `timeout`,
+      // `attemptTimeout` and the caller's signal end the grab all the same.
+      const { api, grab } = await rawGrab(c);
+      const bounds = [
+        ["timeout", "timeout", () => ({ timeout: 200 })],
+        ["attemptTimeout", "timeout", () => ({ attemptTimeout: 200 })],
+        ["signal", "abort", (controller) => ({ signal: controller.signal })],
+      ];
+      for (const type of [...BUFFERED, ...LIVE]) {
+        for (const [bound, kind, optionsOf] of bounds) {
+          const label = `slow-head ${type} ${bound}`;
+          const controller = new AbortController();
+          const options = optionsOf(controller);
+          const timer = setTimeout(() => controller.abort(), 200);
+          const [data, error, meta] = await within(
+            SETTLE_MS,
+            grab("GET /slow-head", { responseType: type, ...options }),
+            label,
+          );
+          clearTimeout(timer);
+          same(
+            [data, error?.kind, meta],
+            [null, kind, { statusCode: 0 }],
+            label,
+          );
+          await rawLetGo(api, "slow-head", label);
+        }
       }
     },
   ],

@@ -48,8 +48,9 @@ function noise() {
 const chunk = (size) => `${size.toString(16)}\r\n${"e".repeat(size)}\r\n`;
 
 /**
- * The answers by name: each writes to `socket`, and ends it or leaves it
- * open (then the client's timeout or cancel ends it).
+ * The answers by name: each writes to `socket` (given the request's head
+ * too), and ends it or leaves it open (then the client's timeout or cancel
+ * ends it).
  */
 const ANSWERS = {
   // Content-Length says 100, the server sends 7 bytes and closes.
@@ -177,6 +178,19 @@ const ANSWERS = {
   // A 503 whose chunked body never ends.
   "endless-503": (socket) =>
     endless(socket, 503, "text/plain", () => chunk(1024)),
+  // A 200 head a byte every 5 ms, never ended: past any timeout.
+  "slow-head": (socket) => {
+    const text = head(200, [JSON_TYPE, `x-pad: ${"p".repeat(100_000)}`]);
+    let at = 0;
+    const timer = setInterval(() => socket.write(text[at++]), 5);
+    socket.on("close", () => clearInterval(timer));
+  },
+  // A 302 to the URL in the `to` query parameter.
+  "away": (socket, request) => {
+    const to = new URL(/^\w+ (\S+)/.exec(request)[1], "http://raw").searchParams
+      .get("to");
+    socket.end(head(302, [`location: ${to}`, "content-length: 0"]));
+  },
   "no-content-with-body": (socket) =>
     socket.end(head(204, [JSON_TYPE, "content-length: 7"]) + '{"a":1}'),
 };
@@ -252,7 +266,7 @@ export async function startRawServer() {
         open.set(name, open.get(name) - 1);
         if (open.get(name) === 0) states.set(name, "closed");
       });
-      answer(socket);
+      answer(socket, seen);
     };
     socket.on("data", onData);
   });
