@@ -113,9 +113,13 @@ show(
   'grab("GET /broken")  (2xx that is not JSON: transport error)',
   await grab("GET /broken"),
 );
+// A port that was free a moment ago: nothing listens on it.
+const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+const nowhere = `http://127.0.0.1:${closed.addr.port}/` as const;
+closed.close();
 show(
-  'grab("GET http://127.0.0.1:9/")  (nothing listens: transport error)',
-  await grab("GET http://127.0.0.1:9/"),
+  `grab("GET ${nowhere}")  (nothing listens: transport error)`,
+  await grab(`GET ${nowhere}`),
 );
 
 console.log(
