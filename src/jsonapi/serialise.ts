@@ -88,6 +88,11 @@ export function isExtraMember(key: string): boolean {
   return key.charCodeAt(0) === 64 /* @ */ || key.includes(":");
 }
 
+/** True for an @-member (`@context`), which is no field (JSON:API 1.1). */
+export function isAtMember(key: string): boolean {
+  return key.charCodeAt(0) === 64 /* @ */;
+}
+
 /**
  * A wire relationship object `{ data?, links?, meta? }` (or one with only
  * an extension's members) rather than bare linkage.
@@ -248,24 +253,45 @@ function wireResource(resource: Item, to: Casing): Item {
     out.id = String(resource.id);
   }
   const attributes = ownValue(resource, "attributes");
-  if (isPlainObject(attributes)) out.attributes = convertKeys(attributes, to);
+  if (isPlainObject(attributes)) {
+    out.attributes = wireAttributes(attributes, to);
+  }
   const relationships = ownValue(resource, "relationships");
   if (isPlainObject(relationships)) {
     const converted: Item = {};
     for (const key of Object.keys(relationships)) {
       const value = relationships[key];
       if (value === undefined) continue;
-      setOwn(
-        converted,
-        convertKey(key, to),
-        isRelationshipObject(value)
-          ? ownValue(value, "data") === undefined
-            ? value
-            : { ...value, data: linkage(value.data) }
-          : { data: linkage(value) },
-      );
+      // An @-member is no relationship: sent as written.
+      if (isAtMember(key)) setOwn(converted, key, value);
+      else {setOwn(
+          converted,
+          convertKey(key, to),
+          isRelationshipObject(value)
+            ? ownValue(value, "data") === undefined
+              ? value
+              : { ...value, data: linkage(value.data) }
+            : { data: linkage(value) },
+        );}
     }
     out.relationships = converted;
+  }
+  return out;
+}
+
+// The attributes with names and the keys in values converted, but for an
+// @-member's, which is no attribute: sent as written.
+function wireAttributes(attributes: Item, to: Casing): unknown {
+  if (!Object.keys(attributes).some(isAtMember)) {
+    return convertKeys(attributes, to);
+  }
+  const out: Item = {};
+  for (const key of Object.keys(attributes)) {
+    const value = attributes[key];
+    if (isAtMember(key)) setOwn(out, key, value);
+    else if (value !== undefined) {
+      setOwn(out, convertKey(key, to), convertKeys(value, to));
+    }
   }
   return out;
 }

@@ -13,7 +13,11 @@ import {
   joinPointer,
   ownValue,
 } from "./kit.ts";
-import { isExtraMember, isRelationshipObject } from "./serialise.ts";
+import {
+  isAtMember,
+  isExtraMember,
+  isRelationshipObject,
+} from "./serialise.ts";
 import {
   add,
   type Check,
@@ -115,6 +119,12 @@ function checkMembers(
   for (const key of Object.keys(value)) {
     const member = value[key];
     const p = joinPointer(at, key);
+    // An @-member is no attribute or relationship (JSON:API 1.1): its name
+    // and value are checked as the resource's own.
+    if (isAtMember(key)) {
+      checkExtraMember(check, key, member, p, [...within, value]);
+      continue;
+    }
     if (member !== undefined) fields.push([key, p]);
     each(check, key, member, p, [...within, value]);
   }

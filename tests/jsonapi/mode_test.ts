@@ -357,6 +357,42 @@ Deno.test("a flat write keeps @-members and extension members on the resource", 
   });
 });
 
+Deno.test("a wire write keeps @-members in attributes and relationships as written", async () => {
+  await using server = startServer(() => document({ data: null }));
+  const api = createGrab(server.url, {
+    format: "json-api",
+    retry: 0,
+    casing: "camelCase",
+    wireCasing: "snake_case",
+  });
+  // JSON:API 1.1 "@-Members": they may appear anywhere, and one in an
+  // attributes or relationships object is no attribute or relationship.
+  const context = { "@vocab": "https://schema.org/", headLine: "name" };
+  const [, error] = await api("PATCH /articles/1", {
+    body: {
+      type: "articles",
+      id: "1",
+      attributes: { "@context": context, readTime: 4 },
+      relationships: {
+        "@context": "https://schema.org",
+        leadAuthor: { data: null },
+      },
+    },
+  });
+  assertEquals(error, null);
+  assertEquals(JSON.parse(server.requests[0]!.body), {
+    data: {
+      type: "articles",
+      id: "1",
+      attributes: { "@context": context, read_time: 4 },
+      relationships: {
+        "@context": "https://schema.org",
+        lead_author: { data: null },
+      },
+    },
+  });
+});
+
 // unjs/ofetch#37 and neet/masto.js#758: a client's JSON media type took the
 // place of a form's own. In JSON:API mode a form and search parameters keep
 // the type they carry, as the README says.
