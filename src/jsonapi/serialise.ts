@@ -9,11 +9,11 @@ import {
   convertKeys,
   isIdentityKey,
   isPlainObject,
-  owns,
   ownValue,
   setOwn,
 } from "./kit.ts";
 import type { Casing } from "../casing.ts";
+import { isAtMember, isExtraMember, isRelationshipObject } from "./members.ts";
 
 type Item = Record<string, unknown>;
 
@@ -77,35 +77,6 @@ export function isFlatRelationship(value: unknown): boolean {
     if (!isIdentifierLike(value[i])) return false;
   }
   return true;
-}
-
-/**
- * True for a member that JSON:API lets an object hold beside its own: an
- * @-member (`@context`) or an extension's (`version:id`), as JSON:API 1.1
- * allows.
- */
-export function isExtraMember(key: string): boolean {
-  return key.charCodeAt(0) === 64 /* @ */ || key.includes(":");
-}
-
-/** True for an @-member (`@context`), which is no field (JSON:API 1.1). */
-export function isAtMember(key: string): boolean {
-  return key.charCodeAt(0) === 64 /* @ */;
-}
-
-/**
- * A wire relationship object `{ data?, links?, meta? }` (or one with only
- * an extension's members) rather than bare linkage.
- */
-export function isRelationshipObject(value: unknown): value is Item {
-  return isPlainObject(value) && ownValue(value, "type") === undefined &&
-    (owns(value, "data") || owns(value, "links") || owns(value, "meta") ||
-      Object.keys(value).some(isExtensionMember));
-}
-
-/** True for an extension's member (`version:id`), not an @-member. */
-export function isExtensionMember(key: string): boolean {
-  return key.charCodeAt(0) !== 64 /* @ */ && key.includes(":");
 }
 
 /** Options of {@linkcode serialise}. */
@@ -263,24 +234,29 @@ function wireResource(resource: Item, to: Casing): Item {
       const value = relationships[key];
       if (value === undefined) continue;
       // An @-member is no relationship: sent as written.
-      if (isAtMember(key)) setOwn(converted, key, value);
-      else {setOwn(
-          converted,
-          convertKey(key, to),
-          isRelationshipObject(value)
-            ? ownValue(value, "data") === undefined
-              ? value
-              : { ...value, data: linkage(value.data) }
-            : { data: linkage(value) },
-        );}
+      if (isAtMember(key)) {
+        setOwn(converted, key, value);
+        continue;
+      }
+      setOwn(
+        converted,
+        convertKey(key, to),
+        isRelationshipObject(value)
+          ? ownValue(value, "data") === undefined
+            ? value
+            : { ...value, data: linkage(value.data) }
+          : { data: linkage(value) },
+      );
     }
     out.relationships = converted;
   }
   return out;
 }
 
-// The attributes with names and the keys in values converted, but for an
-// @-member's, which is no attribute: sent as written.
+/**
+ * The attributes with names and the keys in values converted, but for an
+ * @-member's, which is no attribute: sent as written.
+ */
 function wireAttributes(attributes: Item, to: Casing): unknown {
   if (!Object.keys(attributes).some(isAtMember)) {
     return convertKeys(attributes, to);

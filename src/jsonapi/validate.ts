@@ -16,7 +16,8 @@ import {
 import type { Casing } from "../casing.ts";
 import type { HttpMethod } from "../endpoint.ts";
 import type { ValidationIssue } from "../errors.ts";
-import { isExtraMember, shapeOf } from "./serialise.ts";
+import { shapeOf } from "./serialise.ts";
+import { isExtraMember } from "./members.ts";
 import { checkResourceHead, checkWireResource } from "./validate_resource.ts";
 import {
   add,

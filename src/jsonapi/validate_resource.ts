@@ -13,11 +13,7 @@ import {
   joinPointer,
   ownValue,
 } from "./kit.ts";
-import {
-  isAtMember,
-  isExtraMember,
-  isRelationshipObject,
-} from "./serialise.ts";
+import { isAtMember, isExtraMember, isRelationshipObject } from "./members.ts";
 import {
   add,
   type Check,

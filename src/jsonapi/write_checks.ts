@@ -17,7 +17,8 @@ import {
 import type { Casing } from "../casing.ts";
 import type { HttpMethod } from "../endpoint.ts";
 import type { ValidationIssue } from "../errors.ts";
-import { isExtraMember, isFlatRelationship } from "./serialise.ts";
+import { isFlatRelationship } from "./serialise.ts";
+import { isExtraMember } from "./members.ts";
 
 type Item = Record<string, unknown>;
 
