@@ -10,7 +10,7 @@
  */
 
 import { assert, assertEquals } from "@std/assert";
-import createGrab, { paginate } from "../mod.ts";
+import createGrab, { jsonApiOf, paginate } from "../mod.ts";
 import { parseRetryAfter } from "../src/retry_after.ts";
 import { json, startServer } from "./_server.ts";
 import { assertHttp, assertOk, runChild, settles } from "./_bounds.ts";
@@ -192,6 +192,40 @@ Deno.test("JSON:API @-members are left off the denormalised resource", async (t)
       );
     });
   }
+});
+
+Deno.test("a JSON:API extension's member among the relationships is no relationship, whatever its value", async () => {
+  // JSON:API 1.1: a member a client does not know is ignored, and a field's
+  // name has no colon; an extension's member is namespaced with one.
+  await using server = startServer(() =>
+    json({
+      data: {
+        type: "articles",
+        id: "1",
+        attributes: { title: "Hello" },
+        relationships: {
+          author: { data: { type: "people", id: "9" } },
+          "version:id": "7",
+          "version:at": null,
+          "version:of": { data: { type: "people", id: "9" } },
+        },
+      },
+    }, { headers: { "content-type": "application/vnd.api+json" } })
+  );
+  const grab = createGrab(server.url, { format: "json-api", retry: 0 });
+  const article = assertOk(await settles(grab("GET /articles/1"))) as Record<
+    string,
+    unknown
+  >;
+  assertEquals(article, {
+    type: "articles",
+    id: "1",
+    title: "Hello",
+    author: { type: "people", id: "9" },
+  });
+  assertEquals(Object.keys(jsonApiOf(article)?.relationships ?? {}), [
+    "author",
+  ]);
 });
 
 interface CacheReport {

@@ -230,7 +230,9 @@ export function linkResources(pass: Pass): string | undefined {
     // measured slower.
     for (const name in relationships) {
       if (inherited && !Object.hasOwn(relationships, name)) continue;
-      if (name.charCodeAt(0) === 64 /* @ */) continue;
+      // An @-member, or an extension's (`version:id`: a field's name has no
+      // colon), is no relationship, whatever its value (JSON:API 1.1).
+      if (name.charCodeAt(0) === 64 /* @ */ || name.includes(":")) continue;
       const relationship = relationships[name];
       if (!isPlainObject(relationship)) {
         return relationshipProblem(pass, i, name, " is not an object");

@@ -15,6 +15,7 @@ import {
 } from "./kit.ts";
 import type { Casing } from "../casing.ts";
 import type { JsonApiInfo } from "./source.ts";
+import { isExtraMember } from "./members.ts";
 
 type Wire = Record<string, unknown>;
 
@@ -98,8 +99,9 @@ function infoOf(wire: Wire, casing: Casing): JsonApiInfo {
   const rels = wire.relationships;
   if (!isPlainObject(rels)) return info;
   for (const name of Object.keys(rels)) {
-    // @-members are not relationships (JSON:API 1.1, "@-Members").
-    if (name.startsWith("@")) continue;
+    // @-members and an extension's members are no relationships (JSON:API
+    // 1.1): skipped as `linkResources` skips them.
+    if (isExtraMember(name)) continue;
     const key = convertKey(name, casing);
     if (isIdentityKey(key)) continue;
     const rel = rels[name] as Wire;
