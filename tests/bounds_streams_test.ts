@@ -321,13 +321,18 @@ Deno.test("a 100 MiB NDJSON export is read with bounded memory", async (t) => {
 });
 
 Deno.test("a line or an event sent a byte a chunk holds about its size, not a node per byte", async (t) => {
+  // About 390,000 one-byte chunks: some 10 CPU-seconds, so a minute and more
+  // of wall time on cores shared several ways. The guard bounds a hang, as
+  // the 100 MiB body's does.
   const report = await runChild<{
     chars: number;
     results: Record<
       string,
       { error: string | null; lengths: number[]; held: number }
     >;
-  }>("./_long_line_child.ts", ["--allow-all", "--v8-flags=--expose-gc"]);
+  }>("./_long_line_child.ts", ["--allow-all", "--v8-flags=--expose-gc"], {
+    guardMs: 120_000,
+  });
   const { chars, results } = report;
   const expected: Record<string, number[]> = {
     "/line": [chars - 2],
