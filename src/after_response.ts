@@ -8,6 +8,7 @@
 import { type BodySource, cancelBody, discardBody } from "./body.ts";
 import { isPlatformResponse, isResponse } from "./fetch.ts";
 import { callHook, type Hooks, notA } from "./hooks.ts";
+import { PASSED } from "./deadline.ts";
 import { urlOf } from "./platform_response.ts";
 
 /**
@@ -26,13 +27,19 @@ export async function runAfterResponse(
   const body = streamOf(response);
   let replaced: Response | void;
   try {
+    // Not called once the time has come, its timer run or not (a custom
+    // `fetch` that held the event loop past it).
+    if (source.deadline?.due()) throw PASSED;
     const running = callHook(hook, source.deadline, request, response);
     replaced = source.deadline === undefined
       ? await running
-      : await source.deadline.race<Response | void>(
-        running,
-        (late) => late && cancelBody(late),
-      );
+      : await source.deadline.race<Response | void>(running, releaseLate);
+    // A hook that held the event loop past the time answers too late, as
+    // one whose promise settles after the timer has run.
+    if (source.deadline?.due()) {
+      if (replaced !== response) releaseLate(replaced);
+      throw PASSED;
+    }
   } catch (error) {
     // A hook that threw or outlasted the deadline leaves this body unread.
     source.cloned ||= streamOf(response) !== body;
@@ -59,6 +66,11 @@ export async function runAfterResponse(
   release(response, replaced);
   if (unreadable(replaced)) throw usedBody();
   return replaced;
+}
+
+/** Cancels a response a hook gave once the deadline had passed. */
+function releaseLate(late: Response | void): void {
+  if (isResponse(late)) void cancelBody(late);
 }
 
 /** The responses {@linkcode inheritUrl} gave a URL, which is not their own. */

@@ -1,7 +1,8 @@
 /**
  * A timeout whose time has come, while the program held the event loop so
  * that its timer has not run yet, or once it has: what grab would start next
- * (a hook of a chain, a retry's hook) is not started.
+ * (a hook of a chain, a retry's hook, a response's hook) is not started, and
+ * a response whose hook held the loop past it is no success.
  *
  * @module
  */
@@ -137,4 +138,54 @@ Deno.test("a retryable status whose body is let go of past the timeout calls no 
   assertEquals(called, 0);
   // One, or none when a busy machine took the time before it was served.
   assert(requests <= 1, `${requests} requests`);
+});
+
+Deno.test("a response whose afterResponse hook, alone or the last, held the loop past the timeout is no success", async () => {
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => Response.json({ ok: true }),
+  );
+  const late = () => busy(TIMEOUT + 50);
+  const alone = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+    timeout: TIMEOUT,
+    retry: 0,
+  });
+  const chained = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+    timeout: TIMEOUT,
+    retry: 0,
+    hooks: { afterResponse: () => {} },
+  });
+  for (const api of [alone, chained]) {
+    const [data, error] = await api("GET /x", {
+      hooks: { afterResponse: late },
+    });
+    assertEquals(data, null);
+    assertEquals((error as { kind: string }).kind, "timeout");
+  }
+});
+
+Deno.test("an afterResponse hook is not called once a custom fetch held the loop past the timeout", async () => {
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => Response.json({ ok: true }),
+  );
+  let called = 0;
+  const api = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+    timeout: TIMEOUT,
+    retry: 0,
+    fetch: async (input, init) => {
+      const response = await fetch(input, init);
+      busy(TIMEOUT + 50);
+      return response;
+    },
+  });
+  const [, error] = await api("GET /x", {
+    hooks: {
+      afterResponse: () => {
+        called++;
+      },
+    },
+  });
+  assertEquals((error as { kind: string }).kind, "timeout");
+  assertEquals(called, 0);
 });
