@@ -13,7 +13,7 @@ import {
   setOwn,
 } from "./kit.ts";
 import type { Casing } from "../casing.ts";
-import { isAtMember, isExtraMember, isRelationshipObject } from "./members.ts";
+import { isExtraMember, isRelationshipObject } from "./members.ts";
 
 type Item = Record<string, unknown>;
 
@@ -233,8 +233,8 @@ function wireResource(resource: Item, to: Casing): Item {
     for (const key of Object.keys(relationships)) {
       const value = relationships[key];
       if (value === undefined) continue;
-      // An @-member is no relationship: sent as written.
-      if (isAtMember(key)) {
+      // An @-member or an extension's is no relationship: sent as written.
+      if (isExtraMember(key)) {
         setOwn(converted, key, value);
         continue;
       }
@@ -255,16 +255,16 @@ function wireResource(resource: Item, to: Casing): Item {
 
 /**
  * The attributes with names and the keys in values converted, but for an
- * @-member's, which is no attribute: sent as written.
+ * @-member's or an extension's, which is no attribute: sent as written.
  */
 function wireAttributes(attributes: Item, to: Casing): unknown {
-  if (!Object.keys(attributes).some(isAtMember)) {
+  if (!Object.keys(attributes).some(isExtraMember)) {
     return convertKeys(attributes, to);
   }
   const out: Item = {};
   for (const key of Object.keys(attributes)) {
     const value = attributes[key];
-    if (isAtMember(key)) setOwn(out, key, value);
+    if (isExtraMember(key)) setOwn(out, key, value);
     else if (value !== undefined) {
       setOwn(out, convertKey(key, to), convertKeys(value, to));
     }

@@ -13,7 +13,7 @@ import {
   joinPointer,
   ownValue,
 } from "./kit.ts";
-import { isAtMember, isExtraMember, isRelationshipObject } from "./members.ts";
+import { isExtraMember, isRelationshipObject } from "./members.ts";
 import {
   add,
   type Check,
@@ -115,9 +115,10 @@ function checkMembers(
   for (const key of Object.keys(value)) {
     const member = value[key];
     const p = joinPointer(at, key);
-    // An @-member is no attribute or relationship (JSON:API 1.1): its name
-    // and value are checked as the resource's own.
-    if (isAtMember(key)) {
+    // An @-member or an extension's (`version:id`: a field's name has no
+    // colon) is no attribute or relationship (JSON:API 1.1): its name and
+    // value are checked as the resource's own.
+    if (isExtraMember(key)) {
       checkExtraMember(check, key, member, p, [...within, value]);
       continue;
     }

@@ -393,6 +393,41 @@ Deno.test("a wire write keeps @-members in attributes and relationships as writt
   });
 });
 
+Deno.test("a wire write keeps an extension's members in attributes and relationships as written", async () => {
+  await using server = startServer(() => document({ data: null }));
+  const api = createGrab(server.url, {
+    format: "json-api",
+    retry: 0,
+    casing: "camelCase",
+    wireCasing: "snake_case",
+  });
+  // A field's name has no colon: `version:id` is an extension's member, as
+  // a read takes it, not an attribute or a relationship to convert or check.
+  const [, error] = await api("PATCH /articles/1", {
+    body: {
+      type: "articles",
+      id: "1",
+      attributes: { "version:at": { takenAt: 1 }, readTime: 4 },
+      relationships: {
+        "version:id": "7",
+        leadAuthor: { data: null },
+      },
+    },
+  });
+  assertEquals(error, null);
+  assertEquals(JSON.parse(server.requests[0]!.body), {
+    data: {
+      type: "articles",
+      id: "1",
+      attributes: { "version:at": { takenAt: 1 }, read_time: 4 },
+      relationships: {
+        "version:id": "7",
+        lead_author: { data: null },
+      },
+    },
+  });
+});
+
 // unjs/ofetch#37 and neet/masto.js#758: a client's JSON media type took the
 // place of a form's own. In JSON:API mode a form and search parameters keep
 // the type they carry, as the README says.
