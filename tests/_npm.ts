@@ -12,3 +12,4 @@ export * as v from "npm:valibot@1.5.0";
 export { z } from "npm:zod@4.6.7";
 export { default as nodeFetch } from "npm:node-fetch@2.7.0";
 export { Hono } from "npm:hono@4.13.19";
+export { createParser } from "npm:eventsource-parser@4.1.3";
