@@ -51,6 +51,8 @@ export interface Shared {
   end: number;
   /** The timer that keeps the program alive while anyone waits. */
   hold: ReturnType<typeof setTimeout> | undefined;
+  /** True while the listener is about to be taken off. */
+  leaving: boolean;
 }
 
 /** The shared signal last handed out. */
@@ -127,10 +129,21 @@ function release(shared: Shared): void {
 
 /**
  * Removes `waiter`; the last one to go takes the listener off the signal,
- * so that a signal nobody waits for no longer keeps the program alive.
+ * so that a signal nobody waits for no longer keeps the program alive. It
+ * is taken off two microtasks later, before the event loop could end, unless
+ * someone waits again by then: the grab that an `await` in a loop starts
+ * next keeps it, as taking it off and adding it again costs more.
  */
 export function unlisten(shared: Shared, waiter: () => void): void {
   shared.waiting.delete(waiter);
+  if (shared.waiting.size > 0 || shared.onAbort === undefined) return;
+  if (shared.leaving) return;
+  shared.leaving = true;
+  queueMicrotask(() => queueMicrotask(() => takeOff(shared)));
+}
+
+function takeOff(shared: Shared): void {
+  shared.leaving = false;
   if (shared.waiting.size > 0 || shared.onAbort === undefined) return;
   shared.signal.removeEventListener("abort", shared.onAbort);
   shared.onAbort = undefined;
@@ -237,6 +250,7 @@ function sharedSignal(now: number, timeout: number): Shared | undefined {
       onAbort: undefined,
       end: now + ms,
       hold: undefined,
+      leaving: false,
     };
   }
   return last = met.shared;

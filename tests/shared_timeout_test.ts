@@ -3,6 +3,7 @@
 // path): every grab still ends with kind "timeout" and its request aborted.
 import { assert, assertEquals, assertInstanceOf } from "@std/assert";
 import createGrab, { GrabTransportError } from "../mod.ts";
+import { spy } from "@std/testing/mock";
 import { runChild } from "./_bounds.ts";
 import { startServer } from "./_server.ts";
 
@@ -185,4 +186,25 @@ Deno.test("in a Cloudflare Worker, deadlines that start together share no signal
     );
     assertEquals(report.shared, 0, worker);
   }
+});
+
+Deno.test("grabs one after another through a custom fetch keep one listener on their shared signal", async () => {
+  // Each grab's own signal follows the shared one through one listener,
+  // which the last grab to end leaves for the next grab an `await` starts.
+  const given = new Set<AbortSignal>();
+  const fetch = (_input: RequestInfo | URL, init?: RequestInit) => {
+    if (init?.signal) given.add(init.signal);
+    return Promise.resolve(Response.json({ a: 1 }));
+  };
+  // Ten minutes: a window of 300 ms, which twenty grabs share.
+  const grab = createGrab("http://127.0.0.1:9", { fetch, timeout: 600_000 });
+  using added = spy(EventTarget.prototype, "addEventListener");
+  for (let i = 0; i < 20; i++) {
+    const [, error] = await grab("GET /item");
+    assertEquals(error, null);
+  }
+  const onShared = added.calls.filter(({ self, args }) =>
+    self instanceof AbortSignal && !given.has(self) && args[0] === "abort"
+  );
+  assert(onShared.length <= 3, `${onShared.length} listeners added`);
 });
