@@ -196,7 +196,7 @@ Deno.test("grabs one after another through a custom fetch keep one listener on t
     if (init?.signal) given.add(init.signal);
     return Promise.resolve(Response.json({ a: 1 }));
   };
-  // Ten minutes: a window of 300 ms, which twenty grabs share.
+  // Ten minutes: a window of 300 ms, which the grabs share.
   const grab = createGrab("http://127.0.0.1:9", { fetch, timeout: 600_000 });
   using added = spy(EventTarget.prototype, "addEventListener");
   for (let i = 0; i < 20; i++) {
@@ -206,5 +206,9 @@ Deno.test("grabs one after another through a custom fetch keep one listener on t
   const onShared = added.calls.filter(({ self, args }) =>
     self instanceof AbortSignal && !given.has(self) && args[0] === "abort"
   );
-  assert(onShared.length <= 3, `${onShared.length} listeners added`);
+  // One for each shared signal the grabs met (one, unless a slow machine
+  // took them past a window), never one more for the next grab.
+  const signals = new Set(onShared.map(({ self }) => self));
+  assert(signals.size > 0, "no listener on a shared signal");
+  assertEquals(onShared.length, signals.size, `${onShared.length} added`);
 });
