@@ -33,7 +33,7 @@ import {
   type ReadAs,
   type ResponseType,
 } from "./response_type.ts";
-import type { SendOutcome } from "./result.ts";
+import type { ErrorBody, SendOutcome } from "./result.ts";
 import type { SendFor } from "./grab_types.ts";
 import { joinUrl, type UrlTemplate } from "./url.ts";
 import { owns } from "./object.ts";
@@ -105,7 +105,8 @@ export class Call {
    * timeout, and reads the body. Resolves for every response and every
    * transport failure.
    *
-   * @typeParam R The response type, which types a 2xx body.
+   * @typeParam R The response type, which types a 2xx body; the body of
+   * another status is its JSON or text, whatever the type.
    * @param options Body, headers, query, params and the exchange's settings.
    * @returns The response with its body read, or the transport error.
    * @throws {GrabValidationError} (as a rejection, before sending) when a
@@ -122,7 +123,7 @@ export class Call {
    */
   send<R extends ResponseType | undefined = "json">(
     options?: SendFor<R>,
-  ): Promise<SendOutcome<DataOf<ReadAs<R, "json">, unknown>>>;
+  ): Promise<SendOutcome<DataOf<ReadAs<R, "json">, unknown> | ErrorBody>>;
   /**
    * Performs one exchange with options whose `responseType` is not a
    * literal (a variable typed `SendOptions`): `body` is `unknown`.

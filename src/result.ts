@@ -128,6 +128,14 @@ export type SendOutcome<Body = unknown> =
   }
   | { ok: false; error: GrabTransportError };
 
+/**
+ * The body of a response outside 2xx in a {@linkcode SendOutcome}, whatever
+ * the response type: its JSON value, its text when it is not JSON, or
+ * `null`.
+ * @internal
+ */
+export type ErrorBody = string | number | boolean | object | null;
+
 /** The frozen `{}` of every HTTP error. */
 export const HTTP_ERROR_META: HttpErrorMeta = Object.freeze({});
 

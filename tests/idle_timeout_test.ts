@@ -372,7 +372,12 @@ async function _compileOnly(base: string): Promise<void> {
   // @ts-expect-error: no idleTimeout with text
   await call.send({ responseType: "text", idleTimeout: 100 });
   const sent = await call.send({ responseType: "sse", idleTimeout: 100 });
-  if (sent.ok) same<typeof sent.body, GrabStream<ServerSentEvent> | null>(true);
+  if (sent.ok) {
+    same<
+      typeof sent.body,
+      GrabStream<ServerSentEvent> | string | number | boolean | object | null
+    >(true);
+  }
   const json = await call.send({ idleTimeout: false });
   if (json.ok) same<typeof json.body, unknown>(true);
   const sendOptions: SendOptions = { idleTimeout: 100 };

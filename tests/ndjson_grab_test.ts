@@ -1,12 +1,15 @@
 import {
-  assert,
   assertEquals,
   assertInstanceOf,
   assertRejects,
   assertStrictEquals,
   assertStringIncludes,
 } from "@std/assert";
-import createGrab, { Call, GrabTransportError } from "../mod.ts";
+import createGrab, {
+  Call,
+  type GrabStream,
+  GrabTransportError,
+} from "../mod.ts";
 import { startServer } from "./_server.ts";
 import { bytewise, paced, type Tap, tap } from "./_streams.ts";
 
@@ -139,9 +142,10 @@ Deno.test("responseType ndjson", async (t) => {
       responseType: "ndjson",
     });
     if (!outcome.ok) throw outcome.error;
-    assert(outcome.body !== null);
+    assertEquals(outcome.status, 200);
+    const rows = outcome.body as GrabStream<unknown>;
     const seen: unknown[] = [];
-    for await (const value of outcome.body) seen.push(value);
+    for await (const value of rows) seen.push(value);
     assertEquals(seen.length, 3);
   });
 });

@@ -296,7 +296,8 @@ Deno.test("responseType reads a 2xx body as text, bytes or a blob", async (t) =>
       responseType: "bytes",
     });
     assert(outcome.ok);
-    assertEquals(outcome.body?.byteLength, BYTES.byteLength);
+    assert(outcome.body instanceof Uint8Array);
+    assertEquals(outcome.body.byteLength, BYTES.byteLength);
   });
 
   await t.step(

@@ -141,8 +141,19 @@ async function compileOnly(base: string): Promise<void> {
     same<typeof page, string>(true);
   }
   const outcome = await new Call("GET /x", base).send({ responseType: "sse" });
-  if (outcome.ok) {
-    same<typeof outcome.body, GrabStream<ServerSentEvent> | null>(true);
+  if (outcome.ok && outcome.status < 300) {
+    const events = outcome.body as GrabStream<ServerSentEvent> | null;
+    void events;
+  }
+  // A response outside 2xx is an outcome too, its body the error's JSON or
+  // text whatever the response type: the type admits it.
+  const missing = await new Call("GET /x", base).send({
+    responseType: "bytes",
+  });
+  if (missing.ok) {
+    // @ts-expect-error: a 404's body is its JSON or text, not bytes
+    const bytes: Uint8Array | null = missing.body;
+    void bytes;
   }
 
   // A success without a body (204, 205, HEAD) has null data: every type
@@ -189,6 +200,19 @@ Deno.test("types: a responseType given as undefined reads the factory's", async 
   // Typed as any JSON value (`unknown`), not as the bytes it is not.
   same<typeof data, unknown>(true);
   assertEquals(data, { id: 1 });
+});
+
+Deno.test("types: Call.send's body outside 2xx is not the response type's", async () => {
+  await using server = startServer({
+    "/x": () => Response.json({ code: "gone" }, { status: 404 }),
+  });
+  const outcome = await new Call("GET /x", server.url).send({
+    responseType: "bytes",
+    retry: 0,
+  });
+  if (!outcome.ok) throw outcome.error;
+  assertEquals(outcome.status, 404);
+  assertEquals(outcome.body, { code: "gone" });
 });
 
 // A factory built from options typed as `GrabOptions` keeps JSON data.
