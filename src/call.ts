@@ -122,7 +122,7 @@ export class Call {
    * ```
    */
   send<R extends ResponseType | undefined = "json">(
-    options?: SendFor<R>,
+    options?: SendFor<R> | null,
   ): Promise<SendOutcome<DataOf<ReadAs<R, "json">, unknown> | ErrorBody>>;
   /**
    * Performs one exchange with options whose `responseType` is not a
@@ -132,7 +132,7 @@ export class Call {
    * @returns The response with its body read, or the transport error.
    */
   send(options: Omit<SendOptions, "idleTimeout">): Promise<SendOutcome>;
-  async send(options: SendOptions = {}): Promise<SendOutcome<unknown>> {
+  async send(options: SendOptions | null = {}): Promise<SendOutcome<unknown>> {
     const resolved = resolveOptions(NO_FACTORY, options ?? {}, true, "send");
     if (Array.isArray(resolved)) {
       throw invalid(this.method, this.#template.url, resolved);

@@ -71,12 +71,13 @@ export type ParamsFor<E extends string> = Loose<E> extends true ? AnyParams
 
 /**
  * The options argument of a grab of endpoint `E`: required when the endpoint
- * has path parameters.
+ * has path parameters, else optional and may be `null`.
  * @internal
  */
 export type GrabArgs<E extends string, Options> = Loose<E> extends true
-  ? [options?: Options & ParamsFor<E>]
-  : [PathParamNames<E>] extends [never] ? [options?: Options & ParamsFor<E>]
+  ? [options?: (Options & ParamsFor<E>) | null]
+  : [PathParamNames<E>] extends [never]
+    ? [options?: (Options & ParamsFor<E>) | null]
   : [options: Options & ParamsFor<E>];
 
 /**
@@ -128,15 +129,10 @@ export type SchemaFor<
 };
 
 /**
- * The options argument of a `paginate` of endpoint `E`: required when the
- * endpoint has path parameters, else optional and may be `null`.
+ * The options argument of a `paginate` of endpoint `E`, as a grab's.
  * @internal
  */
-export type PageArgs<E extends string, Options> = Loose<E> extends true
-  ? [options?: (Options & ParamsFor<E>) | null]
-  : [PathParamNames<E>] extends [never]
-    ? [options?: (Options & ParamsFor<E>) | null]
-  : [options: Options & ParamsFor<E>];
+export type PageArgs<E extends string, Options> = GrabArgs<E, Options>;
 
 /**
  * The options of `paginate`: those of every request, plus `limit`.

@@ -3,6 +3,7 @@
 // line below it compiles.
 import { assertEquals, fail } from "@std/assert";
 import createGrab, {
+  Call,
   type Endpoint,
   type GrabCallOptions,
   type GrabError,
@@ -123,6 +124,12 @@ async function pages(options: GrabCallOptions): Promise<void> {
   paginate(grab, "GET /users/:id/posts", { limit: 2 });
   paginate(grab, "GET /users/:id/posts", { params: { id: 1 }, limit: 2 });
   paginate(grab, "GET /posts", null);
+  // `null` options mean none, in a grab and a send as in `paginate`.
+  const [none] = await grab<Row>("GET /posts", null);
+  same<typeof none, Row | null>(true);
+  await new Call("GET /posts", "https://api.example.com").send(null);
+  // @ts-expect-error: options with params are required for :id
+  await grab("GET /users/:id", null);
   for await (
     const [page] of paginate(grab, "GET /rows", { schema: rowSchema })
   ) {
