@@ -28,6 +28,7 @@
 import { assert, assertEquals, assertRejects } from "@std/assert";
 import { fc } from "./_npm.ts";
 import { referenceSse } from "./_sse_reference.ts";
+import { chunkServer } from "./_chunk_server.ts";
 import createGrab, {
   GrabValidationError,
   paginate,
@@ -37,46 +38,6 @@ import createGrab, {
 const RUNS = Number(Deno.env.get("GRAB_FUZZ_SPLIT_RUNS") ?? 150);
 const SEED = Number(Deno.env.get("GRAB_FUZZ_SPLIT_SEED") ?? 20_261_124);
 const PARAMETERS = { seed: SEED, numRuns: RUNS, endOnFailure: true };
-
-// The server's waits between chunks, awaited before a test ends so that no
-// timer outlives it when grab cancels a body mid-way.
-const waits = new Set<Promise<void>>();
-
-/** A server that sends `chunks` of the body one per pull, as they come. */
-function chunkServer(
-  type: string,
-  body: () => Uint8Array[],
-): AsyncDisposable & { addr: Deno.NetAddr } {
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
-    () => {
-      const chunks = body();
-      let i = 0;
-      const stream = new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          if (i === chunks.length) return controller.close();
-          controller.enqueue(chunks[i++]!);
-          // A turn of the event loop so that chunks tend to go out apart.
-          const wait = new Promise<void>((resolve) => setTimeout(resolve, 0));
-          waits.add(wait);
-          await wait;
-          waits.delete(wait);
-        },
-      });
-      return new Response(stream, { headers: { "content-type": type } });
-    },
-  );
-  return {
-    addr: server.addr,
-    async [Symbol.asyncDispose]() {
-      // A pull can start a wait while the server shuts down (a body grab
-      // cancelled is let go by the server only later), so the waits are
-      // awaited after the shutdown, until none is left.
-      await server.shutdown();
-      while (waits.size > 0) await Promise.all(waits);
-    },
-  };
-}
 
 /** `bytes` cut at `cuts` (indices in any order, repeats allowed). */
 function split(bytes: Uint8Array, cuts: number[]): Uint8Array[] {

@@ -22,48 +22,12 @@
 
 import { assert, assertEquals } from "@std/assert";
 import { createParser, fc } from "./_npm.ts";
+import { chunkServer } from "./_chunk_server.ts";
 import createGrab, { type ServerSentEvent } from "../mod.ts";
 
 const RUNS = Number(Deno.env.get("GRAB_ORACLE_RUNS") ?? 200);
 const SEED = Number(Deno.env.get("GRAB_ORACLE_SEED") ?? 20_261_125);
 const PARAMETERS = { seed: SEED, numRuns: RUNS, endOnFailure: true };
-
-// The server's waits between chunks, awaited before a test ends so that no
-// timer outlives it when grab cancels a body mid-way.
-const waits = new Set<Promise<void>>();
-
-/** A server that sends the chunks `body()` gives, one per pull. */
-function chunkServer(
-  type: string,
-  body: () => Uint8Array[],
-): AsyncDisposable & { addr: Deno.NetAddr } {
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
-    () => {
-      const chunks = body();
-      let i = 0;
-      const stream = new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          if (i === chunks.length) return controller.close();
-          controller.enqueue(chunks[i++]!);
-          // A turn of the event loop so that chunks tend to go out apart.
-          const wait = new Promise<void>((resolve) => setTimeout(resolve, 0));
-          waits.add(wait);
-          await wait;
-          waits.delete(wait);
-        },
-      });
-      return new Response(stream, { headers: { "content-type": type } });
-    },
-  );
-  return {
-    addr: server.addr,
-    async [Symbol.asyncDispose]() {
-      await server.shutdown();
-      while (waits.size > 0) await Promise.all(waits);
-    },
-  };
-}
 
 /** The pieces as one array of bytes. */
 function joined(pieces: Uint8Array[]): Uint8Array {
