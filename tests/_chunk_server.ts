@@ -1,7 +1,7 @@
 /**
- * A server for the split tests: it sends a body's chunks one per pull, a
- * turn of the event loop apart, and its disposal waits for every wait it
- * began.
+ * For the split tests: a body cut into chunks, and a server that sends
+ * them one per pull, a turn of the event loop apart, whose disposal waits
+ * for every wait it began.
  *
  * @module
  */
@@ -44,4 +44,17 @@ export function chunkServer(
       while (waits.size > 0) await Promise.all(waits);
     },
   };
+}
+
+/** `bytes` cut at `cuts` (indices in any order, repeats allowed). */
+export function split(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
+  const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))]
+    .sort((a, b) => a - b);
+  const out: Uint8Array[] = [];
+  let from = 0;
+  for (const cut of [...at, bytes.length]) {
+    if (cut > from) out.push(bytes.slice(from, cut));
+    from = cut;
+  }
+  return out;
 }

@@ -28,7 +28,7 @@
 import { assert, assertEquals, assertRejects } from "@std/assert";
 import { fc } from "./_npm.ts";
 import { referenceSse } from "./_sse_reference.ts";
-import { chunkServer } from "./_chunk_server.ts";
+import { chunkServer, split } from "./_chunk_server.ts";
 import createGrab, {
   GrabValidationError,
   paginate,
@@ -38,21 +38,6 @@ import createGrab, {
 const RUNS = Number(Deno.env.get("GRAB_FUZZ_SPLIT_RUNS") ?? 150);
 const SEED = Number(Deno.env.get("GRAB_FUZZ_SPLIT_SEED") ?? 20_261_124);
 const PARAMETERS = { seed: SEED, numRuns: RUNS, endOnFailure: true };
-
-/** `bytes` cut at `cuts` (indices in any order, repeats allowed). */
-function split(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
-  const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((
-    a,
-    b,
-  ) => a - b);
-  const out: Uint8Array[] = [];
-  let from = 0;
-  for (const cut of [...at, bytes.length]) {
-    if (cut > from) out.push(bytes.slice(from, cut));
-    from = cut;
-  }
-  return out;
-}
 
 // ---------------------------------------------------------------- SSE
 

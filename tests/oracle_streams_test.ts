@@ -22,7 +22,7 @@
 
 import { assert, assertEquals } from "@std/assert";
 import { createParser, fc } from "./_npm.ts";
-import { chunkServer } from "./_chunk_server.ts";
+import { chunkServer, split } from "./_chunk_server.ts";
 import createGrab, { type ServerSentEvent } from "../mod.ts";
 
 const RUNS = Number(Deno.env.get("GRAB_ORACLE_RUNS") ?? 200);
@@ -42,16 +42,7 @@ function joined(pieces: Uint8Array[]): Uint8Array {
 
 /** The pieces joined, then cut at `cuts` (taken modulo the length). */
 function chunksOf(pieces: Uint8Array[], cuts: number[]): Uint8Array[] {
-  const bytes = joined(pieces);
-  const ends = [...new Set(cuts.map((c) => c % (bytes.length + 1)))]
-    .sort((a, b) => a - b);
-  const out: Uint8Array[] = [];
-  let from = 0;
-  for (const end of [...ends, bytes.length]) {
-    if (end > from) out.push(bytes.slice(from, end));
-    from = end;
-  }
-  return out;
+  return split(joined(pieces), cuts);
 }
 
 function utf8(text: string): Uint8Array {
