@@ -9,6 +9,7 @@
 
 import { assert, assertEquals } from "@std/assert";
 import createGrab from "../mod.ts";
+import { startServer } from "./_server.ts";
 
 /** Holds the event loop for `ms`, as a synchronous computation would. */
 function busy(ms: number): void {
@@ -21,16 +22,13 @@ function busy(ms: number): void {
 const TIMEOUT = 50;
 
 Deno.test("a beforeRequest hook chained after one that held the loop past the timeout is not called, nor the request sent", async () => {
-  let requests = 0;
-  await using server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
+  await using server = startServer(
     () => {
-      requests++;
       return Response.json({ ok: true });
     },
   );
   let called = 0;
-  const api = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+  const api = createGrab(server.url, {
     timeout: TIMEOUT,
     retry: 0,
     hooks: { beforeRequest: () => busy(TIMEOUT + 50) },
@@ -45,16 +43,15 @@ Deno.test("a beforeRequest hook chained after one that held the loop past the ti
   });
   assertEquals((error as { kind: string }).kind, "timeout");
   assertEquals(called, 0);
-  assertEquals(requests, 0);
+  assertEquals(server.requests.length, 0);
 });
 
 Deno.test("an afterResponse hook chained after one that held the loop past the timeout is not called", async () => {
-  await using server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
+  await using server = startServer(
     () => Response.json({ ok: true }),
   );
   let called = 0;
-  const api = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+  const api = createGrab(server.url, {
     timeout: TIMEOUT,
     retry: 0,
     hooks: { afterResponse: () => busy(TIMEOUT + 50) },
@@ -71,16 +68,13 @@ Deno.test("an afterResponse hook chained after one that held the loop past the t
 });
 
 Deno.test("a beforeRetry hook chained after one that held the loop past the timeout is not called", async () => {
-  let requests = 0;
-  await using server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
+  await using server = startServer(
     () => {
-      requests++;
       return new Response(null, { status: 503 });
     },
   );
   let called = 0;
-  const api = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+  const api = createGrab(server.url, {
     timeout: 200,
     retry: { limit: 1, backoff: () => 0 },
     hooks: { beforeRetry: () => busy(250) },
@@ -95,16 +89,13 @@ Deno.test("a beforeRetry hook chained after one that held the loop past the time
   assertEquals((error as { kind: string }).kind, "timeout");
   assertEquals(called, 0);
   // One, or none when a busy machine took the time before it was served.
-  assert(requests <= 1, `${requests} requests`);
+  assert(server.requests.length <= 1, `${server.requests.length} requests`);
 });
 
 Deno.test("a retryable status whose body is let go of past the timeout calls no beforeRetry hook", async () => {
-  let requests = 0;
   let stalled: ReturnType<typeof setTimeout> | undefined;
-  await using server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
+  await using server = startServer(
     () => {
-      requests++;
       // A short body that says its length, whose end comes after the timeout.
       const body = new ReadableStream<Uint8Array>({
         start(controller) {
@@ -123,7 +114,7 @@ Deno.test("a retryable status whose body is let go of past the timeout calls no 
     },
   );
   let called = 0;
-  const api = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+  const api = createGrab(server.url, {
     timeout: TIMEOUT,
     retry: { limit: 1, backoff: () => 0 },
     hooks: {
@@ -137,20 +128,19 @@ Deno.test("a retryable status whose body is let go of past the timeout calls no 
   assertEquals((error as { kind: string }).kind, "timeout");
   assertEquals(called, 0);
   // One, or none when a busy machine took the time before it was served.
-  assert(requests <= 1, `${requests} requests`);
+  assert(server.requests.length <= 1, `${server.requests.length} requests`);
 });
 
 Deno.test("a response whose afterResponse hook, alone or the last, held the loop past the timeout is no success", async () => {
-  await using server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
+  await using server = startServer(
     () => Response.json({ ok: true }),
   );
   const late = () => busy(TIMEOUT + 50);
-  const alone = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+  const alone = createGrab(server.url, {
     timeout: TIMEOUT,
     retry: 0,
   });
-  const chained = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+  const chained = createGrab(server.url, {
     timeout: TIMEOUT,
     retry: 0,
     hooks: { afterResponse: () => {} },
@@ -165,12 +155,11 @@ Deno.test("a response whose afterResponse hook, alone or the last, held the loop
 });
 
 Deno.test("an afterResponse hook is not called once a custom fetch held the loop past the timeout", async () => {
-  await using server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
+  await using server = startServer(
     () => Response.json({ ok: true }),
   );
   let called = 0;
-  const api = createGrab(`http://127.0.0.1:${server.addr.port}`, {
+  const api = createGrab(server.url, {
     timeout: TIMEOUT,
     retry: 0,
     fetch: async (input, init) => {
