@@ -6,9 +6,12 @@
  */
 
 import type { ValidationIssue } from "./errors.ts";
-import { setOwn } from "./object.ts";
+import { MAX_LIST_ITEMS, setOwn } from "./object.ts";
 import { DEFAULT_TEXT } from "./text.ts";
 
+const TOO_MANY_PAIRS = `Cannot send the headers: the list has more than the ${
+  MAX_LIST_ITEMS.toLocaleString("en")
+} pairs a list option may hold`;
 /** Headers as a plain record with lower-case names. */
 export type HeaderRecord = Record<string, string>;
 
@@ -97,8 +100,13 @@ export function mergeHeaders(
     Array.isArray(init) ||
     typeof (init as Partial<Iterable<unknown>>)[Symbol.iterator] === "function"
   ) {
-    // A list of pairs, or any iterable of them (a Map), as fetch takes it.
-    for (const pair of init as Iterable<string[]>) {
+    // A list of pairs, or any iterable of them (a Map), as fetch takes it;
+    // one longer than a list option may be, or without end, is not read
+    // through.
+    const tooLong = Array.isArray(init) && init.length > MAX_LIST_ITEMS;
+    let read = 0;
+    for (const pair of tooLong ? [] : init as Iterable<string[]>) {
+      if (++read > MAX_LIST_ITEMS) break;
       if (!Array.isArray(pair) || pair.length !== 2) {
         (issues ??= []).push({
           path: "",
@@ -107,6 +115,9 @@ export function mergeHeaders(
         continue;
       }
       add(pair[1], String(pair[0]), true);
+    }
+    if (tooLong || read > MAX_LIST_ITEMS) {
+      (issues ??= []).push({ path: "", message: TOO_MANY_PAIRS });
     }
   } else {
     for (const name of Object.keys(init)) {

@@ -222,3 +222,17 @@ export function ownMembersOnly(document: unknown): unknown {
   }
   return root;
 }
+
+/**
+ * The most items a list option may hold (header pairs, `trustedOrigins`,
+ * `retry.methods`, …): a longer one, a sparse array of a huge length or an
+ * iterable without end, is refused rather than read through.
+ */
+export const MAX_LIST_ITEMS = 10_000;
+
+/** Why a list of `length` items is refused as an option. */
+export function tooLong(length: number): string {
+  return `has ${length.toLocaleString("en")} items, more than the ${
+    MAX_LIST_ITEMS.toLocaleString("en")
+  } a list option may hold`;
+}

@@ -8,7 +8,7 @@
 import { isRecord } from "./check_options.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { ALL_OPTIONS, MEMBERS } from "./option_names.ts";
-import { member } from "./object.ts";
+import { MAX_LIST_ITEMS, member, tooLong } from "./object.ts";
 
 /**
  * The prototype of every copy of options: each option's name is its own
@@ -153,7 +153,7 @@ export function readOnce<T extends object>(given: T): T {
     const value = options[option];
     // An array, a Set, a Promise not awaited: left for the checks to refuse.
     if (!isRecord(value)) continue;
-    options[option] = readMembers(value, keys);
+    options[option] = readMembers(value, keys, option);
   }
   return options as T;
 }
@@ -161,7 +161,8 @@ export function readOnce<T extends object>(given: T): T {
 /**
  * The members `keys` of an option object, each read once into a copy. A
  * member that is `null` means none, as an option does, and is left out; a
- * list is copied; a function is bound to `value`, so a hook keeps its
+ * list is copied (one too long for a list option throws, named as a member
+ * of `option`); a function is bound to `value`, so a hook keeps its
  * object as `this` (a class instance's fields), also when it runs in a chain
  * with other hooks. A plain object's other keys are copied as they are, for
  * the checks to refuse (a misspelt hook would never run); a class
@@ -170,6 +171,7 @@ export function readOnce<T extends object>(given: T): T {
 export function readMembers(
   value: Record<string, unknown>,
   keys: readonly string[],
+  option?: string,
 ): Record<string, unknown> {
   const copy: Record<string, unknown> = Object.create(null);
   for (const key of keys) {
@@ -178,7 +180,7 @@ export function readMembers(
     copy[key] = typeof item === "function"
       ? item.bind(value)
       : Array.isArray(item)
-      ? [...item]
+      ? listCopy(item, option === undefined ? key : `${option}.${key}`)
       : item;
   }
   const prototype = Object.getPrototypeOf(value);
@@ -187,4 +189,15 @@ export function readMembers(
     if (!keys.includes(key)) copy[key] = value[key];
   }
   return copy;
+}
+
+/**
+ * A copy of the list `name`: one longer than a list option may be (a sparse
+ * array of a huge length) throws rather than being copied.
+ */
+function listCopy(list: unknown[], name: string): unknown[] {
+  if (list.length > MAX_LIST_ITEMS) {
+    throw new RangeError(`"${name}" ${tooLong(list.length)}`);
+  }
+  return [...list];
 }

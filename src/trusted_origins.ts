@@ -9,6 +9,7 @@ import type { ValidationIssue } from "./errors.ts";
 import { CREATING, validationError } from "./validation_error.ts";
 import { describeValue } from "./json_value.ts";
 import { redactUrls } from "./redact.ts";
+import { MAX_LIST_ITEMS, tooLong } from "./object.ts";
 import { attempt, quoting, reasonOf } from "./thrown.ts";
 
 /**
@@ -46,6 +47,14 @@ function checkEntries(
       path: "/trustedOrigins",
       message:
         `Cannot use the option "trustedOrigins": it must be an array of origins such as "${EXAMPLE_ORIGIN}"`,
+    }];
+  }
+  if ((entries ?? []).length > MAX_LIST_ITEMS) {
+    return [{
+      path: "/trustedOrigins",
+      message: `Cannot use the option "trustedOrigins": it ${
+        tooLong((entries ?? []).length)
+      }`,
     }];
   }
   for (const [index, entry] of (entries ?? []).entries()) {

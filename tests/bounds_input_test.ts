@@ -1239,6 +1239,53 @@ Deno.test("options that cannot be read, a header value that cannot be written, a
     },
   );
 
+  await t.step(
+    "a list option of a huge length, or without end, is refused at once",
+    async () => {
+      // A sparse array says a length it holds no items for: read through, it
+      // held the thread for minutes, and copied, it ended the process.
+      const huge = () => Object.assign([], { length: 2 ** 32 - 1 });
+      const before = server.requests.length;
+      for (
+        const options of [
+          { headers: huge() },
+          { trustedOrigins: huge() },
+          { retry: { methods: huge() } },
+          { retry: { statusCodes: huge() } },
+          { format: "json-api", jsonApi: { ext: huge() } },
+          { format: "json-api", jsonApi: { profile: huge() } },
+        ]
+      ) {
+        assertThrowsValidation(() =>
+          createGrab(server.url, options as unknown as GrabOptions)
+        );
+      }
+      function* endless(): Generator<[string, string]> {
+        for (;;) yield ["x-a", "1"];
+      }
+      for (const headers of [huge(), endless()]) {
+        const error = await assertValidation(() =>
+          grab("GET /x", { headers: headers as HeadersInit })
+        );
+        assert(error.message.includes("10,000 pairs"), error.message);
+      }
+      // 10,000 is the most: as many pairs are read, each bad one listed, and
+      // as many origins are taken.
+      const pairs = Array.from({ length: 10_000 }, () => ["x-a", "b\n"]);
+      const listed = await assertValidation(() =>
+        grab("GET /x", { headers: pairs as [string, string][] })
+      );
+      assertEquals(listed.issues.length, 10_000);
+      const origins = (n: number) =>
+        Array.from({ length: n }, (_, i) => `https://h${i}.example`);
+      createGrab(server.url, { trustedOrigins: origins(10_000) });
+      assertThrowsValidation(() =>
+        createGrab(server.url, { trustedOrigins: origins(10_001) })
+      );
+      assertEquals(server.requests.length, before);
+    },
+  );
+
   await t.step("paginate given no grab to ask with", async () => {
     const before = server.requests.length;
     for (const notGrab of [5, undefined, null, "GET /x", { grab }]) {

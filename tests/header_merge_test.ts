@@ -214,8 +214,14 @@ Deno.test("a string body goes typed text/plain, whatever fetch types it", async 
 Deno.test("200,000 headers that cannot be sent are each listed, from the factory, the call and the header function, nothing sent", async (t) => {
   await using server = startServer(() => json({}));
   const count = 200_000;
-  const headers = Array.from({ length: count }, () => ["x-a", "b\n"]);
-  const message = 'Cannot send header "x-a": its value contains CR, LF or NUL';
+  // A record: a list of pairs holds at most 10,000, and a longer one is one
+  // issue (bounds_input_test).
+  const headers: Record<string, string> = Object.fromEntries(
+    Array.from({ length: count }, (_, i) => [`x-a${i}`, "b\n"]),
+  );
+  const message = `Cannot send header "x-a${
+    count - 1
+  }": its value contains CR, LF or NUL`;
   const listsEach = (error: GrabValidationError) => {
     assertStrictEquals(error.issues.length, count);
     assertEquals(error.issues[count - 1], { path: "", message });
@@ -224,7 +230,7 @@ Deno.test("200,000 headers that cannot be sent are each listed, from the factory
   await t.step("createGrab's", () => {
     let thrown: unknown;
     try {
-      createGrab(server.url, { headers: headers as [string, string][] });
+      createGrab(server.url, { headers });
     } catch (error) {
       thrown = error;
     }
@@ -236,7 +242,7 @@ Deno.test("200,000 headers that cannot be sent are each listed, from the factory
     const grab = createGrab(server.url);
     listsEach(
       await assertRejects(
-        () => grab("GET /x", { headers: headers as [string, string][] }),
+        () => grab("GET /x", { headers }),
         GrabValidationError,
       ),
     );
@@ -244,7 +250,7 @@ Deno.test("200,000 headers that cannot be sent are each listed, from the factory
 
   await t.step("a header function's", async () => {
     const grab = createGrab(server.url, {
-      headers: () => headers as [string, string][],
+      headers: () => headers,
     });
     listsEach(await assertRejects(() => grab("GET /x"), GrabValidationError));
   });
