@@ -39,9 +39,8 @@ export function uploadOf(
     return undefined;
   }
   // A stream is grab's pipe of the caller's (see `SourcePipe`), counted as
-  // it passes. Any other body but a blob is taken now, as `fetch` takes it
-  // when called: bytes the caller reuses once the grab has begun are sent
-  // as they were.
+  // it passes. Any other body but a blob is taken now, as `fetch` takes it:
+  // bytes the caller reuses once the grab has begun are sent as they were.
   const given = init.body;
   const body = given instanceof ReadableStream || given instanceof Blob
     ? given
@@ -129,8 +128,8 @@ const MAX_REDIRECTS = 20;
 
 /**
  * The redirects met by a counted upload, followed here hop by hop as `fetch`
- * would follow them, and no more of them: each hop goes from where the last
- * one led, with the method and headers that hop was sent with.
+ * would, and no more of them: each hop from where the last one led, with its
+ * method and headers, and none once the time has come, its timer run or not.
  */
 async function followRedirect(
   exchange: Exchange,
@@ -152,6 +151,7 @@ async function followRedirect(
       cloned: !isPlatform(exchange.fetch),
     });
     upload.rethrow();
+    if (attempt.due()) throw PASSED;
     if (hops > MAX_REDIRECTS) throw new TypeError("Too many redirects");
     const hop = upload.follow(response.status, location, {
       from,

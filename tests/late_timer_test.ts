@@ -178,3 +178,28 @@ Deno.test("an afterResponse hook is not called once a custom fetch held the loop
   assertEquals((error as { kind: string }).kind, "timeout");
   assertEquals(called, 0);
 });
+
+Deno.test("a counted upload's redirect is not followed once a custom fetch held the loop past the timeout", async () => {
+  await using server = startServer({
+    "/from": () =>
+      new Response(null, { status: 307, headers: { location: "/to" } }),
+    "/to": () => Response.json({ ok: true }),
+  });
+  const api = createGrab(server.url, {
+    timeout: TIMEOUT,
+    retry: 0,
+    fetch: async (input, init) => {
+      const response = await fetch(input, init);
+      if (response.status === 307) busy(TIMEOUT + 50);
+      return response;
+    },
+  });
+  const [, error] = await api("POST /from", {
+    body: "abc",
+    onUploadProgress: () => {},
+  });
+  assertEquals((error as { kind: string }).kind, "timeout");
+  // "/from" was asked, unless a busy machine took the time before it was.
+  const asked = server.requests.map((seen) => seen.url.pathname);
+  assert(!asked.includes("/to"), `${asked}`);
+});
