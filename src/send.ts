@@ -86,7 +86,7 @@ export function attemptInit(
     init = bare({ ...init, signal: attempt.signal ?? null });
   }
   if (upload === undefined) return init;
-  const counted = upload.init(init as EncodedInit);
+  const counted = upload.init(init as EncodedInit, () => attempt.due());
   // A stream is sent once, counted: the counted stream is what `fetch`
   // takes, and what a grab that fails before it did releases.
   if (!exchange.replayable) exchange.init.body = counted.body ?? null;

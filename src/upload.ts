@@ -26,9 +26,10 @@ interface FollowOptions {
   request: Request | undefined;
 }
 type EncodedInit = RequestInit & { headers: HeaderRecord };
-/** The counted stream of one hop: whether it was left, and how it ends. */
+/** One hop's counted stream: whether it was left or is due, how it ends. */
 interface Hop {
   left: boolean;
+  due: () => boolean;
   end?: () => void;
 }
 
@@ -92,8 +93,8 @@ export class Upload {
     return body instanceof Blob ? body.size : body?.byteLength;
   }
 
-  /** The init of one attempt, its body counted as it is read. */
-  init(init: EncodedInit): RequestInit {
+  /** The init of one attempt, its body counted as read until it is `due`. */
+  init(init: EncodedInit, due: () => boolean): RequestInit {
     this.leave();
     this.#manual = false;
     this.#whole = false;
@@ -102,7 +103,7 @@ export class Upload {
     const whole = this.#body;
     if (whole === undefined) {
       const body = init.body as ReadableStream<Uint8Array>;
-      const hop: Hop = this.#hop = { left: false };
+      const hop: Hop = this.#hop = { left: false, due };
       return bare({ ...init, body: body.pipeThrough(this.#counter(hop)) });
     }
     let headers: HeaderRecord = init.headers;
@@ -118,7 +119,7 @@ export class Upload {
       const body = this.#send === "blob" ? new Blob([whole]) : whole;
       return bare({ ...init, body, headers });
     }
-    const hop: Hop = this.#hop = { left: false };
+    const hop: Hop = this.#hop = { left: false, due };
     const body = this.#slices(whole, init.signal ?? undefined, hop);
     const counted = bare({ ...init, body, headers, duplex: "half" as const });
     // A streamed body cannot follow a redirect: it is followed by sending
@@ -245,6 +246,7 @@ export class Upload {
       },
       pull: async (controller) => {
         if (at >= total) return controller.close();
+        if (hop.due()) return controller.error(over());
         const end = Math.min(at + SLICE, total);
         const slice = new Uint8Array(
           await (whole instanceof Blob
@@ -271,7 +273,7 @@ export class Upload {
         if (!this.#tell({ loaded, total })) controller.error(callback());
       },
       transform: (chunk, controller) => {
-        if (hop.left) return controller.error(over());
+        if (hop.left || hop.due()) return controller.error(over());
         // A chunk that is not bytes is `fetch`'s to refuse, not to count.
         if (chunk instanceof Uint8Array) loaded += chunk.byteLength;
         if (!this.#tell({ loaded, total })) {

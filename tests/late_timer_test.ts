@@ -203,3 +203,34 @@ Deno.test("a counted upload's redirect is not followed once a custom fetch held 
   const asked = server.requests.map((seen) => seen.url.pathname);
   assert(!asked.includes("/to"), `${asked}`);
 });
+
+Deno.test("an upload whose progress callback held the loop past the timeout is sent and told no further", async () => {
+  await using server = startServer(
+    () => Response.json({ ok: true }),
+  );
+  const api = createGrab(server.url, { timeout: TIMEOUT, retry: 0 });
+  const chunk = new Uint8Array(64 * 1024);
+  const bodies = {
+    bytes: () => new Uint8Array(16 * chunk.byteLength).buffer,
+    stream: () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let i = 0; i < 16; i++) controller.enqueue(chunk.slice());
+          controller.close();
+        },
+      }),
+  };
+  for (const [name, body] of Object.entries(bodies)) {
+    const told: number[] = [];
+    const [, error] = await api("POST /x", {
+      body: body(),
+      onUploadProgress: ({ loaded }) => {
+        told.push(loaded);
+        if (told.length === 2) busy(TIMEOUT + 50);
+      },
+    });
+    assertEquals((error as { kind: string }).kind, "timeout", name);
+    // Fewer when a busy machine took the time before the first piece.
+    assert(told.length <= 2, `${name}: ${told}`);
+  }
+});
