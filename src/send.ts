@@ -179,8 +179,8 @@ function followed(response: Response): Response {
 }
 
 /**
- * Ends the report of an upload once the response head has arrived. What the
- * callback threw rejects the grab, its response cancelled.
+ * Ends the report of an upload at the response head, whose body is let go
+ * when the callback threw (the grab rejects) or held the loop past the time.
  */
 export async function uploaded(
   upload: Upload,
@@ -189,7 +189,7 @@ export async function uploaded(
 ): Promise<void> {
   try {
     upload.rethrow();
-    upload.sent();
+    if (upload.sent() && source.deadline?.due()) throw PASSED;
   } catch (error) {
     await discardBody(response, source);
     throw error;

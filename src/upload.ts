@@ -174,14 +174,14 @@ export class Upload {
   /**
    * The response head arrived: the end, where the body was sent whole and
    * its end not told yet (a redirect that sent it again after it was
-   * counted to its end is not told twice).
+   * counted to its end is not told twice). True when the end was told.
    */
-  sent(): void {
+  sent(): boolean {
     const total = this.#total;
-    if (this.#whole && total !== undefined && !this.#ended) {
-      this.#ended = true;
-      this.#report({ loaded: total, total });
-    }
+    if (!this.#whole || total === undefined || this.#ended) return false;
+    this.#ended = true;
+    this.#report({ loaded: total, total });
+    return true;
   }
 
   /**

@@ -234,3 +234,28 @@ Deno.test("an upload whose progress callback held the loop past the timeout is s
     assert(told.length <= 2, `${name}: ${told}`);
   }
 });
+
+Deno.test("a response whose upload's end, told at its head, held the loop past the timeout is no success", async () => {
+  await using server = startServer(
+    () => Response.json({ ok: true }),
+  );
+  // A beforeRequest hook sends a counted body whole: its end is told when
+  // the response head arrives.
+  const api = createGrab(server.url, {
+    timeout: TIMEOUT,
+    retry: 0,
+    hooks: { beforeRequest: () => {} },
+  });
+  for (const responseType of ["json", "stream"] as const) {
+    const [data, error] = await api("POST /x", {
+      body: "abc",
+      responseType,
+      onUploadProgress: ({ loaded }) => {
+        if (loaded === 3) busy(TIMEOUT + 50);
+      },
+    });
+    if (data instanceof ReadableStream) await data.cancel();
+    assertEquals(data, null, responseType);
+    assertEquals((error as { kind: string }).kind, "timeout", responseType);
+  }
+});
