@@ -7,19 +7,9 @@
  */
 
 import { isPlainObject, numbered, setOwn } from "./object.ts";
-import { redactUrls } from "./redact_urls.ts";
+import { redactUrls, safeUrl } from "./redact_urls.ts";
 
-export { redactUrls };
-
-/** `origin + pathname` of a URL: no userinfo, no query, no fragment. */
-export function safeUrl(url: URL | string): string {
-  try {
-    const parsed = typeof url === "string" ? new URL(url) : url;
-    return parsed.origin + parsed.pathname;
-  } catch {
-    return "<invalid URL>";
-  }
-}
+export { redactUrls, safeUrl };
 
 /**
  * The platform's error may quote a URL with its query string: the request's,
@@ -147,7 +137,9 @@ class Redaction {
     if (Array.isArray(value)) {
       const items: unknown[] = [];
       while (items.length < value.length && this.#more(1)) {
-        items.push(this.value(value[items.length], depth + 1));
+        const item = value[items.length];
+        if (this.#cut(item, depth + 1)) break;
+        items.push(this.value(item, depth + 1));
       }
       const left = value.length - items.length;
       if (left > 0) items.push(`… (${left} more items left out)`);
@@ -190,6 +182,7 @@ class Redaction {
       if (!this.#more(1)) break;
       const shownName = typeof name === "string" ? this.#text(name) : name;
       const original = read(source, keys[at]!);
+      if (this.#cut(original, depth + 1)) break;
       const value = this.value(original, depth + 1);
       changed ||= value !== original || shownName !== name;
       if (value !== undefined) members.push([shownName, value]);
@@ -199,6 +192,12 @@ class Redaction {
       changed = true;
     }
     return [members, changed];
+  }
+
+  /** Whether `item` is an object past the depth or the count shown. */
+  #cut(item: unknown, depth: number): boolean {
+    return typeof item === "object" && item !== null &&
+      !this.#seen.has(item) && (depth > MAX_DEPTH || this.#left <= 0);
   }
 
   /**

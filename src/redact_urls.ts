@@ -1,6 +1,7 @@
 /**
  * URLs in free text (a platform error's message, a server's detail) with
- * their userinfo, query and fragment taken out.
+ * their userinfo, query and fragment taken out, and a URL cut to its origin
+ * and path.
  *
  * @module
  */
@@ -70,4 +71,14 @@ function unbalancedTail(query: string): string {
 
 function count(text: string, char: string): number {
   return text.split(char).length - 1;
+}
+
+/** `origin + pathname` of a URL: no userinfo, no query, no fragment. */
+export function safeUrl(url: URL | string): string {
+  try {
+    const parsed = typeof url === "string" ? new URL(url) : url;
+    return parsed.origin + parsed.pathname;
+  } catch {
+    return "<invalid URL>";
+  }
 }

@@ -6,7 +6,10 @@ import {
   assertNotStrictEquals,
   assertStrictEquals,
 } from "@std/assert";
+import createGrab, { GrabError } from "../mod.ts";
 import { redactCause, redactUrls, safeUrl } from "../src/redact.ts";
+import { startServer } from "./_server.ts";
+import { settles } from "./_bounds.ts";
 
 /** True when `text` holds no query value or userinfo of the fixtures. */
 function clean(text: string | undefined): boolean {
@@ -416,4 +419,48 @@ Deno.test("redactCause()", async (t) => {
       assertEquals(names[9_999], "https://a.test/?… (10000)");
     },
   );
+});
+
+Deno.test("a logged error body marks the objects it leaves out, never showing null for them", async (t) => {
+  // 1,200 JSON:API errors of two objects each: more than the 1,000 objects
+  // one logged value looks at; and an object nested past 8 levels.
+  const errors = Array.from({ length: 1_200 }, (_, at) => ({
+    detail: `row ${at} is invalid`,
+    source: { pointer: `/data/${at}` },
+  }));
+  let deep: unknown = { leaf: true };
+  for (let level = 0; level < 12; level++) deep = [deep];
+  await using server = startServer((request) =>
+    Response.json(
+      new URL(request.url).pathname === "/deep" ? { deep } : { errors },
+      { status: 422 },
+    )
+  );
+  const grab = createGrab(server.url, { retry: 0, timeout: 10_000 });
+  const logged = async (path: `/${string}`) => {
+    const [, error] = await settles(grab(`GET ${path}`));
+    assertInstanceOf(error, GrabError);
+    return JSON.parse(JSON.stringify(error)) as Record<string, unknown>;
+  };
+
+  await t.step("past 1,000 objects: the rest counted, not null", async () => {
+    const view = await logged("/many");
+    for (
+      const shown of [view.errors, (view.body as { errors: unknown }).errors]
+    ) {
+      assert(Array.isArray(shown));
+      assertFalse(shown.includes(null));
+      assertEquals(shown[0], errors[0]);
+      assertEquals(
+        shown.at(-1),
+        `… (${1_201 - shown.length} more items left out)`,
+      );
+    }
+  });
+
+  await t.step("past 8 levels: the rest counted, not null", async () => {
+    const view = await logged("/deep");
+    assertFalse(JSON.stringify(view.body).includes("null"));
+    assert(JSON.stringify(view.body).includes("(1 more items left out)"));
+  });
 });
