@@ -50,7 +50,8 @@ export function transportView(
   const view: Record<string, unknown> = { name, message, kind, method, url };
   if (cause !== undefined) view.cause = loggedValue(cause, json);
   if (issues !== undefined) {
-    view.issues = loggedValue(plainIssues(issues), json);
+    const plain = plainIssues(issues);
+    view.issues = counted(loggedValue(plain, json), plain, issues);
   }
   return view;
 }
@@ -66,4 +67,31 @@ function plainIssues(issues: readonly unknown[]): unknown[] | undefined {
   } catch {
     return undefined; // A Proxy whose traps throw.
   }
+}
+
+/**
+ * `shown`, what a redaction showed of `plain`, its last item the count of
+ * the `issues` left out: `plain` holds only the first ones.
+ */
+function counted(
+  shown: unknown,
+  plain: unknown[] | undefined,
+  issues: readonly unknown[],
+): unknown {
+  const total = read(issues, "length");
+  if (
+    !Array.isArray(shown) || plain === undefined ||
+    typeof total !== "number" || total <= plain.length
+  ) {
+    return shown;
+  }
+  const cut = shown.length <= plain.length &&
+    shown.at(-1) === leftOut(plain.length - shown.length + 1);
+  const items = cut ? shown.length - 1 : shown.length;
+  return [...shown.slice(0, items), leftOut(total - items)];
+}
+
+/** What a redaction says for the `count` items it left out of an array. */
+function leftOut(count: number): string {
+  return `… (${count} more items left out)`;
 }

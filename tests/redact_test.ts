@@ -6,7 +6,7 @@ import {
   assertNotStrictEquals,
   assertStrictEquals,
 } from "@std/assert";
-import createGrab, { GrabError } from "../mod.ts";
+import createGrab, { GrabError, GrabTransportError } from "../mod.ts";
 import { redactCause, redactUrls, safeUrl } from "../src/redact.ts";
 import { startServer } from "./_server.ts";
 import { settles } from "./_bounds.ts";
@@ -431,10 +431,12 @@ Deno.test("a logged error body marks the objects it leaves out, never showing nu
   let deep: unknown = { leaf: true };
   for (let level = 0; level < 12; level++) deep = [deep];
   await using server = startServer((request) =>
-    Response.json(
-      new URL(request.url).pathname === "/deep" ? { deep } : { errors },
-      { status: 422 },
-    )
+    new URL(request.url).pathname === "/ok"
+      ? Response.json({ ok: true })
+      : Response.json(
+        new URL(request.url).pathname === "/deep" ? { deep } : { errors },
+        { status: 422 },
+      )
   );
   const grab = createGrab(server.url, { retry: 0, timeout: 10_000 });
   const logged = async (path: `/${string}`) => {
@@ -463,4 +465,29 @@ Deno.test("a logged error body marks the objects it leaves out, never showing nu
     assertFalse(JSON.stringify(view.body).includes("null"));
     assert(JSON.stringify(view.body).includes("(1 more items left out)"));
   });
+  await t.step(
+    "schema issues past 1,000: each one left out counted",
+    async () => {
+      const issues = Array.from({ length: 1_500 }, (_, at) => ({
+        message: `issue ${at}`,
+        path: ["ok", at],
+      }));
+      const schema = {
+        "~standard": {
+          version: 1 as const,
+          vendor: "test",
+          validate: () => ({ issues }),
+        },
+      };
+      const [, error] = await settles(grab("GET /ok", { schema }));
+      assertInstanceOf(error, GrabTransportError);
+      const shown = JSON.parse(JSON.stringify(error)).issues as unknown[];
+      assertFalse(shown.includes(null));
+      assertEquals(shown[0], issues[0]);
+      assertEquals(
+        shown.at(-1),
+        `… (${1_500 - (shown.length - 1)} more items left out)`,
+      );
+    },
+  );
 });
