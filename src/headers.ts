@@ -9,9 +9,11 @@ import type { ValidationIssue } from "./errors.ts";
 import { MAX_LIST_ITEMS, setOwn } from "./object.ts";
 import { DEFAULT_TEXT } from "./text.ts";
 
+/** Why a list of header pairs past the most a list option holds is refused. */
 const TOO_MANY_PAIRS = `Cannot send the headers: the list has more than the ${
   MAX_LIST_ITEMS.toLocaleString("en")
 } pairs a list option may hold`;
+
 /** Headers as a plain record with lower-case names. */
 export type HeaderRecord = Record<string, string>;
 

@@ -41,23 +41,20 @@ function checkEntries(
   entries: readonly string[] | undefined | null,
   origins: Set<string>,
 ): ValidationIssue[] {
+  const list = entries ?? [];
+  const wrong = !Array.isArray(list)
+    ? `must be an array of origins such as "${EXAMPLE_ORIGIN}"`
+    : list.length > MAX_LIST_ITEMS
+    ? tooLong(list.length)
+    : undefined;
+  if (wrong !== undefined) {
+    return [{
+      path: "/trustedOrigins",
+      message: `Cannot use the option "trustedOrigins": it ${wrong}`,
+    }];
+  }
   const issues: ValidationIssue[] = [];
-  if (!Array.isArray(entries ?? [])) {
-    return [{
-      path: "/trustedOrigins",
-      message:
-        `Cannot use the option "trustedOrigins": it must be an array of origins such as "${EXAMPLE_ORIGIN}"`,
-    }];
-  }
-  if ((entries ?? []).length > MAX_LIST_ITEMS) {
-    return [{
-      path: "/trustedOrigins",
-      message: `Cannot use the option "trustedOrigins": it ${
-        tooLong((entries ?? []).length)
-      }`,
-    }];
-  }
-  for (const [index, entry] of (entries ?? []).entries()) {
+  for (const [index, entry] of list.entries()) {
     const url = typeof entry === "string" && ORIGIN.test(entry)
       ? parseUrl(entry)
       : undefined;
