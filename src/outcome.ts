@@ -247,7 +247,7 @@ function settle(
   let body: unknown = null;
   if (!empty) {
     const { response, source } = reading;
-    const decoded = decodeBody(type, ok, result, response, source.platform);
+    const decoded = decodeBody(type, ok, result, reading);
     if (decoded instanceof SyntaxError) {
       const declared = headerOf(response, source.platform, "content-type");
       const message = notJsonMessage(status, declared);

@@ -50,7 +50,8 @@ const streams = lazy<Streams>(() =>
 
 /**
  * How the exchange reads a 2xx body; the module that opens live bodies is
- * loaded, within the deadline, the first time a stream type asks for it.
+ * loaded, within the deadline, the first time a stream type or a blob asks
+ * for it.
  */
 export function readSettings(
   resolved: Resolved,
@@ -73,7 +74,9 @@ export function readSettings(
     schema,
     idleTimeout,
   };
-  if (!isLive(responseType)) return settings;
+  // A blob's type is the media type its `Content-Type` names, which that
+  // module reads.
+  if (!isLive(responseType) && responseType !== "blob") return settings;
   return deadline.race(streams()).then((module) => {
     settings.streams = module;
     return settings;

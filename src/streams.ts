@@ -4,7 +4,8 @@
  * caller's, read only as fast as the caller reads, ended by the caller's
  * signal, `attemptTimeout` or a stall past `idleTimeout`, and released at
  * its end, on cancel and on failure. Loaded on first use: a program that
- * never streams never loads it.
+ * never streams never loads it. A `"blob"` loads it too, for the media type
+ * its `Content-Type` names.
  *
  * @module
  */
@@ -49,7 +50,7 @@ export interface LiveBody {
 }
 
 export { install } from "./live_kit.ts";
-export { essenceOf } from "./media_type.ts";
+export { blobTypeOf, essenceOf } from "./media_type.ts";
 
 /** The data of a live body of `type`. */
 export function openStream(type: StreamType, live: LiveBody): unknown {
