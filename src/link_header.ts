@@ -30,6 +30,9 @@ export function parseLinkHeader(
   const links = new Map<string, string>();
   if (value === null) return links;
   const unresolved = new Map<string, string>();
+  // The spelling of `base` that anchors are compared with, made once: a
+  // header may hold thousands of anchors, and `base` a long query.
+  let home: string | undefined;
   let i = 0;
   const n = value.length;
   while (i < n) {
@@ -67,7 +70,10 @@ export function parseLinkHeader(
       if (name === "anchor" && anchor === undefined) anchor = paramValue;
     }
     if (rels === undefined) continue;
-    if (anchor !== undefined && !isAbout(anchor, base)) continue;
+    if (anchor !== undefined) {
+      home ??= samePage(base);
+      if (!isAbout(anchor, base, home)) continue;
+    }
     let resolved: string;
     try {
       resolved = new URL(target, base).href;
@@ -107,13 +113,14 @@ function readValue(value: string, i: number): [string, number] {
 }
 
 /**
- * True when `anchor` names `base`: the link is about it (RFC 8288, 3.2).
- * Compared as pages are, so that an anchor spelt another way (escapes in
- * another form, the query's parameters in another order) names it too.
+ * True when `anchor` names `base`, whose spelling is `home`: the link is
+ * about it (RFC 8288, 3.2). Compared as pages are, so that an anchor spelt
+ * another way (escapes in another form, the query's parameters in another
+ * order) names it too.
  */
-function isAbout(anchor: string, base: string): boolean {
+function isAbout(anchor: string, base: string, home: string): boolean {
   try {
-    return samePage(new URL(anchor, base).href) === samePage(base);
+    return samePage(new URL(anchor, base).href) === home;
   } catch {
     return false;
   }

@@ -176,3 +176,31 @@ Deno.test("parseLinkHeader() reads a link with any number of relation types", ()
   assertEquals(links.get("next"), "https://api.test/v1/items?page=2");
   assertEquals(links.size, 2);
 });
+
+Deno.test("parseLinkHeader() spells the base once however many links are anchored", () => {
+  // A server that links to a page with a long query, then lists thousands
+  // of anchored links: spelling the base for each would sort its query's
+  // parameters thousands of times (a minute of work in one header). The
+  // work is counted, not timed: each spelling of a query sorts it once.
+  const query = Array.from({ length: 100 }, (_, i) => `k${99 - i}=${i}`);
+  const base = `https://api.test/v1/items?${query.join("&")}`;
+  const header = Array.from(
+    { length: 1_000 },
+    (_, i) => `</z${i}>; rel="item"; anchor="/y${i}"`,
+  ).join(", ") + ', <?page=2>; rel="next"';
+  const sort = Array.prototype.sort;
+  let sorts = 0;
+  Array.prototype.sort = function (this: unknown[], ...args) {
+    sorts++;
+    return sort.apply(this, args as Parameters<typeof sort>);
+  };
+  let links;
+  try {
+    links = parseLinkHeader(header, base);
+  } finally {
+    Array.prototype.sort = sort;
+  }
+  assertEquals(links.get("next"), "https://api.test/v1/items?page=2");
+  assertEquals(links.size, 1);
+  assertEquals(sorts, 1);
+});
