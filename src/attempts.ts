@@ -37,11 +37,11 @@ import {
   attemptInit,
   send,
   sourceOf,
-  streamRequest,
   Unloaded,
   uploaded,
   uploadOf,
 } from "./send.ts";
+import { streamRequest } from "./stream_request.ts";
 import type { RetryPolicy } from "./retry.ts";
 import type { SourcePipe } from "./source_pipe.ts";
 

@@ -25,6 +25,7 @@ import { noteSent } from "./http_error.ts";
 import { readOutcome } from "./outcome.ts";
 import type { SendOutcome } from "./result.ts";
 import { sourceOf } from "./send.ts";
+import { isMadeFirst } from "./stream_request.ts";
 import { owns } from "./object.ts";
 
 /**
@@ -66,15 +67,15 @@ export function attemptAll(exchange: Exchange): Promise<SendOutcome> {
 
 /**
  * True for an exchange whose first attempt is only `fetch` and a read: no
- * hook, no counted upload or stream body (each needs a request made for
- * it), no attempt deadline of its own, and a deadline not yet passed.
+ * hook, no counted upload, stream body or blob of a class with its own
+ * `stream()` (each needs a request made for it), no attempt deadline of its own, and a deadline not yet passed.
  */
 function isPlain(exchange: Exchange): boolean {
   const { init } = exchange;
   return exchange.hooks === undefined &&
     exchange.onUploadProgress === undefined &&
     attemptLimit(exchange) === undefined &&
-    !(init.body instanceof ReadableStream) &&
+    !isMadeFirst(init.body) &&
     exchange.deadline.reason === undefined;
 }
 

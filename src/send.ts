@@ -259,25 +259,6 @@ export function sourceOf(
   return { platform, direct, deadline, cloned: !own };
 }
 
-/**
- * The request of a caller's stream body that no hook sees, made here and
- * sent as it is: the platform refuses a stream that was read from already,
- * which is the caller's to fix, not a network failure, and nothing tells
- * such a stream without making a body of it. So is a counted upload's to a
- * custom `fetch`, which may send no web stream (`node-fetch`: "[object
- * ReadableStream]") and is then given bytes (`sendRequest`); else none.
- */
-export function streamRequest(
-  exchange: Exchange,
-  init: RequestInit,
-  upload: Upload | undefined,
-): Request | undefined {
-  const made = upload === undefined
-    ? init.body instanceof ReadableStream
-    : !isPlatform(exchange.fetch);
-  return made ? makeRequest(exchange, init) : undefined;
-}
-
 /** A body but a blob or a stream, serialised as `fetch` serialises it. */
 function serialised(exchange: Exchange, body: BodyInit): Response {
   try {

@@ -1,8 +1,8 @@
 /**
  * Request bodies as a careless caller gives them: views of a buffer that
- * changed size under them. Bytes that cannot be sent are a
- * `GrabValidationError` before any request, never a network failure and
- * never an empty body in their place.
+ * changed size under them, blobs whose class cannot stream them. Bytes that
+ * cannot be sent are a `GrabValidationError` before any request, never a
+ * network failure and never an empty body in their place.
  *
  * @module
  */
@@ -167,4 +167,58 @@ Deno.test("a string body with a lone surrogate is refused before any request", a
       );
     },
   );
+});
+
+/** A blob of a class whose own `stream()`, which `fetch` calls, throws. */
+class ThrowingBlob extends Blob {
+  override stream(): ReadableStream<Uint8Array<ArrayBuffer>> {
+    throw new Error("the blob cannot be read");
+  }
+}
+
+Deno.test("a blob whose stream() throws is refused before any request", async (t) => {
+  await using server = echoServer();
+  const grab = createGrab(server.url, {
+    retry: { limit: 2, backoff: () => 0 },
+  });
+  const ways = BODY_WAYS.filter(([, options]) => !options.onUploadProgress);
+  // POST is sent as given; PUT, retried, is held for its attempts.
+  for (const method of ["POST", "PUT"] as const) {
+    for (const [way, options] of ways) {
+      await t.step(`${method} (${way})`, async () => {
+        const body = new ThrowingBlob(["abc"]);
+        const error = await assertRejects(
+          () => grab(`${method} /blob`, { ...options, body }),
+          GrabValidationError,
+        );
+        assertStringIncludes(error.message, "the blob cannot be read");
+      });
+    }
+  }
+  await t.step("Call.send", async () => {
+    const body = new ThrowingBlob(["abc"]);
+    await assertRejects(
+      () => new Call("POST /blob", server.url).send({ body }),
+      GrabValidationError,
+    );
+  });
+
+  await t.step("nothing reached the server", () => {
+    assertEquals(server.requests.length, 0);
+  });
+});
+
+Deno.test("a blob whose class hands out one stream is sent whole", async () => {
+  await using server = echoServer();
+  const grab = createGrab(server.url, { retry: 0 });
+  class OneStream extends Blob {
+    #stream = new Blob(["abc"]).stream();
+    override stream(): ReadableStream<Uint8Array<ArrayBuffer>> {
+      return this.#stream;
+    }
+  }
+  const body = new OneStream(["abc"]);
+  const [data, error] = await grab("POST /blob", { body });
+  assertEquals(error, null);
+  assertEquals(data, { length: "3", hex: "616263" });
 });
