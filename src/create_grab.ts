@@ -15,6 +15,7 @@ import type { GrabCallOptions } from "./call_options.ts";
 import type { GrabOptions } from "./options.ts";
 import { type Resolved, resolveFactory, resolveOptions } from "./resolve.ts";
 import { NO_OPTIONS } from "./read_options.ts";
+import { keptHome } from "./hook_chain.ts";
 import { trustedOriginSet } from "./trusted_origins.ts";
 import { baseText, type UrlTemplate } from "./url.ts";
 import type { FactoryType, Grab } from "./grab_types.ts";
@@ -82,7 +83,7 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
   baseURL?: string | URL,
   options?: O | null,
 ): Grab<FactoryType<O>> {
-  const factory = resolveFactory(options ?? {});
+  const checked = resolveFactory(options ?? {});
   // A URL object is read once, here: the caller may change it afterwards,
   // and the endpoints parsed before and after would disagree.
   const base = baseText(baseURL);
@@ -90,12 +91,14 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
   const baseOrigin = base === undefined
     ? undefined
     : templateOf(new Call("GET /", base)).origin;
-  const trusted = trustedOriginSet(factory.options.trustedOrigins);
-  const calls = endpointCache(
-    base,
-    (origin) =>
-      baseOrigin === undefined || origin === baseOrigin || trusted.has(origin),
-  );
+  const trusted = trustedOriginSet(checked.options.trustedOrigins);
+  const trusts = (origin: string) =>
+    baseOrigin === undefined || origin === baseOrigin || trusted.has(origin);
+  const calls = endpointCache(base, trusts);
+  // Its hooks after a request is sent go only where its headers go.
+  const factory = baseOrigin === undefined
+    ? checked
+    : { ...checked, hooks: keptHome(checked.hooks, trusts) };
 
   function grab(
     endpoint: string,

@@ -41,6 +41,42 @@ export function combineHooks(
   return out;
 }
 
+/**
+ * A factory's hooks kept to the origins it trusts: its `afterResponse` and
+ * `beforeRetry` are not called for a request that a `beforeRequest` hook
+ * sent to another origin, where its headers do not go either (a token
+ * refresh would send its fresh token there).
+ */
+export function keptHome(
+  hooks: Hooks | null | undefined,
+  trusts: (origin: string) => boolean,
+): Hooks | undefined {
+  if (hooks === undefined || hooks === null) return undefined;
+  const { beforeRequest, afterResponse, beforeRetry } = hooks;
+  if (!afterResponse && !beforeRetry) return hooks;
+  const home = (request: Request) => trusts(originOf(request));
+  const out: Hooks = Object.create(null);
+  if (beforeRequest) out.beforeRequest = beforeRequest;
+  if (afterResponse) {
+    out.afterResponse = (request, response) =>
+      home(request) ? afterResponse(request, response) : undefined;
+  }
+  if (beforeRetry) {
+    out.beforeRetry = (info) =>
+      home(info.request) ? beforeRetry(info) : undefined;
+  }
+  return out;
+}
+
+/** The origin of a request; none when its URL cannot be read. */
+function originOf(request: Request): string {
+  try {
+    return new URL(request.url).origin;
+  } catch {
+    return "";
+  }
+}
+
 function chain<T>(a: T | undefined, b: T | undefined): T[] | undefined {
   if (a === undefined) return b === undefined ? undefined : [b];
   return b === undefined ? [a] : [a, b];

@@ -54,9 +54,10 @@ export interface Hooks {
    * used or locked by a reader cannot be sent, and rejects the grab with a
    * `TypeError`. A request it replaced is let go once the one it returned is
    * sent: a stream body that one does not carry is cancelled.
-   * Trust is decided by the endpoint's URL: a replacement for another origin
-   * carries what it was made with (`new Request(url, request)` copies the
-   * factory's headers), and the factory's `afterResponse` still runs for it.
+   * A replacement for another origin carries what it was made with
+   * (`new Request(url, request)` copies the factory's headers); a factory's
+   * `afterResponse` and `beforeRetry` are not called for it unless that
+   * origin is trusted.
    * @default {undefined}
    *
    * @example A request ID on every attempt

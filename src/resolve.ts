@@ -37,6 +37,8 @@ export interface Factory {
   headers: HeaderRecord | undefined;
   /** Its header function, called per request. */
   headerFunction: HeaderFunction | undefined;
+  /** Its hooks, as read once. */
+  hooks: Hooks | undefined;
 }
 
 /** Every option of one grab, decided. */
@@ -117,6 +119,7 @@ export function resolveFactory(given: GrabOptions): Factory {
     options,
     headers,
     headerFunction: typeof source === "function" ? source : undefined,
+    hooks: options.hooks ?? undefined,
   };
 }
 
@@ -128,6 +131,7 @@ export const NO_FACTORY: Factory = Object.freeze({
   options: NO_OPTIONS,
   headers: undefined,
   headerFunction: undefined,
+  hooks: undefined,
 });
 
 /**
@@ -254,7 +258,7 @@ function resolved(
     // Factory hooks belong to the factory, like its headers: they run only
     // for the origins its headers go to.
     hooks: combineHooks(
-      trusted ? f.hooks ?? undefined : undefined,
+      trustedFactory?.hooks,
       call.hooks ?? undefined,
     ),
     fetch: call.fetch ?? f.fetch ?? globalThis.fetch,

@@ -144,6 +144,57 @@ Deno.test("factory headers and hooks stay on the trusted origins", async (t) => 
     },
   );
 
+  for (const trust of ["untrusted", "trusted"]) {
+    await t.step(
+      `a call hook's request to ${
+        trust === "trusted" ? "a" : "an"
+      } ${trust} origin: the factory's afterResponse runs only where trusted`,
+      async () => {
+        const { grab, state } = refreshingFactory(a.url, {
+          trustedOrigins: trust === "trusted" ? [b.url] : [],
+        });
+        const before = b.requests.length;
+        const result = await settles(
+          grab("GET /me", {
+            hooks: { beforeRequest: () => new Request(`${b.url}/me`) },
+          }),
+        );
+        const seen = b.requests.slice(before);
+        assertEquals(secrets(seen[0]!), {}, "the hook's request sent bare");
+        if (trust === "trusted") {
+          assertEquals(assertOk(result), { me: "ok" });
+          assertEquals(seen[1]!.headers.get("authorization"), "Bearer fresh");
+          return;
+        }
+        assertHttp(result, 401);
+        assertEquals(seen.length, 1, "no repeat with the fresh token");
+        assertEquals(state.refreshes, 0, "afterResponse did not run");
+      },
+    );
+  }
+
+  await t.step(
+    "a call hook's request to another origin: the factory's beforeRetry is not called",
+    async () => {
+      await using home = startServer(() => json({}, { status: 503 }));
+      await using away = startServer(() => json({}, { status: 503 }));
+      const retries: string[] = [];
+      const grab = createGrab(home.url, {
+        retry: { limit: 1, backoff: () => 0 },
+        hooks: { beforeRetry: ({ request }) => void retries.push(request.url) },
+      });
+      assertHttp(await settles(grab("GET /")), 503);
+      const result = await settles(
+        grab("GET /", {
+          hooks: { beforeRequest: () => new Request(`${away.url}/`) },
+        }),
+      );
+      assertHttp(result, 503);
+      assertEquals(away.requests.length, 2, "retried once");
+      assertEquals(retries, [`${home.url}/`], "called at home only");
+    },
+  );
+
   await t.step("call headers and call hooks reach any origin", async () => {
     const { grab, state } = refreshingFactory(a.url);
     let callHooks = 0;
