@@ -13,9 +13,9 @@ import { samePage } from "./page_spelling.ts";
  * A link whose `anchor` names another resource than `base` is not about it,
  * and is left out. A target that is no URL is listed as written, for the
  * caller to refuse, when no link of the type is a URL. Other malformed parts
- * are skipped. Any number of relation
- * types is read: they are never spread into a call, which takes only so
- * many arguments.
+ * are skipped. Any number of relation types is read: they are never spread
+ * into a call, which takes only so many arguments. With `only`, just the
+ * first link of that type is looked for, and no other link is resolved.
  *
  * @example
  * ```ts ignore
@@ -26,6 +26,7 @@ import { samePage } from "./page_spelling.ts";
 export function parseLinkHeader(
   value: string | null,
   base: string,
+  only?: string,
 ): Map<string, string> {
   const links = new Map<string, string>();
   if (value === null) return links;
@@ -41,35 +42,18 @@ export function parseLinkHeader(
     const close = value.indexOf(">", open + 1);
     if (close === -1) break;
     const target = value.slice(open + 1, close).trim();
-    i = close + 1;
-    // Only the first `rel` counts, one without relation types too (RFC
-    // 8288, 3.3).
-    let rels: string[] | undefined;
-    let anchor: string | undefined;
-    // Parameters until the next comma outside quotes.
-    while (i < n) {
-      while (i < n && (value[i] === " " || value[i] === "\t")) i++;
-      if (value[i] === ",") {
-        i++;
-        break;
-      }
-      if (value[i] !== ";") {
-        i++;
-        continue;
-      }
-      i++;
-      const eq = /^\s*([^=;,\s]+)\s*(=\s*)?/.exec(value.slice(i));
-      if (eq === null) continue;
-      const name = eq[1]!.toLowerCase();
-      i += eq[0].length;
-      let paramValue = "";
-      if (eq[2] !== undefined) [paramValue, i] = readValue(value, i);
-      if (name === "rel" && rels === undefined) {
-        rels = paramValue.toLowerCase().split(/\s+/).filter(Boolean);
-      }
-      if (name === "anchor" && anchor === undefined) anchor = paramValue;
-    }
+    const [rels, anchor, end] = readParams(value, close + 1);
+    i = end;
     if (rels === undefined) continue;
+    // Only links of a type still to be found are resolved: a header may list
+    // thousands, each resolved against a `base` that may be long.
+    if (
+      only === undefined
+        ? rels.every((rel) => links.has(rel))
+        : !rels.includes(only)
+    ) {
+      continue;
+    }
     if (anchor !== undefined) {
       home ??= samePage(base);
       if (!isAbout(anchor, base, home)) continue;
@@ -86,11 +70,46 @@ export function parseLinkHeader(
       continue;
     }
     for (const rel of rels) if (!links.has(rel)) links.set(rel, resolved);
+    if (only !== undefined) return new Map([[only, resolved]]);
   }
   for (const [rel, target] of unresolved) {
     if (!links.has(rel)) links.set(rel, target);
   }
   return links;
+}
+
+/**
+ * The relation types and the anchor of the link whose parameters start at
+ * `i`, and where they end: at the next comma outside quotes. Only the first
+ * `rel` counts, one without relation types too (RFC 8288, 3.3).
+ */
+function readParams(
+  value: string,
+  i: number,
+): [string[] | undefined, string | undefined, number] {
+  const n = value.length;
+  let rels: string[] | undefined;
+  let anchor: string | undefined;
+  while (i < n) {
+    while (i < n && (value[i] === " " || value[i] === "\t")) i++;
+    if (value[i] === ",") return [rels, anchor, i + 1];
+    if (value[i] !== ";") {
+      i++;
+      continue;
+    }
+    i++;
+    const eq = /^\s*([^=;,\s]+)\s*(=\s*)?/.exec(value.slice(i));
+    if (eq === null) continue;
+    const name = eq[1]!.toLowerCase();
+    i += eq[0].length;
+    let paramValue = "";
+    if (eq[2] !== undefined) [paramValue, i] = readValue(value, i);
+    if (name === "rel" && rels === undefined) {
+      rels = paramValue.toLowerCase().split(/\s+/).filter(Boolean);
+    }
+    if (name === "anchor" && anchor === undefined) anchor = paramValue;
+  }
+  return [rels, anchor, i];
 }
 
 /**

@@ -39,7 +39,8 @@ export function nextLink(
 ): URL | string | undefined {
   let href: unknown;
   if (links === undefined || !Object.hasOwn(links, "next")) {
-    href = parseLinkHeader(headers.get("link"), base).get("next");
+    href = parseLinkHeader(headers.get("link"), base, "next")
+      .get("next");
   } else {
     const link = links["next"];
     if (link === null) return undefined;

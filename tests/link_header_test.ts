@@ -204,3 +204,30 @@ Deno.test("parseLinkHeader() spells the base once however many links are anchore
   assertEquals(links.size, 1);
   assertEquals(sorts, 1);
 });
+
+Deno.test("parseLinkHeader() resolves no link of another type than the one asked for", () => {
+  // A server may list thousands of links, each of its own type and each
+  // anchored: resolving each against a long base is work nobody asked for.
+  // The work is counted, not timed: each resolution makes a URL.
+  const base = `https://api.test/v1/items?${"k=v&".repeat(100)}`;
+  const header = Array.from(
+    { length: 1_000 },
+    (_, i) => `</z${i}>; rel="item${i}"; anchor="/y${i}"`,
+  ).join(", ") + ', <?page=2>; rel="next", <?page=3>; rel="next"';
+  const Platform = URL;
+  let made = 0;
+  globalThis.URL = class extends Platform {
+    constructor(url: string | URL, base?: string | URL) {
+      super(url, base);
+      made++;
+    }
+  };
+  let links;
+  try {
+    links = parseLinkHeader(header, base, "next");
+  } finally {
+    globalThis.URL = Platform;
+  }
+  assertEquals([...links], [["next", "https://api.test/v1/items?page=2"]]);
+  assertEquals(made, 1);
+});
