@@ -68,7 +68,8 @@ export function attemptAll(exchange: Exchange): Promise<SendOutcome> {
 /**
  * True for an exchange whose first attempt is only `fetch` and a read: no
  * hook, no counted upload, stream body or blob of a class with its own
- * `stream()` (each needs a request made for it), no attempt deadline of its own, and a deadline not yet passed.
+ * `stream()` (each needs a request made for it), no attempt deadline of its
+ * own, and a deadline not yet passed.
  */
 function isPlain(exchange: Exchange): boolean {
   const { init } = exchange;
