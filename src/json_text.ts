@@ -11,7 +11,7 @@ import {
   convertKey,
   mayHaveClashed,
 } from "./casing.ts";
-import { clashIn, KeyClash } from "./convert_keys.ts";
+import { clashIn, convertKeys, KeyClash } from "./convert_keys.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { findNonJsonValues, TOO_LARGE_TO_WRITE } from "./json_value.ts";
 import { emptyFormOf, isInvalidDate, unboxedNumber } from "./json_loss.ts";
@@ -76,11 +76,11 @@ export function toJson(
   if (failure instanceof RangeError) {
     // The replacer costs stack of its own: it overflowed near 3,000 levels
     // of arrays, which JSON writes without one (the walk stops past 10,000).
-    // Without casing the body goes without it, read once more as JSON
-    // writes it: that copy is checked and sent, not a getter or toJSON's
-    // next answer, unchecked.
-    const plain = casing === "none" ? plainJson(value) : undefined;
-    return plain ?? [{ path: "", message: TOO_LARGE_TO_WRITE }];
+    // The body goes without it, read once more as JSON writes it, its keys
+    // renamed without recursion: that copy is checked and sent, not a
+    // getter or toJSON's next answer, unchecked.
+    return plainJson(value, casing) ??
+      [{ path: "", message: TOO_LARGE_TO_WRITE }];
   }
   const why = failure instanceof Error
     ? failure.message
@@ -89,16 +89,20 @@ export function toJson(
 }
 
 /**
- * `JSON.stringify` without a replacer of the body's JSON form, or the
- * issues found in that form; `undefined` where it cannot be read or written.
+ * `JSON.stringify` without a replacer of the body's JSON form, its keys in
+ * `casing`, or the issues found in that form; `undefined` where it cannot be
+ * read or written.
  */
-function plainJson(value: unknown): string | ValidationIssue[] | undefined {
+function plainJson(
+  value: unknown,
+  casing: Casing,
+): string | ValidationIssue[] | undefined {
   const form = jsonForm(value);
   if (typeof form === "symbol") return undefined;
-  const issues = findNonJsonValues(form, "", { callToJSON: true });
+  const issues = findNonJsonValues(form, "", { callToJSON: true, casing });
   if (issues.length > 0) return issues;
   try {
-    return JSON.stringify(form);
+    return JSON.stringify(convertKeys(form, casing));
   } catch {
     return undefined;
   }

@@ -124,6 +124,52 @@ Deno.test("a JSON body nested as deep as JSON writes it is sent as JSON writes i
   }
 });
 
+Deno.test("casing: a JSON body nested as deep as JSON writes it is sent with its keys renamed", async (t) => {
+  await using server = startServer((_request, seen) =>
+    json({ sent: seen.body })
+  );
+  const grab = createGrab(server.url, { retry: 0, casing: "camelCase" });
+  const bodies: [string, unknown, unknown][] = [
+    [
+      "arrays",
+      nest(5_000, (inner) => [inner]),
+      nest(5_000, (inner) => [inner]),
+    ],
+    [
+      "objects",
+      nest(8_000, (inner) => ({ nextItem: inner })),
+      nest(8_000, (inner) => ({ next_item: inner })),
+    ],
+    [
+      "objects in arrays",
+      nest(4_000, (inner) => ({ nextItem: [inner] })),
+      nest(4_000, (inner) => ({ next_item: [inner] })),
+    ],
+  ];
+  for (const [label, body, wire] of bodies) {
+    await t.step(label, async () => {
+      const [data, error] = await grab("POST /deep", { body });
+      assertEquals(error, null);
+      assertEquals(data, { sent: JSON.stringify(wire) });
+    });
+  }
+
+  await t.step("two keys that become one, deep down: refused", async () => {
+    const body = nest(8_000, (inner) => ({ nextItem: inner }));
+    let bottom = body as Record<string, unknown>;
+    while (typeof bottom.nextItem === "object") {
+      bottom = bottom.nextItem as Record<string, unknown>;
+    }
+    bottom.next_item = 2;
+    const error = await assertRejects(
+      () => grab("POST /deep", { body }),
+      GrabValidationError,
+    );
+    assertStringIncludes(error.message, '"nextItem" and "next_item"');
+  });
+  assertEquals(server.requests.length, 3);
+});
+
 /** A value nested `depth` levels deep around the number 1. */
 function nest(depth: number, wrap: (inner: unknown) => unknown): unknown {
   let value: unknown = 1;
