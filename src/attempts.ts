@@ -196,7 +196,10 @@ async function attemptWithin(
   }
   const next = plan.retry;
   let sent = request;
-  if (request !== undefined && hooks?.afterResponse) {
+  // `afterResponse`, and `beforeRetry` when a retry may follow, see the
+  // request unsent, its body there to read.
+  const unsent = hooks?.afterResponse || (hooks?.beforeRetry && next !== 0);
+  if (request !== undefined && unsent) {
     [sent, request] = pairForHooks(exchange, attempt, request);
   }
   plan.sent = request;

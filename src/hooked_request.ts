@@ -1,7 +1,7 @@
 /**
  * The request of an attempt that has hooks: as `beforeRequest` leaves it,
  * the requests it replaced held until `fetch` has taken it, and the copy
- * an `afterResponse` hook sees unsent.
+ * an `afterResponse` or `beforeRetry` hook sees unsent.
  *
  * @module
  */
@@ -64,9 +64,10 @@ function usedBody(): TypeError {
 
 /**
  * The request to send and the one the hooks see unsent, so that
- * `afterResponse` can build a repeat of it (a token refresh) even when it
- * has a body. A replayable body that no `beforeRequest` hook could change
- * is made again from the exchange: a clone would tee it, and hold every
+ * `afterResponse` can build a repeat of it (a token refresh), and
+ * `beforeRetry` read what failed, even when it has a body. A replayable
+ * body that no `beforeRequest` hook could change is made again from the
+ * exchange: a clone would tee it, and hold every
  * byte sent until the hook is done. A stream body is not kept at all: the
  * hook sees the request as sent, its body used, as no retry could send it
  * again either.

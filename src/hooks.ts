@@ -109,7 +109,8 @@ export interface Hooks {
    * (its message that attempt's alone, without the count of attempts the
    * last failure gives), `statusCode` after a retryable status; `delay` is the
    * wait in milliseconds.
-   * `request` is the attempt that failed, to look at: the retry is made
+   * `request` is the attempt that failed, to look at, unsent as
+   * `afterResponse` has it (its body there to read): the retry is made
    * afresh, so a change to it is not sent; change each attempt in
    * `beforeRequest`, which runs before every one.
    * @default {undefined}

@@ -6,8 +6,9 @@
  */
 
 import { assertEquals } from "@std/assert";
-import createGrab from "../mod.ts";
+import createGrab, { type Hooks } from "../mod.ts";
 import { CHANGED_BODIES } from "./_changes.ts";
+import { startFaultServer } from "./_faults.ts";
 import { json, startServer } from "./_server.ts";
 
 /** Answers 503 twice per path, then 200; each request's body is kept. */
@@ -127,4 +128,46 @@ Deno.test("a factory header function is called once per grab: every retry carrie
     server.requests.map((r) => r.headers.get("idempotency-key")),
     ["key-1", "key-1", "key-1"],
   );
+});
+
+Deno.test("beforeRetry is given the failed attempt's request with its body unread", async (t) => {
+  const cases: [string, Hooks][] = [
+    ["beforeRetry alone", {}],
+    ["with a beforeRequest hook", { beforeRequest: () => {} }],
+    ["with an afterResponse hook", { afterResponse: () => {} }],
+  ];
+  for (const [name, hooks] of cases) {
+    await t.step(`after a 503, ${name}`, async () => {
+      await using server = flakyServer();
+      const bodies: unknown[] = [];
+      const grab = createGrab(server.url, { retry: { backoff: () => 0 } });
+      const [data] = await grab("PUT /items/1", {
+        body: { name: "AAAA" },
+        hooks: {
+          ...hooks,
+          beforeRetry: async ({ request }) => {
+            bodies.push(await request.json());
+          },
+        },
+      });
+      assertEquals(data, { n: 3 });
+      assertEquals(bodies, [{ name: "AAAA" }, { name: "AAAA" }]);
+    });
+  }
+  await t.step("after a network failure", async () => {
+    await using server = startFaultServer(async () => {});
+    const bodies: string[] = [];
+    const grab = createGrab(server.url, { retry: { backoff: () => 0 } });
+    const [, error] = await grab("PUT /items/1", {
+      body: "AAAA",
+      hooks: {
+        beforeRetry: async ({ request }) => {
+          bodies.push(await request.text());
+        },
+      },
+    });
+    assertEquals(error?.name, "GrabTransportError");
+    assertEquals(server.requests.length, 3);
+    assertEquals(bodies, ["AAAA", "AAAA"]);
+  });
 });
