@@ -8,9 +8,11 @@
  * @module
  */
 
+import type * as body from "./body.ts";
 import type * as chunk from "./chunk.ts";
 import type * as clock from "./clock.ts";
 import type * as convertKeys_ from "./convert_keys.ts";
+import type * as httpError from "./http_error.ts";
 import type * as object from "./object.ts";
 import type * as platformResponse from "./platform_response.ts";
 import type * as progress from "./progress.ts";
@@ -39,6 +41,11 @@ export type LiveKit = readonly [
   startTimer: typeof clock.startTimer,
   nextTurn: typeof clock.nextTurn,
   owns: typeof object.owns,
+  cancelSettles: typeof body.cancelSettles,
+  answeredAt: typeof platformResponse.answeredAt,
+  headerOf: typeof platformResponse.headerOf,
+  quoted: typeof httpError.quoted,
+  liveFailure: typeof transportError.liveFailure,
 ];
 
 /** A pacer, as a type; the class is {@linkcode Pacer}. */
@@ -60,6 +67,11 @@ export let clockOf: typeof clock.clockOf;
 export let startTimer: typeof clock.startTimer;
 export let nextTurn: typeof clock.nextTurn;
 export let owns: typeof object.owns;
+export let cancelSettles: typeof body.cancelSettles;
+export let answeredAt: typeof platformResponse.answeredAt;
+export let headerOf: typeof platformResponse.headerOf;
+export let quoted: typeof httpError.quoted;
+export let liveFailure: typeof transportError.liveFailure;
 
 /** Takes the core's helpers; called once, before a live body is opened. */
 export function install(kit: LiveKit): void {
@@ -80,5 +92,10 @@ export function install(kit: LiveKit): void {
     startTimer,
     nextTurn,
     owns,
+    cancelSettles,
+    answeredAt,
+    headerOf,
+    quoted,
+    liveFailure,
   ] = kit;
 }

@@ -6,12 +6,15 @@
  * @module
  */
 
-import { cancelSettles } from "./body.ts";
 import type { Reading } from "./outcome.ts";
-import { answeredAt, headerOf } from "./platform_response.ts";
-import { quoted } from "./http_error.ts";
 import type { StreamType } from "./response_type.ts";
-import { liveFailure } from "./transport_error.ts";
+import {
+  answeredAt,
+  cancelSettles,
+  headerOf,
+  liveFailure,
+  quoted,
+} from "./live_kit.ts";
 
 /**
  * Opens a live body: the grab settles now, so its timeout stops counting,

@@ -28,7 +28,6 @@ import {
 } from "./platform_response.ts";
 import { type Deadline, PASSED } from "./deadline.ts";
 import type { GrabTransportError, TransportErrorKind } from "./errors.ts";
-import { notEventStream, openLive } from "./live_open.ts";
 import {
   attemptTimeoutMessage,
   notJsonMessage,
@@ -164,6 +163,7 @@ async function handOver(
     }
     // Ended between the head and now (a hook, a progress callback).
     if (source.deadline.reason === undefined) {
+      const { notEventStream, openLive } = reading.read.streams!;
       const refused = type === "sse" ? notEventStream(reading) : undefined;
       if (refused === undefined) {
         return respond(reading, openLive(reading, type), false);

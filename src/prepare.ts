@@ -16,13 +16,19 @@ import { isLive } from "./response_type.ts";
 import { unreadable } from "./thrown.ts";
 import type { Resolved } from "./resolve.ts";
 import { CallbackError, overTotal, tellProgress, totalOf } from "./progress.ts";
-import { bodyOf } from "./platform_response.ts";
+import { answeredAt, bodyOf, headerOf } from "./platform_response.ts";
+import { cancelSettles } from "./body.ts";
+import { quoted } from "./http_error.ts";
 import { Pacer, toPlainBytes } from "./chunk.ts";
 import { clockOf, nextTurn, startTimer } from "./clock.ts";
 import { owns } from "./object.ts";
 import { convertKeys, KeyClash } from "./convert_keys.ts";
 import { validateWithin } from "./schema.ts";
-import { brokenBodyMessage, tooLargeMessage } from "./transport_error.ts";
+import {
+  brokenBodyMessage,
+  liveFailure,
+  tooLargeMessage,
+} from "./transport_error.ts";
 
 const streams = lazy<Streams>(() =>
   import("./streams.ts").then((module) => {
@@ -43,6 +49,11 @@ const streams = lazy<Streams>(() =>
       startTimer,
       nextTurn,
       owns,
+      cancelSettles,
+      answeredAt,
+      headerOf,
+      quoted,
+      liveFailure,
     ]);
     return module;
   })

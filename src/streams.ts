@@ -51,6 +51,7 @@ export interface LiveBody {
 
 export { install } from "./live_kit.ts";
 export { blobTypeOf, essenceOf } from "./media_type.ts";
+export { notEventStream, openLive } from "./live_open.ts";
 
 /** The data of a live body of `type`. */
 export function openStream(type: StreamType, live: LiveBody): unknown {

@@ -172,10 +172,14 @@ Deno.test("a program without --allow-read loads the modules grab loads on first 
   }
 });
 
-Deno.test("the modules grab loads on first use import no module the core imports", async () => {
-  // A bundle split into chunks puts a module both import in a chunk of its
-  // own, which a JSON-only program then loads as well: what they need of
-  // the core is handed to them as they load (type imports aside).
+/**
+ * The modules `mod.ts` imports statically (the core), and the modules it
+ * loads on first use, each with what it imports statically.
+ */
+async function moduleGraph(): Promise<{
+  core: Set<string>;
+  lazy: Map<string, Set<string>>;
+}> {
   const info = await deno(["info", "--json", "mod.ts"]);
   assert(info.success, info.stderr);
   const graph = JSON.parse(info.stdout) as {
@@ -189,25 +193,43 @@ Deno.test("the modules grab loads on first use import no module the core imports
     }[];
   };
   const modules = new Map(graph.modules.map((m) => [m.specifier, m]));
-  const lazy: string[] = [];
+  const roots: string[] = [];
   const reach = (root: string): Set<string> => {
     const seen = new Set([root]);
     for (const specifier of seen) {
       for (const dependency of modules.get(specifier)?.dependencies ?? []) {
         const target = dependency.code?.specifier;
         if (target === undefined) continue;
-        if (dependency.isDynamic) lazy.push(target);
+        if (dependency.isDynamic) roots.push(target);
         else seen.add(target);
       }
     }
     return seen;
   };
   const core = reach(graph.roots[0]!);
-  assertEquals(lazy.length, 3, "mod.ts loads three modules on first use");
-  for (const root of lazy) {
-    const shared = [...reach(root)].filter((specifier) => core.has(specifier));
+  const lazy = new Map(roots.map((root) => [root, reach(root)]));
+  return { core, lazy };
+}
+
+Deno.test("the modules grab loads on first use import no module the core imports", async () => {
+  // A bundle split into chunks puts a module both import in a chunk of its
+  // own, which a JSON-only program then loads as well: what they need of
+  // the core is handed to them as they load (type imports aside).
+  const { core, lazy } = await moduleGraph();
+  assertEquals(lazy.size, 3, "mod.ts loads three modules on first use");
+  for (const [root, reached] of lazy) {
+    const shared = [...reached].filter((specifier) => core.has(specifier));
     assertEquals(shared, [], `${root} imports modules of the core`);
   }
+});
+
+Deno.test("the code that opens a live body is loaded with the live bodies' module", async () => {
+  // A JSON-only program never opens a live body: it does not load the code.
+  const { core, lazy } = await moduleGraph();
+  const opener = new URL("../src/live_open.ts", import.meta.url).href;
+  const streams = new URL("../src/streams.ts", import.meta.url).href;
+  assert(!core.has(opener), "mod.ts imports src/live_open.ts");
+  assert(lazy.get(streams)?.has(opener), "src/streams.ts does not import it");
 });
 
 Deno.test("a program bundled with deno bundle grabs down every lazy path in Deno and Node", async (t) => {
