@@ -7,6 +7,14 @@
 import { samePage } from "./page_spelling.ts";
 
 /**
+ * The most links of a header resolved against its base, which may be as long
+ * as a URL may be: a server's header that lists more (of types still to be
+ * found, each anchored elsewhere or no URL) is read no further, and cannot
+ * hold up the event loop for seconds.
+ */
+const MAX_RESOLVED = 100;
+
+/**
  * Parses a `Link` header into a map from relation type to URL, each target
  * resolved against `base` (RFC 3986). A link with several relation types
  * (`rel="next last"`) is listed under each; the first link of a type wins.
@@ -15,7 +23,8 @@ import { samePage } from "./page_spelling.ts";
  * caller to refuse, when no link of the type is a URL. Other malformed parts
  * are skipped. Any number of relation types is read: they are never spread
  * into a call, which takes only so many arguments. With `only`, just the
- * first link of that type is looked for, and no other link is resolved.
+ * first link of that type is looked for, and no other link is resolved. At
+ * most {@linkcode MAX_RESOLVED} links are resolved.
  *
  * @example
  * ```ts ignore
@@ -34,6 +43,7 @@ export function parseLinkHeader(
   // The spelling of `base` that anchors are compared with, made once: a
   // header may hold thousands of anchors, and `base` a long query.
   let home: string | undefined;
+  let left = MAX_RESOLVED;
   let i = 0;
   const n = value.length;
   while (i < n) {
@@ -54,6 +64,7 @@ export function parseLinkHeader(
     ) {
       continue;
     }
+    if (left-- === 0) break;
     if (anchor !== undefined) {
       home ??= samePage(base);
       if (!isAbout(anchor, base, home)) continue;

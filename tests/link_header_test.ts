@@ -178,14 +178,14 @@ Deno.test("parseLinkHeader() reads a link with any number of relation types", ()
 });
 
 Deno.test("parseLinkHeader() spells the base once however many links are anchored", () => {
-  // A server that links to a page with a long query, then lists thousands
-  // of anchored links: spelling the base for each would sort its query's
-  // parameters thousands of times (a minute of work in one header). The
-  // work is counted, not timed: each spelling of a query sorts it once.
+  // A server that links to a page with a long query, then lists many
+  // anchored links: spelling the base for each would sort its query's
+  // parameters as many times (a minute of work in a header of thousands).
+  // The work is counted, not timed: each spelling of a query sorts it once.
   const query = Array.from({ length: 100 }, (_, i) => `k${99 - i}=${i}`);
   const base = `https://api.test/v1/items?${query.join("&")}`;
   const header = Array.from(
-    { length: 1_000 },
+    { length: 99 },
     (_, i) => `</z${i}>; rel="item"; anchor="/y${i}"`,
   ).join(", ") + ', <?page=2>; rel="next"';
   const sort = Array.prototype.sort;
@@ -205,6 +205,23 @@ Deno.test("parseLinkHeader() spells the base once however many links are anchore
   assertEquals(sorts, 1);
 });
 
+/** What `run` returns, and how many URLs it made. */
+function countingUrls<T>(run: () => T): [T, number] {
+  const Platform = URL;
+  let made = 0;
+  globalThis.URL = class extends Platform {
+    constructor(url: string | URL, base?: string | URL) {
+      made++; // Before the platform may throw: a URL refused counts too.
+      super(url, base);
+    }
+  };
+  try {
+    return [run(), made];
+  } finally {
+    globalThis.URL = Platform;
+  }
+}
+
 Deno.test("parseLinkHeader() resolves no link of another type than the one asked for", () => {
   // A server may list thousands of links, each of its own type and each
   // anchored: resolving each against a long base is work nobody asked for.
@@ -214,20 +231,31 @@ Deno.test("parseLinkHeader() resolves no link of another type than the one asked
     { length: 1_000 },
     (_, i) => `</z${i}>; rel="item${i}"; anchor="/y${i}"`,
   ).join(", ") + ', <?page=2>; rel="next", <?page=3>; rel="next"';
-  const Platform = URL;
-  let made = 0;
-  globalThis.URL = class extends Platform {
-    constructor(url: string | URL, base?: string | URL) {
-      super(url, base);
-      made++;
-    }
-  };
-  let links;
-  try {
-    links = parseLinkHeader(header, base, "next");
-  } finally {
-    globalThis.URL = Platform;
-  }
+  const [links, made] = countingUrls(() =>
+    parseLinkHeader(header, base, "next")
+  );
   assertEquals([...links], [["next", "https://api.test/v1/items?page=2"]]);
   assertEquals(made, 1);
+});
+
+Deno.test("parseLinkHeader() resolves at most 100 links of a header", () => {
+  // Next links each about another page, or each no URL, would each be
+  // resolved against a base as long as a URL may be: seconds of work in one
+  // header of a few hundred KB, which no timer can interrupt.
+  const base = `https://api.test/v1/items?${"k=v&".repeat(100)}`;
+  const cases: [(i: number) => string, string | undefined][] = [
+    // About other pages: none is this page's next link.
+    [(i) => `</z${i}>; rel=next; anchor="/y${i}"`, undefined],
+    // No URL: the first is listed as written, for paginate to refuse.
+    [(i) => `<http://[${i}>; rel=next`, "http://[0"],
+  ];
+  for (const [spell, next] of cases) {
+    const header = Array.from({ length: 1_000 }, (_, i) => spell(i))
+      .join(", ") + ", </last>; rel=next";
+    const [links, made] = countingUrls(() =>
+      parseLinkHeader(header, base, "next")
+    );
+    assertEquals(links.get("next"), next);
+    assertEquals(made <= 100, true, `${made} URLs made`);
+  }
 });
