@@ -15,7 +15,6 @@ import type { GrabCallOptions } from "./call_options.ts";
 import type { GrabOptions } from "./options.ts";
 import { type Resolved, resolveFactory, resolveOptions } from "./resolve.ts";
 import { NO_OPTIONS } from "./read_options.ts";
-import { keptHome } from "./hook_chain.ts";
 import { trustedOriginSet } from "./trusted_origins.ts";
 import { baseText, type UrlTemplate } from "./url.ts";
 import type { FactoryType, Grab } from "./grab_types.ts";
@@ -96,9 +95,7 @@ export function createGrab<const O extends GrabOptions = GrabOptions>(
     baseOrigin === undefined || origin === baseOrigin || trusted.has(origin);
   const calls = endpointCache(base, trusts);
   // Its hooks after a request is sent go only where its headers go.
-  const factory = baseOrigin === undefined
-    ? checked
-    : { ...checked, hooks: keptHome(checked.hooks, trusts) };
+  const factory = baseOrigin === undefined ? checked : { ...checked, trusts };
 
   function grab(
     endpoint: string,

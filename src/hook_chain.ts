@@ -42,21 +42,35 @@ export function combineHooks(
 }
 
 /**
- * A factory's hooks kept to the origins it trusts: its `afterResponse` and
- * `beforeRetry` are not called for a request that a `beforeRequest` hook
- * sent to another origin, where its headers do not go either (a token
- * refresh would send its fresh token there).
+ * A factory's hooks for one grab, kept to the origins it trusts: its
+ * `afterResponse` and `beforeRetry` are not called for a request that a
+ * call's `beforeRequest` hook sent to another origin, where its headers do
+ * not go either (a token refresh would send its fresh token there). The
+ * origin its own `beforeRequest` sends an attempt to (a gateway) is its
+ * choice, and trusted for that attempt. Without `trusts`, every origin is.
  */
 export function keptHome(
-  hooks: Hooks | null | undefined,
-  trusts: (origin: string) => boolean,
+  hooks: Hooks | undefined,
+  trusts: ((origin: string) => boolean) | undefined,
 ): Hooks | undefined {
-  if (hooks === undefined || hooks === null) return undefined;
+  if (hooks === undefined || trusts === undefined) return hooks;
   const { beforeRequest, afterResponse, beforeRetry } = hooks;
   if (!afterResponse && !beforeRetry) return hooks;
-  const home = (request: Request) => trusts(originOf(request));
+  // Where its `beforeRequest` sent this grab's current attempt, if it did.
+  let chosen: string | undefined;
+  const home = (request: Request) => {
+    const origin = originOf(request);
+    return origin === chosen || trusts(origin);
+  };
   const out: Hooks = Object.create(null);
-  if (beforeRequest) out.beforeRequest = beforeRequest;
+  if (beforeRequest) {
+    out.beforeRequest = async (request) => {
+      chosen = undefined;
+      const next = await beforeRequest(request);
+      if (isRequest(next)) chosen = originOf(next) || undefined;
+      return next;
+    };
+  }
   if (afterResponse) {
     out.afterResponse = (request, response) =>
       home(request) ? afterResponse(request, response) : undefined;

@@ -57,7 +57,7 @@ export interface Hooks {
    * A replacement for another origin carries what it was made with
    * (`new Request(url, request)` copies the factory's headers); a factory's
    * `afterResponse` and `beforeRetry` are not called for it unless that
-   * origin is trusted.
+   * origin is trusted or the factory's own `beforeRequest` chose it.
    * @default {undefined}
    *
    * @example A request ID on every attempt

@@ -14,7 +14,7 @@ import type { ValidationIssue } from "./errors.ts";
 import { CREATING, validationError } from "./validation_error.ts";
 import { unreadable } from "./thrown.ts";
 import { type HeaderRecord, mergeHeaders } from "./headers.ts";
-import { combineHooks } from "./hook_chain.ts";
+import { combineHooks, keptHome } from "./hook_chain.ts";
 import type { Hooks } from "./hooks.ts";
 import type { JsonApiOptions } from "./jsonapi/media_type.ts";
 import type { GrabCallOptions } from "./call_options.ts";
@@ -39,6 +39,11 @@ export interface Factory {
   headerFunction: HeaderFunction | undefined;
   /** Its hooks, as read once. */
   hooks: Hooks | undefined;
+  /**
+   * The origins its `afterResponse` and `beforeRetry` run for (see
+   * `keptHome`); `undefined`: every one.
+   */
+  trusts: ((origin: string) => boolean) | undefined;
 }
 
 /** Every option of one grab, decided. */
@@ -120,6 +125,7 @@ export function resolveFactory(given: GrabOptions): Factory {
     headers,
     headerFunction: typeof source === "function" ? source : undefined,
     hooks: options.hooks ?? undefined,
+    trusts: undefined,
   };
 }
 
@@ -132,6 +138,7 @@ export const NO_FACTORY: Factory = Object.freeze({
   headers: undefined,
   headerFunction: undefined,
   hooks: undefined,
+  trusts: undefined,
 });
 
 /**
@@ -258,7 +265,7 @@ function resolved(
     // Factory hooks belong to the factory, like its headers: they run only
     // for the origins its headers go to.
     hooks: combineHooks(
-      trustedFactory?.hooks,
+      keptHome(trustedFactory?.hooks, trustedFactory?.trusts),
       call.hooks ?? undefined,
     ),
     fetch: call.fetch ?? f.fetch ?? globalThis.fetch,

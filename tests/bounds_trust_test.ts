@@ -195,6 +195,44 @@ Deno.test("factory headers and hooks stay on the trusted origins", async (t) => 
     },
   );
 
+  await t.step(
+    "a factory's own beforeRequest sends every request to a gateway: its afterResponse and beforeRetry run there, not where a call hook sends it",
+    async () => {
+      await using gateway = authServer();
+      await using away = startServer(() => json({}, { status: 401 }));
+      const seen = { after: 0, retries: 0 };
+      const grab = createGrab(a.url, {
+        retry: { limit: 1, statusCodes: [401], backoff: () => 0 },
+        timeout: 10_000,
+        hooks: {
+          beforeRequest: (request) =>
+            new Request(
+              `${gateway.url}${new URL(request.url).pathname}`,
+              request,
+            ),
+          afterResponse() {
+            seen.after++;
+          },
+          beforeRetry() {
+            seen.retries++;
+          },
+        },
+      });
+      assertHttp(await settles(grab("GET /me")), 401);
+      assertEquals(gateway.requests.length, 2, "retried at the gateway");
+      assertEquals(seen, { after: 2, retries: 1 }, "run at the gateway");
+      seen.after = seen.retries = 0;
+      const moved = await settles(
+        grab("GET /me", {
+          hooks: { beforeRequest: () => new Request(`${away.url}/me`) },
+        }),
+      );
+      assertHttp(moved, 401);
+      assertEquals(away.requests.length, 2, "retried away");
+      assertEquals(seen, { after: 0, retries: 0 }, "not run away");
+    },
+  );
+
   await t.step("call headers and call hooks reach any origin", async () => {
     const { grab, state } = refreshingFactory(a.url);
     let callHooks = 0;
