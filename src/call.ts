@@ -241,7 +241,7 @@ async function prepareThenAttempt(
         // A module that cannot be loaded (a bundle's chunk not fetched)
         // fails as the network would; the next grab loads it again.
         if (error === PASSED) throw error;
-        const what = "the module of live bodies";
+        const what = "the module of live bodies and blobs";
         return unloadedOutcome(what, call.method, request.href, error);
       }
     }
