@@ -53,7 +53,7 @@ const CONNECTION_SENT = /^[\t ]*(?:close|keep-alive)[\t ]*$/i;
  * Copies `init` into `target` (lower-case names, so a later source replaces an
  * earlier one whatever its case) and returns the problems found. In a list
  * of pairs a name given twice gets both values, comma-joined, as `Headers`
- * joins them; in a record a later key replaces an earlier one of another
+ * joins them (and so do the `Set-Cookie` values of a `Headers`); in a record a later key replaces an earlier one of another
  * case, as a spread (`{ ...base, "content-type": … }`) means it to, and a
  * key whose value is `undefined` removes the name from `target` (and adds
  * it to `unset`, for sources merged below it later). Values are never
@@ -96,8 +96,9 @@ export function mergeHeaders(
     if (join) (given ??= new Set()).add(key);
   };
   if (init instanceof Headers) {
-    // Its names are distinct: it joined them itself.
-    init.forEach((value, name) => add(value, name));
+    // Its names are distinct, as it joined them itself, but `Set-Cookie`,
+    // whose values it gives one by one: joined, as `get` joins them.
+    init.forEach((value, name) => add(value, name, name === "set-cookie"));
   } else if (
     Array.isArray(init) ||
     typeof (init as Partial<Iterable<unknown>>)[Symbol.iterator] === "function"

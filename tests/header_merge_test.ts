@@ -256,3 +256,41 @@ Deno.test("200,000 headers that cannot be sent are each listed, from the factory
   });
   assertStrictEquals(server.requests.length, 0);
 });
+
+Deno.test("a Headers with Set-Cookie given twice sends both values", async (t) => {
+  await using server = startServer((_request, seen) =>
+    json({ cookies: seen.headers.get("set-cookie") })
+  );
+  const twice = new Headers([["x-one", "1"]]);
+  twice.append("set-cookie", "a=1");
+  twice.append("set-cookie", "b=2");
+  const sent = async (
+    grab: ReturnType<typeof createGrab>,
+    headers?: Headers,
+  ) => {
+    const [data, error] = await grab<{ cookies: string }>("GET /x", {
+      headers,
+      timeout: 5_000,
+    });
+    assertStrictEquals(error, null);
+    return data?.cookies;
+  };
+
+  await t.step("the call's", async () => {
+    assertEquals(await sent(createGrab(server.url), twice), "a=1, b=2");
+  });
+  await t.step("the factory's, static or from its function", async () => {
+    assertEquals(
+      await sent(createGrab(server.url, { headers: twice })),
+      "a=1, b=2",
+    );
+    assertEquals(
+      await sent(createGrab(server.url, { headers: () => twice })),
+      "a=1, b=2",
+    );
+  });
+  await t.step("the call's replace the factory's", async () => {
+    const grab = createGrab(server.url, { headers: { "set-cookie": "z=0" } });
+    assertEquals(await sent(grab, twice), "a=1, b=2");
+  });
+});
