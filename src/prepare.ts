@@ -109,7 +109,13 @@ export async function headersFrom(
   deadline: Deadline,
   [method, url]: [method: string, href: string],
 ): Promise<HeaderRecord> {
-  const fresh: unknown = await deadline.race(resolved.headerFunction!());
+  const returned: unknown = resolved.headerFunction!();
+  let fresh = returned;
+  // What cannot be asked for its `then` (a revoked Proxy, a getter that
+  // throws) is no promise, nor ever a promise's value: it is read below,
+  // and refused as unreadable, unless the deadline passed meanwhile.
+  if (isThenable(returned)) fresh = await deadline.race(returned);
+  else await deadline.race(undefined);
   const headers: HeaderRecord = {};
   let issues: ValidationIssue[];
   try {
@@ -130,4 +136,13 @@ export async function headersFrom(
     throw validationError(issues, { method, url, where: "the headers" });
   }
   return headers;
+}
+
+/** True for a value with a `then` method; false for one that cannot say. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  try {
+    return typeof (value as { then?: unknown } | null)?.then === "function";
+  } catch {
+    return false;
+  }
 }

@@ -294,3 +294,32 @@ Deno.test("a Headers with Set-Cookie given twice sends both values", async (t) =
     assertEquals(await sent(grab, twice), "a=1, b=2");
   });
 });
+
+Deno.test("a header function's value that cannot be read is refused, nothing sent", async (t) => {
+  await using server = startServer(() => json({}));
+  const refused = async (value: unknown, cause?: unknown) => {
+    const grab = createGrab(server.url, { headers: () => value as Headers });
+    const error = await assertRejects(
+      () => grab("GET /x", { timeout: 5_000 }),
+      GrabValidationError,
+      "Cannot read the headers",
+    );
+    if (cause !== undefined) assertStrictEquals(error.cause, cause);
+    assertEquals(server.requests.length, 0);
+  };
+
+  await t.step("a revoked Proxy", async () => {
+    const { proxy, revoke } = Proxy.revocable({ authorization: "t" }, {});
+    revoke();
+    await refused(proxy);
+  });
+  await t.step("a record whose then getter throws", async () => {
+    const thrown = new Error("not now");
+    await refused({
+      authorization: "t",
+      get then() {
+        throw thrown;
+      },
+    }, thrown);
+  });
+});
