@@ -53,11 +53,11 @@ const CONNECTION_SENT = /^[\t ]*(?:close|keep-alive)[\t ]*$/i;
  * Copies `init` into `target` (lower-case names, so a later source replaces an
  * earlier one whatever its case) and returns the problems found. In a list
  * of pairs a name given twice gets both values, comma-joined, as `Headers`
- * joins them (and so do the `Set-Cookie` values of a `Headers`); in a record a later key replaces an earlier one of another
- * case, as a spread (`{ ...base, "content-type": … }`) means it to, and a
- * key whose value is `undefined` removes the name from `target` (and adds
- * it to `unset`, for sources merged below it later). Values are never
- * repeated in a message.
+ * joins them (and so do the `Set-Cookie` values of a `Headers`); in a record
+ * a later key replaces an earlier one of another case, as a spread
+ * (`{ ...base, "content-type": … }`) means it to, and a key whose value is
+ * `undefined` removes the name from `target` (and adds it to `unset`, for
+ * sources merged below it later). Values are never repeated in a message.
  *
  * @example
  * ```ts ignore
