@@ -9,7 +9,7 @@
 import type { HttpMethod } from "./endpoint.ts";
 import { GrabValidationError, type ValidationIssue } from "./errors.ts";
 import type { Codec } from "./format.ts";
-import { formTypeIssue, type HeaderRecord } from "./headers.ts";
+import { formTypeIssue, type HeaderRecord, lengthIssue } from "./headers.ts";
 import { isArrayBuffer, isOutOfBounds, isSharedBuffer } from "./buffers.ts";
 import { formBlob } from "./form_blob.ts";
 import { type Fetch, isPlatform } from "./fetch.ts";
@@ -76,6 +76,8 @@ export function encodeRequest(
     }
     const form = formTypeIssue(body.body, resolved.headers);
     if (form !== undefined) issues.push(form);
+    const length = lengthIssue(body.body, resolved.headers);
+    if (length !== undefined) issues.push(length);
   }
   if (issues.length > 0 || typeof href !== "string" || Array.isArray(body)) {
     return issues;

@@ -268,3 +268,65 @@ Deno.test("a blob whose class hands out one stream is sent whole", async () => {
   assertEquals(error, null);
   assertEquals(data, { length: "3", hex: "616263" });
 });
+
+Deno.test("a Content-Length the body belies is refused before any request", async (t) => {
+  // Node's fetch fails such a request once it has begun, which a retry
+  // would repeat; Deno sends the length it counts. Neither is what the
+  // caller wrote, so grab refuses it wherever it runs.
+  await using server = echoServer();
+  const grab = createGrab(server.url);
+  // A length that none of these bodies has, and that no message holds.
+  const length = "54321";
+  const belied: [string, Record<string, unknown>][] = [
+    ["a string", { body: "x" }],
+    ["JSON", { body: { a: 1 } }],
+    ["bytes", { body: new Uint8Array(3) }],
+    ["an ArrayBuffer", { body: new ArrayBuffer(3) }],
+    ["a blob", { body: new Blob(["ab"]) }],
+    ["search parameters", { body: new URLSearchParams("a=1") }],
+    ["no body", {}],
+  ];
+  for (const [what, options] of belied) {
+    await t.step(what, async () => {
+      const error = await assertRejects(
+        () =>
+          grab("PUT /", { ...options, headers: { "Content-Length": length } }),
+        GrabValidationError,
+      );
+      assertStringIncludes(error.message, "Content-Length");
+      assertEquals(error.message.includes(length), false);
+    });
+  }
+  await t.step("nothing reached the server", () => {
+    assertEquals(server.requests.length, 0);
+  });
+  await t.step("a length that is the body's is sent", async () => {
+    const told: [string, Record<string, unknown>][] = [
+      ["1", { body: "x" }],
+      ["3", { body: "é!" }],
+      ["7", { body: { a: 1 } }],
+      ["2", { body: new Blob(["ab"]) }],
+      ["0", {}],
+    ];
+    for (const [length, options] of told) {
+      const [data, error] = await grab<{ length: string | null }>("PUT /", {
+        ...options,
+        headers: { "content-length": length },
+      });
+      assertEquals(error, null);
+      assertEquals(data?.length, length === "0" ? data?.length : length);
+    }
+  });
+  await t.step(
+    "a stream's, counted only as it goes, is left to fetch",
+    async () => {
+      const body = new Blob(["abc"]).stream();
+      const [data, error] = await grab<{ hex: string }>("PUT /", {
+        body,
+        headers: { "content-length": "3" },
+      });
+      assertEquals(error, null);
+      assertEquals(data?.hex, "616263");
+    },
+  );
+});
