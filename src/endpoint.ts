@@ -5,6 +5,7 @@
  * @module
  */
 
+import { hasLoneSurrogate } from "./text.ts";
 import { validationError } from "./validation_error.ts";
 
 /**
@@ -181,6 +182,11 @@ function endpointIssue(text: unknown): ParsedEndpoint | string {
   }
   const control = controlIssue(target);
   if (control !== undefined) return control;
+  // The URL parser would send U+FFFD in its place, as `params` and `query`
+  // refuse to.
+  if (hasLoneSurrogate(target)) {
+    return "Cannot use the target: it holds a lone surrogate, which is not Unicode text and would go as U+FFFD";
+  }
   const absolute = target.startsWith("https://") ||
     target.startsWith("http://");
   if (!absolute && !target.startsWith("/")) {

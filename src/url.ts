@@ -8,6 +8,7 @@ import type { ValidationIssue } from "./errors.ts";
 import { describeValue } from "./json_value.ts";
 import { climbsOut } from "./path_segment.ts";
 import { baseThenTarget } from "./query_names.ts";
+import { hasLoneSurrogate } from "./text.ts";
 
 /**
  * A resolved URL whose path may still hold the target's `:name` segments; a
@@ -57,12 +58,8 @@ export function joinUrl(
         "Cannot resolve the relative target: no base address was given",
       )];
     }
-    // An unset variable (`createGrab(env.API ?? "")`), not no base at all.
-    if (baseURL === "") {
-      return [issue(
-        `Cannot use the base address: it is empty; write it in full, such as "${EXAMPLE_BASE}"`,
-      )];
-    }
+    const unusable = unusableText(baseURL);
+    if (unusable !== undefined) return [issue(unusable)];
     const base = parse(baseURL) ?? onPage(baseURL);
     if (base === undefined) return [issue(unparsedBase(baseURL))];
     const problem = checkUrl(base, "base address");
@@ -163,6 +160,22 @@ function onPage(baseURL: unknown): URL | undefined {
     // Deno without `--location` throws on the read.
     return undefined;
   }
+}
+
+/**
+ * Why a base address given as text cannot be used although the URL parser
+ * may take it: empty, from an unset variable (`createGrab(env.API ?? "")`),
+ * not no base at all; or holding a lone surrogate, which it would send as
+ * U+FFFD.
+ */
+function unusableText(baseURL: string | URL): string | undefined {
+  if (baseURL === "") {
+    return `Cannot use the base address: it is empty; write it in full, such as "${EXAMPLE_BASE}"`;
+  }
+  if (typeof baseURL === "string" && hasLoneSurrogate(baseURL)) {
+    return "Cannot use the base address: it holds a lone surrogate, which is not Unicode text and would go as U+FFFD";
+  }
+  return undefined;
 }
 
 /** Why a base address that is not a URL cannot be used, and what to give. */

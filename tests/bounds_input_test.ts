@@ -605,6 +605,26 @@ Deno.test("text that is not Unicode, or a date that is none, is refused, not rep
     assertEquals(server.requests.length, 0, "the server saw no request");
   });
 
+  await t.step(
+    "in the endpoint's path or query, or the base address",
+    async () => {
+      // A target built from the caller's text: `GET /items/${name}`.
+      const endpoints = [`GET /items/${lone}`, `GET /items?q=${lone}`] as const;
+      for (const endpoint of endpoints) {
+        const error = await assertValidation(() => grab(endpoint));
+        assertStringIncludes(error.message, "lone surrogate");
+        assert(!error.message.includes(lone), "the target is not repeated");
+      }
+      await assertValidation(() => grab(`GET ${server.url}/items/${lone}`));
+      const error = assertThrows(
+        () => createGrab(`${server.url}/${lone}`),
+        GrabValidationError,
+      );
+      assertStringIncludes(error.message, "lone surrogate");
+      assertEquals(server.requests.length, 0, "the server saw no request");
+    },
+  );
+
   await t.step("a whole pair is text, and goes as such", async () => {
     const pair = "caf\uD83D\uDE00";
     const params = { name: pair };

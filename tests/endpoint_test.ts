@@ -64,6 +64,10 @@ Deno.test("parseEndpoint()", async (t) => {
       'Cannot use the target: it holds the control character U+0000; percent-encode it (%00) or give it in "params" or "query"',
     ],
     [
+      "GET /files/caf\uD83D",
+      "Cannot use the target: it holds a lone surrogate, which is not Unicode text and would go as U+FFFD",
+    ],
+    [
       "GET https://api.test/?q=a\x1f",
       'Cannot use the target: it holds the control character U+001F; percent-encode it (%1F) or give it in "params" or "query"',
     ],
