@@ -1,4 +1,4 @@
-import { assertEquals, assertStrictEquals } from "@std/assert";
+import { assert, assertEquals, assertStrictEquals } from "@std/assert";
 import { fillUrl } from "../src/fill_url.ts";
 import { joinUrl, type UrlTemplate } from "../src/url.ts";
 
@@ -139,6 +139,32 @@ Deno.test("fillUrl()", async (t) => {
     assertEquals(fillUrl(t2, undefined, "x=2"), "https://api.test/s?x=2");
     assertEquals(fillUrl(t2, undefined, ""), "https://api.test/s");
   });
+
+  await t.step(
+    "reads the path once for any number of unused parameters",
+    () => {
+      // Each unused key was looked up in the path split anew: time in the
+      // product of the keys and the path's length.
+      const filled = template("https://api.test/v1", "/a/:id/b/:name");
+      let reads = 0;
+      const url = {
+        get pathname() {
+          reads++;
+          return filled.url.pathname;
+        },
+      } as URL;
+      const values: Record<string, unknown> = { id: 1, name: "n" };
+      for (let i = 0; i < 1_000; i++) values[`q${i}`] = i;
+      const issues = fillUrl({ ...filled, url }, values, "");
+      assert(Array.isArray(issues));
+      assertEquals(issues.length, 1_000);
+      assertEquals(
+        issues[0]!.message,
+        'Cannot use path parameter "q0": the target has no ":q0" segment (query values go in "query")',
+      );
+      assertEquals(reads, 1);
+    },
+  );
 
   await t.step("a name every object has is missing unless given", () => {
     const filled = template("https://api.test", "/a/:constructor/:toString");
