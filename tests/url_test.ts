@@ -248,3 +248,18 @@ Deno.test("joinUrl() keeps a parameter name the endpoint spelt encoded", () => {
   );
   assertEquals(filled, "https://api.test/files/x");
 });
+
+Deno.test("joinUrl() tells a name's spelling by its own segment, not by text elsewhere", () => {
+  // The encoded spelling written inside another segment, or in the query,
+  // does not make the parameter's name the encoded one: the types read
+  // `a{b}` from each of these endpoints, and so does the caller.
+  for (const target of ["/v:a%7Bb%7D/:a{b}", "/:a{b}?q=:a%7Bb%7D"]) {
+    const filled = fillUrl(
+      template("https://api.test", target),
+      { "a{b}": 2 },
+      "",
+    );
+    assert(typeof filled === "string", JSON.stringify(filled));
+    assert(filled.includes("/2"), filled);
+  }
+});
