@@ -7,7 +7,6 @@
 
 import type { ValidationIssue } from "./errors.ts";
 import { MAX_LIST_ITEMS, setOwn } from "./object.ts";
-import { isArrayBuffer } from "./buffers.ts";
 import { DEFAULT_TEXT } from "./text.ts";
 
 /** Why a list of header pairs past the most a list option holds is refused. */
@@ -244,41 +243,4 @@ export function formTypeIssue(
   return body instanceof FormData && headers["content-type"] !== undefined
     ? FORM_TYPE
     : undefined;
-}
-
-/**
- * The issue of a `Content-Length` the caller gave that the body belies,
- * where its length is known before it is sent: Node's `fetch` fails such a
- * request once it has begun (a network failure, retried), where Deno sends
- * the length it counts and a browser drops the header. A body whose length
- * is known only as it goes (a stream, a form) goes with the header as given.
- * The value is not repeated: headers may carry secrets.
- */
-export function lengthIssue(
-  body: unknown,
-  headers: HeaderRecord,
-): ValidationIssue | undefined {
-  const declared = headers["content-length"];
-  if (declared === undefined) return undefined;
-  const size = sizeOf(body);
-  if (size === undefined || declared.trim() === String(size)) return undefined;
-  const length = size === 1
-    ? "1 byte"
-    : `${size.toLocaleString("en-US")} bytes`;
-  return {
-    path: "",
-    message: body === undefined || body === null
-      ? "Cannot send the headers: Content-Length names a body, and the request has none; leave the header out"
-      : `Cannot send the body: the Content-Length header does not say its length (${length}); leave the header out, and fetch sends the right one`,
-  };
-}
-
-/** The bytes a body sends, when they are known before it is sent. */
-function sizeOf(body: unknown): number | undefined {
-  if (body === undefined || body === null) return 0;
-  if (typeof body === "string") return new TextEncoder().encode(body).length;
-  if (body instanceof URLSearchParams) return String(body).length;
-  if (body instanceof Blob) return body.size;
-  if (ArrayBuffer.isView(body)) return body.byteLength;
-  return isArrayBuffer(body) ? body.byteLength : undefined;
 }

@@ -9,7 +9,8 @@
 import type { HttpMethod } from "./endpoint.ts";
 import { GrabValidationError, type ValidationIssue } from "./errors.ts";
 import type { Codec } from "./format.ts";
-import { formTypeIssue, type HeaderRecord, lengthIssue } from "./headers.ts";
+import { formTypeIssue, type HeaderRecord } from "./headers.ts";
+import { lengthIssue } from "./content_length.ts";
 import { isArrayBuffer, isOutOfBounds, isSharedBuffer } from "./buffers.ts";
 import { formBlob } from "./form_blob.ts";
 import { type Fetch, isPlatform } from "./fetch.ts";

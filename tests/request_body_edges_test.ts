@@ -330,3 +330,43 @@ Deno.test("a Content-Length the body belies is refused before any request", asyn
     },
   );
 });
+
+Deno.test("a Content-Length no body can have, or with a form, is refused before any request", async (t) => {
+  // Node's fetch sends a form with a length it belies and waits for bytes
+  // that never come, or fails it as the network's, and a retry repeats it;
+  // Node and Bun fail a stream's that is no count of bytes as they send it.
+  // Deno sends its own count in either case.
+  await using server = echoServer();
+  const grab = createGrab(server.url);
+  const form = () => {
+    const made = new FormData();
+    made.append("a", "b");
+    return made;
+  };
+  const stream = () => new Blob(["abc"]).stream();
+  const refused: [string, string, () => unknown][] = [
+    ["a form", "9876543", form],
+    ["a form, with a round length", "1048576", form],
+    ["a stream, with words", "three", stream],
+    ["a stream, with a negative length", "-1", stream],
+    ["a stream, with a fraction", "3.0", stream],
+    ["a stream, with a hexadecimal length", "0x3", stream],
+  ];
+  for (const [what, length, body] of refused) {
+    await t.step(what, async () => {
+      const error = await assertRejects(
+        () =>
+          grab("PUT /", {
+            body: body() as BodyInit,
+            headers: { "Content-Length": length },
+          }),
+        GrabValidationError,
+      );
+      assertStringIncludes(error.message, "Content-Length");
+      assertEquals(error.message.includes(length), false);
+    });
+  }
+  await t.step("nothing reached the server", () => {
+    assertEquals(server.requests.length, 0);
+  });
+});
