@@ -232,7 +232,7 @@ async function prepareThenAttempt(
   try {
     const headers = resolved.headerFunction === undefined
       ? undefined
-      : await headersFrom(resolved, deadline, [call.method, request.href]);
+      : await headersFrom(resolved, deadline, call.method, request);
     let read = reading ?? readSettings(resolved, deadline);
     if (read instanceof Promise) {
       try {

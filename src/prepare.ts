@@ -10,6 +10,8 @@ import type { Deadline } from "./deadline.ts";
 import type { ValidationIssue } from "./errors.ts";
 import { validationError } from "./validation_error.ts";
 import { formTypeIssue, type HeaderRecord, mergeHeaders } from "./headers.ts";
+import { lengthIssue } from "./content_length.ts";
+import type { EncodedRequest } from "./request.ts";
 import { lazy } from "./lazy.ts";
 import { READ_JSON, type ReadSettings, type Streams } from "./outcome.ts";
 import { isLive } from "./response_type.ts";
@@ -101,13 +103,15 @@ const NOT_HEADERS: ValidationIssue = Object.freeze({
 });
 
 /**
- * The factory's header function's headers, checked, within the deadline; a
- * problem is refused as one of the request `method` `url`.
+ * The factory's header function's headers, checked, within the deadline,
+ * against the body `request` sends; a problem is refused as one of the
+ * request `method` `request.href`.
  */
 export async function headersFrom(
   resolved: Resolved,
   deadline: Deadline,
-  [method, url]: [method: string, href: string],
+  method: string,
+  request: Pick<EncodedRequest, "href" | "init">,
 ): Promise<HeaderRecord> {
   const returned: unknown = resolved.headerFunction!();
   let fresh = returned;
@@ -132,7 +136,14 @@ export async function headersFrom(
   // The call's own Content-Type with a form was refused before.
   const form = formTypeIssue(resolved.body, headers);
   if (form !== undefined) issues = issues.concat(form);
+  // The call's own Content-Length, checked before, replaces the function's.
+  const { body, headers: own } = request.init;
+  const length = own["content-length"] === undefined
+    ? lengthIssue(body, headers)
+    : undefined;
+  if (length !== undefined) issues = issues.concat(length);
   if (issues.length > 0) {
+    const { href: url } = request;
     throw validationError(issues, { method, url, where: "the headers" });
   }
   return headers;

@@ -370,3 +370,37 @@ Deno.test("a Content-Length no body can have, or with a form, is refused before 
     assertEquals(server.requests.length, 0);
   });
 });
+
+Deno.test("a header function's Content-Length the body belies is refused before any request", async (t) => {
+  // Node's fetch failed such a request as the network's, and retried it.
+  await using server = echoServer();
+  const grab = createGrab(server.url, {
+    headers: () => ({ "Content-Length": "9876543" }),
+  });
+  const belied: [string, Record<string, unknown>][] = [
+    ["a string", { body: "x" }],
+    ["JSON", { body: { a: 1 } }],
+    ["bytes", { body: new Uint8Array(3) }],
+  ];
+  for (const [what, options] of belied) {
+    await t.step(what, async () => {
+      const error = await assertRejects(
+        () => grab("PUT /", options),
+        GrabValidationError,
+      );
+      assertStringIncludes(error.message, "Content-Length");
+      assertEquals(error.message.includes("9876543"), false);
+    });
+  }
+  await t.step("nothing reached the server", () => {
+    assertEquals(server.requests.length, 0);
+  });
+  await t.step("the call's own length replaces the function's", async () => {
+    const [data, error] = await grab<{ length: string | null }>("PUT /", {
+      body: "x",
+      headers: { "content-length": "1" },
+    });
+    assertEquals(error, null);
+    assertEquals(data?.length, "1");
+  });
+});
