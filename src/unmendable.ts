@@ -187,22 +187,28 @@ function refusedRedirect(chain: Said[]): string | undefined {
   return undefined;
 }
 
+/** The codes of undici's refusals of a request as it is. */
+const REFUSED_CODES = new Set([
+  "UND_ERR_INVALID_ARG",
+  "UND_ERR_NOT_SUPPORTED",
+  "UND_ERR_REQ_CONTENT_LENGTH_MISMATCH",
+]);
+
 /**
  * The message for a request Node's `fetch` refused as it is (undici's
  * `InvalidArgumentError`: `invalid transfer-encoding header`, `invalid
- * keep-alive header`, …; and its `NotSupportedError`: `expect header not
- * supported`), which every attempt sends alike, or `undefined`. grab
- * refuses such headers of the caller's before any request; a
- * `beforeRequest` hook's or a custom `fetch`'s reach the runtime.
+ * keep-alive header`, …; its `NotSupportedError`: `expect header not
+ * supported`; its `RequestContentLengthMismatchError`, for a body that is
+ * not as long as its `Content-Length`), which every attempt sends alike, or
+ * `undefined`. grab refuses such headers of the caller's before any
+ * request; a `beforeRequest` hook's or a custom `fetch`'s reach the runtime.
  */
 function refusedArgument(chain: Said[]): string | undefined {
-  const said = chain.find(({ code }) =>
-    code === "UND_ERR_INVALID_ARG" || code === "UND_ERR_NOT_SUPPORTED"
-  );
+  const said = chain.find(({ code }) => REFUSED_CODES.has(code));
   if (said === undefined) return undefined;
   return `Cannot send the request: the runtime's fetch refused it ("${
     quoted(said.message)
-  }"), as it would each attempt; a header a hook or a custom fetch set may be one the runtime sets itself (Transfer-Encoding, Connection, Keep-Alive, Upgrade, Expect)`;
+  }"), as it would each attempt; a header a hook or a custom fetch set may be one the runtime sets itself (Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, Expect)`;
 }
 
 /**
