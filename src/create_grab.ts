@@ -18,7 +18,8 @@ import { NO_OPTIONS } from "./read_options.ts";
 import { trustedOriginSet } from "./trusted_origins.ts";
 import { baseText, type UrlTemplate } from "./url.ts";
 import type { FactoryType, Grab } from "./grab_types.ts";
-import { type GrabResult, TRANSPORT_META } from "./result.ts";
+import { type GrabResult, type SendOutcome, TRANSPORT_META } from "./result.ts";
+import type { Deadline } from "./deadline.ts";
 import { owns } from "./object.ts";
 
 /**
@@ -160,24 +161,38 @@ function grabWith(
   codec: Codec,
 ): Promise<GrabResult<unknown>> {
   const { outcome, deadline } = exchange(call, resolved, codec);
-  return outcome.then((settled) => {
-    let decoded;
-    try {
-      decoded = decodeOutcome(settled, resolved, codec, deadline);
-    } catch (error) {
+  // Bound, not a closure: a `GrabError` made while decoding keeps the frames
+  // of its stack, and a closure's frame would keep the grab's options (the
+  // caller's body, hooks and signal) for as long as the caller keeps it.
+  return outcome.then(
+    settle.bind(undefined, resolved, codec, deadline),
+    (error: unknown) => {
       deadline.dispose();
       throw error;
-    }
-    // Only a schema's check is waited for, within the deadline.
-    if (decoded instanceof Promise) {
-      return decoded.finally(() => deadline.dispose());
-    }
-    deadline.dispose();
-    return decoded;
-  }, (error: unknown) => {
+    },
+  );
+}
+
+/** The settled outcome decoded, its deadline disposed at the end. */
+function settle(
+  resolved: Resolved,
+  codec: Codec,
+  deadline: Deadline,
+  settled: SendOutcome,
+): GrabResult<unknown> | Promise<GrabResult<unknown>> {
+  let decoded;
+  try {
+    decoded = decodeOutcome(settled, resolved, codec, deadline);
+  } catch (error) {
     deadline.dispose();
     throw error;
-  });
+  }
+  // Only a schema's check is waited for, within the deadline.
+  if (decoded instanceof Promise) {
+    return decoded.finally(() => deadline.dispose());
+  }
+  deadline.dispose();
+  return decoded;
 }
 
 /**

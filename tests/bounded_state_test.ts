@@ -34,3 +34,23 @@ Deno.test("an event's id and type hold their own text, not their chunk", async (
     } characters of text; expected < 4096`,
   );
 });
+
+interface ErrorReport {
+  grabs: number;
+  failures: number;
+  kept: number;
+  alive: Record<string, number>;
+}
+
+Deno.test("a GrabError the caller keeps holds none of the caller's options", async () => {
+  const report = await runChild<ErrorReport>("./_mem_error_child.ts", [
+    "--v8-flags=--expose-gc",
+    "--allow-net=127.0.0.1",
+  ]);
+  assertEquals(report.failures, 0);
+  assertEquals(report.kept, report.grabs);
+  const { control, ...options } = report.alive;
+  // The control is kept by the caller: the count sees what is reachable.
+  assertEquals(control, report.grabs);
+  assertEquals(options, { body: 0, params: 0, query: 0, hooks: 0, signal: 0 });
+});
