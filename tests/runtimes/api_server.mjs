@@ -11,6 +11,8 @@
  * the client has let go of it (its connection closed). `/echo-body` gives
  * back the request's method, type and bytes; `/echo-body/307` (303, 308)
  * redirects there, and `/echo-body/busy/:id` answers 503 once per id.
+ * `/unexposed/pages/:n` and `/unexposed/busy/:id` are the same with `Link`
+ * and `Retry-After` (an hour) unexposed to a page on another origin.
  * `/pattern?size=N` sends N bytes of a pattern whose every byte its offset
  * decides, to check a large body byte for byte.
  *
@@ -424,6 +426,26 @@ function route(request, response, body, context) {
     const headers = { "content-type": "application/json" };
     if (n < 3) headers.link = `<./${n + 1}?size=1>; rel="next"`;
     return send(response, 200, JSON.stringify([n]), headers);
+  }
+  // As `/pages/:n` and `/echo-body/busy/:id`, but exposing neither `Link`
+  // nor `Retry-After`: a page on another origin cannot read them.
+  const unexposed = /^\/unexposed\/(?:pages\/(\d+)|busy\/([\w-]+))$/.exec(path);
+  if (unexposed?.[1]) {
+    const n = Number(unexposed[1]);
+    return response.writeHead(200, {
+      "access-control-allow-origin": "*",
+      "content-type": "application/json",
+      ...(n < 3 ? { link: `<./${n + 1}>; rel="next"` } : {}),
+    }).end(JSON.stringify([n]));
+  }
+  if (unexposed?.[2]) {
+    const first = !flaky.has(unexposed[2]);
+    flaky.add(unexposed[2]);
+    return response.writeHead(first ? 503 : 200, {
+      "access-control-allow-origin": "*",
+      "content-type": "application/json",
+      ...(first ? { "retry-after": "3600" } : {}),
+    }).end(JSON.stringify({ busy: first }));
   }
   // Past page 3, the server sends the client back to page 2.
   const round = /^\/round\/(\d+)$/.exec(path);

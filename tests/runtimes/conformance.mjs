@@ -2842,4 +2842,56 @@ CASES.push(
       }, { onDownloadProgress });
     },
   ],
+  [
+    "browser edge: Link and Retry-After a page cannot read are absent",
+    async (c) => {
+      // Neither header is in Access-Control-Expose-Headers: a page on
+      // another origin pages no further, and backs off where the server
+      // asked for an hour's wait (which elsewhere is refused, the 503 told).
+      const grab = c.mod.createGrab(c.api, {
+        retry: { limit: 1, backoff: () => 0 },
+      });
+      const pages = [];
+      for await (
+        const [data] of c.mod.paginate(grab, "GET /unexposed/pages/1")
+      ) {
+        pages.push(data);
+      }
+      same(pages, inBrowser() ? [[1]] : [[1], [2], [3]], "pages");
+      const id = `unexposed-${String(Math.random()).slice(2)}`;
+      const [data, error] = await grab(`GET /unexposed/busy/${id}`);
+      if (inBrowser()) {
+        same(
+          [data, error?.message ?? null],
+          [{ busy: false }, null],
+          "retried",
+        );
+      } else {
+        same([data, error?.statusCode], [null, 503], "the wait refused");
+      }
+    },
+  ],
+  [
+    "browser edge: credentials include stay with the factory's origins",
+    async (c) => {
+      // The API answers with Access-Control-Allow-Origin "*", which a
+      // browser refuses for a request with credentials: the grab succeeds
+      // only when the factory's credentials do not go there.
+      const origin = new URL(c.api).origin;
+      for (const trustedOrigins of [[], [origin]]) {
+        const grab = c.mod.createGrab("http://127.0.0.1:1/v1", {
+          retry: 0,
+          credentials: "include",
+          trustedOrigins,
+        });
+        const [data, error] = await grab(`GET ${c.api}/users/1`);
+        const label = trustedOrigins.length ? "trusted" : "foreign";
+        if (inBrowser() && trustedOrigins.length) {
+          same([data, error?.kind], [null, "network"], label);
+        } else {
+          same([data?.id, error?.message ?? null], [1, null], label);
+        }
+      }
+    },
+  ],
 );
