@@ -111,7 +111,7 @@ export class Deadline {
     }
     if (user !== undefined) {
       this.#user = user;
-      this.#onAbort = () => this.#pass("abort", user.reason);
+      this.#onAbort = () => this.#pass("abort", this.#user!.reason);
       whenAborted(user, this.#onAbort);
     }
   }
@@ -242,6 +242,9 @@ export class Deadline {
     if (this.#controller !== undefined) this.#shared = undefined;
     this.#stopTimer?.();
     if (this.#onAbort !== undefined) stopWaiting(this.#user!, this.#onAbort);
+    // A kept timeout error keeps this deadline: let go of the caller's.
+    this.#user = undefined;
+    this.#onAbort = undefined;
     this.#waiters = undefined;
   }
 }

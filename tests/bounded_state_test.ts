@@ -54,3 +54,24 @@ Deno.test("a GrabError the caller keeps holds none of the caller's options", asy
   assertEquals(control, report.grabs);
   assertEquals(options, { body: 0, params: 0, query: 0, hooks: 0, signal: 0 });
 });
+
+interface TransportReport {
+  grabs: number;
+  failures: Record<string, number>;
+  kept: number;
+  held: Record<string, Record<string, number>>;
+}
+
+Deno.test("a GrabTransportError the caller keeps holds none of the caller's objects", async () => {
+  const report = await runChild<TransportReport>(
+    "./_mem_transport_child.ts",
+    ["--v8-flags=--expose-gc", "--allow-net=127.0.0.1"],
+  );
+  assertEquals(report.failures, {});
+  const ways = Object.keys(report.held);
+  assertEquals(report.kept, report.grabs * ways.length);
+  for (const way of ways) {
+    // The control is kept by the caller: the count sees what is reachable.
+    assertEquals(report.held[way], { control: report.grabs }, way);
+  }
+});
