@@ -13,6 +13,9 @@ import { isArrayBuffer } from "./buffers.ts";
 // A Content-Length as RFC 9110 has it; header values are trimmed already.
 const COUNT = /^[0-9]+$/;
 
+// The zeros that lead a count, which do not change the number it says.
+const LEADING_ZEROS = /^0+(?=[0-9])/;
+
 const LENGTH_NOT_COUNT: ValidationIssue = Object.freeze({
   path: "",
   message:
@@ -47,7 +50,8 @@ export function lengthIssue(
   if (!COUNT.test(declared)) return LENGTH_NOT_COUNT;
   if (body instanceof FormData) return FORM_LENGTH;
   const size = sizeOf(body);
-  if (size === undefined || declared.trim() === String(size)) return undefined;
+  const count = declared.replace(LEADING_ZEROS, "");
+  if (size === undefined || count === String(size)) return undefined;
   const length = size === 1
     ? "1 byte"
     : `${size.toLocaleString("en-US")} bytes`;

@@ -317,6 +317,23 @@ Deno.test("a Content-Length the body belies is refused before any request", asyn
       assertEquals(data?.length, length === "0" ? data?.length : length);
     }
   });
+  await t.step("a length with leading zeros says the same count", async () => {
+    // RFC 9110's Content-Length is 1*DIGIT; Node's fetch and Deno's send
+    // these as the body's length.
+    const told: [string, Record<string, unknown>][] = [
+      ["05", { body: "hello" }],
+      ["003", { body: new Uint8Array(3) }],
+      ["00", {}],
+    ];
+    for (const [length, options] of told) {
+      const [data, error] = await grab<{ hex: string }>("PUT /", {
+        ...options,
+        headers: { "content-length": length },
+      });
+      assertEquals(error, null);
+      assertEquals(data?.hex.length, 2 * Number(length));
+    }
+  });
   await t.step(
     "a stream's, counted only as it goes, is left to fetch",
     async () => {
