@@ -92,8 +92,9 @@ export function joinUrl(
     if (segment.length > 1 && segment.charCodeAt(0) === 58 /* : */) {
       // The URL parser percent-encodes a name (`:név`); the endpoint's own
       // spelling is the one the types and the caller use, `%20` included.
+      // Only the target is read: the base address's path is encoded already.
       const name = segment.slice(1);
-      written ??= writtenSegments(text);
+      written ??= writtenSegments(target);
       const spelt = written.has(segment) ? name : decodeName(name);
       params.push([spelt, i]);
     }
@@ -108,13 +109,13 @@ export function joinUrl(
 }
 
 /**
- * The segments of the path of `text` as written, split where the URL parser
+ * The segments of the path of `target` as written, split where the URL parser
  * splits an http(s) path: read once, not searched once for each parameter,
  * which took time in the square of a long endpoint's length.
  */
-function writtenSegments(text: string): Set<string> {
-  const end = text.search(/[?#]/);
-  const path = end === -1 ? text : text.slice(0, end);
+function writtenSegments(target: string): Set<string> {
+  const end = target.search(/[?#]/);
+  const path = end === -1 ? target : target.slice(0, end);
   return new Set(path.split(/[/\\]/));
 }
 

@@ -263,3 +263,14 @@ Deno.test("joinUrl() tells a name's spelling by its own segment, not by text els
     assert(filled.includes("/2"), filled);
   }
 });
+
+Deno.test("joinUrl() tells a name's spelling by the target, not by the base address's path", () => {
+  // The base address's `:név` is kept as written, encoded by the URL
+  // parser: it does not make the target's `:név` the encoded name.
+  const filled = fillUrl(
+    template("https://api.test/:név", "/users/:név"),
+    { "név": "x" },
+    "",
+  );
+  assertEquals(filled, "https://api.test/:n%C3%A9v/users/x");
+});
