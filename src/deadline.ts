@@ -40,6 +40,7 @@ export class Deadline {
   #controller: AbortController | undefined;
   #stopTimer: (() => void) | undefined;
   #user: AbortSignal | undefined;
+  #weak: (() => void) | undefined; // on #user, while a body keeps this
   #onAbort: (() => void) | undefined;
   // Called when the deadline passes. A set rather than listeners on the
   // signal: adding and removing an event listener per race costs more.
@@ -218,11 +219,13 @@ export class Deadline {
     // A body the caller drops unread is not held by a signal that lives on
     // (one for the whole program), as fetch does not hold it.
     stopWaiting(user, strong);
-    const weak = listenWeakly(user, this, Deadline.#callerAborted);
+    this.#weak = listenWeakly(user, this, Deadline.#callerAborted);
     this.#onAbort = undefined;
     return () => {
       this.#kept = false;
-      unlistenWeakly(user, this, weak);
+      const weak = this.#weak;
+      this.#weak = undefined;
+      if (weak !== undefined) unlistenWeakly(this.#user!, this, weak);
       this.dispose();
     };
   }
@@ -242,9 +245,8 @@ export class Deadline {
     if (this.#controller !== undefined) this.#shared = undefined;
     this.#stopTimer?.();
     if (this.#onAbort !== undefined) stopWaiting(this.#user!, this.#onAbort);
-    // A kept timeout error keeps this deadline: let go of the caller's.
-    this.#user = undefined;
-    this.#onAbort = undefined;
+    // A kept error or stream keeps this deadline: let go of the caller's.
+    this.#user = this.#onAbort = undefined;
     this.#waiters = undefined;
   }
 }

@@ -75,3 +75,26 @@ Deno.test("a GrabTransportError the caller keeps holds none of the caller's obje
     assertEquals(report.held[way], { control: report.grabs }, way);
   }
 });
+
+interface LiveReport {
+  grabs: number;
+  failures: Record<string, string>;
+  kept: number;
+  held: Record<string, Record<string, number>>;
+}
+
+for (const keep of ["error", "stream"]) {
+  Deno.test(`a live stream's ${keep}, kept, holds none of the caller's objects`, async () => {
+    const report = await runChild<LiveReport>("./_mem_live_child.ts", [
+      "--v8-flags=--expose-gc",
+      "--allow-net=127.0.0.1",
+    ], { args: [keep] });
+    assertEquals(report.failures, {});
+    const ways = Object.keys(report.held);
+    assertEquals(report.kept, report.grabs * ways.length);
+    for (const way of ways) {
+      // The control is kept by the caller: the count sees what is reachable.
+      assertEquals(report.held[way], { control: report.grabs }, way);
+    }
+  });
+}
