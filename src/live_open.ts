@@ -26,10 +26,12 @@ export function openLive(reading: Reading, type: StreamType): unknown {
   const attempt = source.deadline;
   const releaseWhole = whole.keepFor(true);
   const releaseAttempt = attempt === whole ? undefined : attempt.keepFor(false);
+  // The body keeps `release`, so it keeps none of the grab's read options.
+  const letGo = reading.letGoOfBody;
   const release = () => {
     releaseAttempt?.();
     releaseWhole();
-    reading.letGoOfBody?.();
+    letGo?.();
   };
   try {
     return openStream(reading, type, release);

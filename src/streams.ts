@@ -198,7 +198,7 @@ class Items<Raw extends ServerSentEvent | string> {
       // one in the chunk of an event over the cap.
       if (!this.#dropped) this.#lastEventId = this.#sse?.lastEventId ?? "";
       if (this.#failure !== undefined) return { error: this.#failure };
-      if (this.#ended) return null;
+      if (this.#ended) return this.#letGoOfSchema();
       this.#queue.length = 0;
       this.#at = 0;
       let chunk;
@@ -270,6 +270,14 @@ class Items<Raw extends ServerSentEvent | string> {
     // otherwise keep too.
     this.#parser.drop();
     this.#stopCheck?.();
+    this.#letGoOfSchema();
     return this.#chunks.cancel(reason);
+  }
+
+  // No item is checked from now on. A kept stream, or its error (through
+  // the stack it was made with), keeps this: it holds none of the caller's.
+  #letGoOfSchema(): null {
+    this.#live.schema = undefined;
+    return null;
   }
 }

@@ -1,13 +1,13 @@
 /**
  * Child process of bounded_state_test.ts (run with `--v8-flags=--expose-gc`):
  * reads live bodies (`"sse"`, `"ndjson"` and `"stream"`) that end one way
- * each (the end of the body, a parse failure, too large, the
+ * each (the end of the body, a parse or schema failure, too large, the
  * server breaking off, the caller's signal, `attemptTimeout`,
  * `idleTimeout`, a `break`, `cancel()`), keeps what the caller keeps (the
  * stream's error with `error`, the settled stream with `stream`), drops
  * everything else, and reports, for each way, how many of the caller's
- * objects (the body, the path parameters, the query, the hooks, the signal
- * and its controller) are still reachable. A control that the
+ * objects (the body, the path parameters, the query, the hooks, the schema,
+ * the signal and its controller) are still reachable. A control that the
  * caller keeps must survive, which shows the count sees a reference.
  *
  * @module
@@ -22,6 +22,7 @@ const KINDS = [
   "params",
   "query",
   "hooks",
+  "schema",
   "signal",
   "controller",
   "control",
@@ -69,6 +70,7 @@ const grab = createGrab(base, { retry: 0 });
 interface Way {
   kind: string | null;
   path: string;
+  schema?: boolean;
   options?: Record<string, unknown>;
   end?: "abort" | "break" | "cancel";
 }
@@ -76,6 +78,7 @@ interface Way {
 const WAYS: Record<string, Way> = {
   "end": { kind: null, path: "end" },
   "parse": { kind: "parse", path: "bad" },
+  "schema": { kind: "schema", path: "end", schema: true },
   "too-large": {
     kind: "too-large",
     path: "big",
@@ -114,6 +117,16 @@ function watch(way: string, kind: string, value: object): void {
 const kept: unknown[] = [];
 const controls: object[] = [];
 const failures: Record<string, string> = {};
+
+function failingSchema() {
+  return {
+    "~standard": {
+      version: 1 as const,
+      vendor: "test",
+      validate: () => ({ issues: [{ message: "no" }] }),
+    },
+  };
+}
 
 interface Live {
   error?: { kind?: string } | null;
@@ -169,10 +182,11 @@ async function one(
   const params = { id: String(i) };
   const query = { n: i };
   const hooks = { beforeRequest() {}, afterResponse() {} };
+  const schema = failingSchema();
   const controller = new AbortController();
   const { signal } = controller;
   const control = { n: i };
-  const watched = { body, params, query, hooks, signal, controller };
+  const watched = { body, params, query, hooks, schema, signal, controller };
   for (const [kind, value] of Object.entries(watched)) watch(name, kind, value);
   watch(name, "control", control);
   controls.push(control);
@@ -185,6 +199,7 @@ async function one(
     responseType: type,
     ...way.options,
   };
+  if (way.schema) options.schema = schema;
   const [stream, failed] = await grab(
     `POST /${type === "sse" ? "sse" : "lines"}/${way.path}/:id` as "POST /x",
     options,
@@ -207,6 +222,7 @@ for (const type of TYPES) {
   for (const [end, way] of Object.entries(WAYS)) {
     // An event's data is parsed only for a schema; bytes are not parsed.
     if (end === "parse" && type !== "ndjson") continue;
+    if (end === "schema" && type === "stream") continue;
     // `maxBodyBytes` caps an event or a line, not a byte stream.
     if (end === "too-large" && type === "stream") continue;
     if (keep === "error" && way.kind === null) continue;
