@@ -14,19 +14,15 @@
  */
 
 import createGrab from "../mod.ts";
-import { collectGarbage, report } from "./_memory.ts";
+import {
+  CALLER_KINDS,
+  callerObjects,
+  collectGarbage,
+  report,
+  survivors,
+} from "./_memory.ts";
 
 const GRABS = 8;
-const KINDS = [
-  "body",
-  "params",
-  "query",
-  "hooks",
-  "schema",
-  "signal",
-  "controller",
-  "control",
-];
 
 const encoder = new TextEncoder();
 const server = Deno.serve(
@@ -103,30 +99,11 @@ const TYPES = ["sse", "ndjson", "stream"];
 
 const keep = Deno.args[0] === "stream" ? "stream" : "error";
 const only = Deno.args.length > 1 ? new Set(Deno.args.slice(1)) : undefined;
-const alive = new Map<string, Map<string, number>>();
-const registry = new FinalizationRegistry<[string, string]>(([way, kind]) => {
-  const counts = alive.get(way)!;
-  counts.set(kind, counts.get(kind)! - 1);
-});
-function watch(way: string, kind: string, value: object): void {
-  const counts = alive.get(way)!;
-  counts.set(kind, counts.get(kind)! + 1);
-  registry.register(value, [way, kind]);
-}
+const { alive, watch } = survivors(CALLER_KINDS);
 
 const kept: unknown[] = [];
 const controls: object[] = [];
 const failures: Record<string, string> = {};
-
-function failingSchema() {
-  return {
-    "~standard": {
-      version: 1 as const,
-      vendor: "test",
-      validate: () => ({ issues: [{ message: "no" }] }),
-    },
-  };
-}
 
 interface Live {
   error?: { kind?: string } | null;
@@ -178,17 +155,8 @@ async function one(
   way: Way,
   i: number,
 ): Promise<void> {
-  const body = { n: i, note: "x".repeat(64) };
-  const params = { id: String(i) };
-  const query = { n: i };
-  const hooks = { beforeRequest() {}, afterResponse() {} };
-  const schema = failingSchema();
-  const controller = new AbortController();
-  const { signal } = controller;
-  const control = { n: i };
-  const watched = { body, params, query, hooks, schema, signal, controller };
-  for (const [kind, value] of Object.entries(watched)) watch(name, kind, value);
-  watch(name, "control", control);
+  const { body, params, query, hooks, schema, signal, controller, control } =
+    callerObjects(name, i, watch);
   controls.push(control);
   const options: Record<string, unknown> = {
     body,
@@ -228,7 +196,6 @@ for (const type of TYPES) {
     if (keep === "error" && way.kind === null) continue;
     const name = `${type} ${end}`;
     if (only !== undefined && !only.has(name)) continue;
-    alive.set(name, new Map(KINDS.map((kind) => [kind, 0])));
     for (let i = 0; i < GRABS; i++) await one(name, type, way, i);
   }
 }

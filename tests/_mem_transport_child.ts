@@ -13,19 +13,15 @@
  */
 
 import createGrab, { Call } from "../mod.ts";
-import { collectGarbage, report } from "./_memory.ts";
+import {
+  CALLER_KINDS,
+  callerObjects,
+  collectGarbage,
+  report,
+  survivors,
+} from "./_memory.ts";
 
 const GRABS = 8;
-const KINDS = [
-  "body",
-  "params",
-  "query",
-  "hooks",
-  "schema",
-  "signal",
-  "controller",
-  "control",
-];
 
 const server = Deno.serve(
   { hostname: "127.0.0.1", port: 0, onListen() {} },
@@ -137,44 +133,16 @@ const WAYS: Record<string, Way> = {
 };
 
 const only = Deno.args.length > 0 ? new Set(Deno.args) : undefined;
-const alive = new Map<string, Map<string, number>>();
-const registry = new FinalizationRegistry<[string, string]>(([way, kind]) => {
-  const counts = alive.get(way)!;
-  counts.set(kind, counts.get(kind)! - 1);
-});
-function watch(way: string, kind: string, value: object): void {
-  const counts = alive.get(way)!;
-  counts.set(kind, counts.get(kind)! + 1);
-  registry.register(value, [way, kind]);
-}
+const { alive, watch } = survivors(CALLER_KINDS);
 
 const errors: unknown[] = [];
 const controls: object[] = [];
 const failures: Record<string, number> = {};
 
-function failingSchema() {
-  return {
-    "~standard": {
-      version: 1 as const,
-      vendor: "test",
-      validate: () => ({ issues: [{ message: "no" }] }),
-    },
-  };
-}
-
 // In its own function, so that nothing of one grab stays in this frame.
 async function one(name: string, way: Way, i: number): Promise<void> {
-  const body = { n: i, note: "x".repeat(64) };
-  const params = { id: String(i) };
-  const query = { n: i };
-  const hooks = { beforeRequest() {}, afterResponse() {} };
-  const schema = failingSchema();
-  const controller = new AbortController();
-  const { signal } = controller;
-  const control = { n: i };
-  const watched = { body, params, query, hooks, schema, signal, controller };
-  for (const [kind, value] of Object.entries(watched)) watch(name, kind, value);
-  watch(name, "control", control);
+  const { body, params, query, hooks, schema, signal, controller, control } =
+    callerObjects(name, i, watch);
   controls.push(control);
   const options: Record<string, unknown> = {
     body,
@@ -208,7 +176,6 @@ async function one(name: string, way: Way, i: number): Promise<void> {
 
 for (const [name, way] of Object.entries(WAYS)) {
   if (only !== undefined && !only.has(name)) continue;
-  alive.set(name, new Map(KINDS.map((kind) => [kind, 0])));
   for (let i = 0; i < GRABS; i++) await one(name, way, i);
 }
 await new Promise((resolve) => setTimeout(resolve, 100));

@@ -76,6 +76,107 @@ export async function collectGarbage(): Promise<void> {
   }
 }
 
+/**
+ * Counts of watched objects not yet collected, by the way a grab went and
+ * the kind of object (`alive.get(way).get(kind)`): each way's counts start
+ * at 0 for every kind of `kinds` when first watched.
+ */
+export function survivors(kinds: readonly string[]): {
+  alive: Map<string, Map<string, number>>;
+  watch(way: string, kind: string, value: object): void;
+} {
+  const alive = new Map<string, Map<string, number>>();
+  const countsOf = (way: string) => {
+    let counts = alive.get(way);
+    if (counts === undefined) {
+      counts = new Map(kinds.map((kind) => [kind, 0]));
+      alive.set(way, counts);
+    }
+    return counts;
+  };
+  const registry = new FinalizationRegistry<[string, string]>(
+    ([way, kind]) => {
+      const counts = countsOf(way);
+      counts.set(kind, counts.get(kind)! - 1);
+    },
+  );
+  return {
+    alive,
+    watch(way, kind, value) {
+      const counts = countsOf(way);
+      counts.set(kind, counts.get(kind)! + 1);
+      registry.register(value, [way, kind]);
+    },
+  };
+}
+
+/** The kinds of {@linkcode CallerObjects}, as they are watched. */
+export const CALLER_KINDS: readonly string[] = [
+  "body",
+  "params",
+  "query",
+  "hooks",
+  "schema",
+  "signal",
+  "controller",
+  "control",
+];
+
+/** What a caller gives one grab, and a control it keeps. */
+export interface CallerObjects {
+  body: { n: number; note: string };
+  params: { id: string };
+  query: { n: number };
+  hooks: { beforeRequest(): void; afterResponse(): void };
+  schema: ReturnType<typeof failingSchema>;
+  controller: AbortController;
+  signal: AbortSignal;
+  control: { n: number };
+}
+
+/**
+ * What a caller gives grab `i` of `way` (a body, path parameters, a query,
+ * hooks, a failing schema, a signal and its controller), each watched as its
+ * kind, and a control, watched too, that the caller keeps.
+ */
+export function callerObjects(
+  way: string,
+  i: number,
+  watch: (way: string, kind: string, value: object) => void,
+): CallerObjects {
+  const watched = {
+    body: { n: i, note: "x".repeat(64) },
+    params: { id: String(i) },
+    query: { n: i },
+    hooks: { beforeRequest() {}, afterResponse() {} },
+    schema: failingSchema(),
+    controller: new AbortController(),
+  };
+  const signal = watched.controller.signal;
+  const control = { n: i };
+  for (const [kind, value] of Object.entries(watched)) watch(way, kind, value);
+  watch(way, "signal", signal);
+  watch(way, "control", control);
+  return { ...watched, signal, control };
+}
+
+/** A Standard Schema (v1) that fails every value. */
+export function failingSchema(): {
+  "~standard": {
+    version: 1;
+    vendor: string;
+    validate: () => { issues: { message: string }[] };
+  };
+} {
+  return {
+    "~standard": {
+      version: 1 as const,
+      vendor: "test",
+      validate: () => ({ issues: [{ message: "no" }] }),
+    },
+  };
+}
+
 /** The abort listeners on a signal: the most at once, and how many now. */
 export interface Listeners {
   most: number;
