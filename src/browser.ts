@@ -47,7 +47,7 @@ function pageOrigin(): string | undefined {
 }
 
 /** The origin of `href`, or `undefined` when it does not parse. */
-function originOf(href: string): string | undefined {
+export function originOf(href: string): string | undefined {
   try {
     return new URL(href).origin;
   } catch {

@@ -18,6 +18,7 @@ import {
 } from "./hooks.ts";
 import { inheritUrl, release } from "./after_response.ts";
 import { holdReplaced } from "./replaced.ts";
+import { originOf } from "./browser.ts";
 
 type BeforeRequest = NonNullable<Hooks["beforeRequest"]>;
 type AfterResponse = NonNullable<Hooks["afterResponse"]>;
@@ -59,15 +60,15 @@ export function keptHome(
   // Where its `beforeRequest` sent this grab's current attempt, if it did.
   let chosen: string | undefined;
   const home = (request: Request) => {
-    const origin = originOf(request);
-    return origin === chosen || trusts(origin);
+    const origin = originOf(request.url);
+    return origin !== undefined && (origin === chosen || trusts(origin));
   };
   const out: Hooks = Object.create(null);
   if (beforeRequest) {
     out.beforeRequest = async (request) => {
       chosen = undefined;
       const next = await beforeRequest(request);
-      if (isRequest(next)) chosen = originOf(next) || undefined;
+      if (isRequest(next)) chosen = originOf(next.url);
       return next;
     };
   }
@@ -80,15 +81,6 @@ export function keptHome(
       home(info.request) ? beforeRetry(info) : undefined;
   }
   return out;
-}
-
-/** The origin of a request; none when its URL cannot be read. */
-function originOf(request: Request): string {
-  try {
-    return new URL(request.url).origin;
-  } catch {
-    return "";
-  }
 }
 
 function chain<T>(a: T | undefined, b: T | undefined): T[] | undefined {

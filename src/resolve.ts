@@ -37,8 +37,6 @@ export interface Factory {
   headers: HeaderRecord | undefined;
   /** Its header function, called per request. */
   headerFunction: HeaderFunction | undefined;
-  /** Its hooks, as read once. */
-  hooks: Hooks | undefined;
   /**
    * The origins its `afterResponse` and `beforeRetry` run for (see
    * `keptHome`); `undefined`: every one.
@@ -124,7 +122,6 @@ export function resolveFactory(given: GrabOptions): Factory {
     options,
     headers,
     headerFunction: typeof source === "function" ? source : undefined,
-    hooks: options.hooks ?? undefined,
     trusts: undefined,
   };
 }
@@ -137,7 +134,6 @@ export const NO_FACTORY: Factory = Object.freeze({
   options: NO_OPTIONS,
   headers: undefined,
   headerFunction: undefined,
-  hooks: undefined,
   trusts: undefined,
 });
 
@@ -265,7 +261,10 @@ function resolved(
     // Factory hooks belong to the factory, like its headers: they run only
     // for the origins its headers go to.
     hooks: combineHooks(
-      keptHome(trustedFactory?.hooks, trustedFactory?.trusts),
+      keptHome(
+        trusted ? f.hooks ?? undefined : undefined,
+        trustedFactory?.trusts,
+      ),
       call.hooks ?? undefined,
     ),
     fetch: call.fetch ?? f.fetch ?? globalThis.fetch,
